@@ -1,0 +1,76 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { AppError } from './errors.ts';
+import { endpoint, mount, type Endpoint } from './http/api.ts';
+import { authenticate } from './http/auth.ts';
+import { jsonBody } from './http/body.ts';
+import { errorBoundary } from './http/errors.ts';
+import { requestLogging } from './http/logging.ts';
+import { contentRoutes } from './routes/content.ts';
+import type { Deps } from './routes/deps.ts';
+import { identityRoutes } from './routes/identity.ts';
+import { nodeRoutes } from './routes/nodes.ts';
+import { pdfRoutes } from './routes/pdf.ts';
+import { translationRoutes } from './routes/translations.ts';
+import { versionRoutes } from './routes/versions.ts';
+import { buildOpenApi } from './schemas/openapi.ts';
+
+/** Every endpoint of the API, in the order the contract lists them. */
+export function apiEndpoints(deps: Deps): Endpoint[] {
+  const endpoints: Endpoint[] = [
+    ...versionRoutes(deps),
+    ...contentRoutes(deps),
+    ...nodeRoutes(deps),
+    ...translationRoutes(deps),
+    ...identityRoutes(deps),
+    ...pdfRoutes(),
+  ];
+  let document: unknown;
+  endpoints.push(
+    endpoint({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'getOpenApi',
+      summary: 'This description of the API (OpenAPI 3.1)',
+      tag: 'Meta',
+      access: 'public',
+      responses: { 200: { description: 'The OpenAPI document' } },
+      handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath)) }),
+    }),
+  );
+  return endpoints;
+}
+
+/** The HTTP application: middleware order and routers, no I/O of its own. */
+export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  const api = new Router({ prefix: deps.config.basePath });
+  mount(api, apiEndpoints(deps));
+
+  const system = new Router();
+  system.get('/healthz', (ctx) => {
+    ctx.status = isReady() ? 200 : 503;
+    ctx.body = { ok: isReady(), head: deps.repo.headCommit };
+  });
+
+  app.use(requestLogging(log));
+  app.use(errorBoundary(deps.config.bodyLimit));
+  app.use(system.routes());
+  app.use(async (ctx, next) => {
+    if (!isReady()) throw new AppError('starting', 'The service is still loading its content; retry in a moment');
+    await next();
+  });
+  app.use(authenticate(deps.keys));
+  for (const m of jsonBody(deps.config.bodyLimit)) app.use(m);
+  app.use(api.routes());
+  app.use(
+    api.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new AppError('method_not_allowed', 'This path does not take that method'),
+      notImplemented: () => new AppError('method_not_allowed', 'This method is not supported'),
+    }),
+  );
+  return app;
+}

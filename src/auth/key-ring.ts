@@ -1,0 +1,74 @@
+import * as fs from 'node:fs';
+import type { Logger } from 'pino';
+import { hashKey, KEY_PREFIX, KeyFile, writeAtomic, type StoredKey } from './key-file.ts';
+
+/** How often the server looks at keys.json for keys the CLI created or revoked. */
+const WATCH_INTERVAL_MS = 250;
+/** Last-use stamps are written at most this often. */
+const USAGE_FLUSH_MS = 1000;
+
+/**
+ * The server's view of the API keys: reloaded within a second of any change to keys.json,
+ * looked up by hash. Last use is kept in memory and flushed to key-usage.json in the background.
+ */
+export class KeyRing {
+  private byHash = new Map<string, StoredKey>();
+  private readonly usage: Record<string, string>;
+  private dirty = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly onChange = () => this.reload();
+
+  constructor(
+    private readonly file: KeyFile,
+    private readonly log: Logger,
+  ) {
+    this.usage = file.readUsage();
+    this.reload();
+  }
+
+  start(): void {
+    fs.watchFile(this.file.path, { interval: WATCH_INTERVAL_MS }, this.onChange);
+    this.timer = setInterval(() => this.flushUsage(), USAGE_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    fs.unwatchFile(this.file.path, this.onChange);
+    if (this.timer) clearInterval(this.timer);
+    this.flushUsage();
+  }
+
+  /** The key record for a presented secret, or null when it is unknown or revoked. */
+  find(secret: string): StoredKey | null {
+    if (!secret.startsWith(KEY_PREFIX)) return null;
+    return this.byHash.get(hashKey(secret)) ?? null;
+  }
+
+  touch(key: StoredKey, at: string): void {
+    this.usage[key.prefix] = at;
+    this.dirty = true;
+  }
+
+  lastUsedAt(key: StoredKey): string | null {
+    return this.usage[key.prefix] ?? null;
+  }
+
+  private reload(): void {
+    try {
+      this.byHash = new Map(this.file.read().map((k) => [k.hash, k]));
+    } catch (err) {
+      // Keep the keys we had: a half-edited file must not lock everyone out.
+      this.log.error({ err, path: this.file.path }, 'keys.json could not be read; keeping the previous keys');
+    }
+  }
+
+  private flushUsage(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    try {
+      writeAtomic(this.file.usagePath, `${JSON.stringify(this.usage, null, 2)}\n`);
+    } catch (err) {
+      this.log.warn({ err }, 'could not record key usage');
+    }
+  }
+}

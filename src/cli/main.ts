@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KeyFile } from '../auth/key-file.ts';
+import { CliError, createKey, listKeys, revokeKey } from './keys.ts';
+
+const USAGE = `Usage: npm run --silent cli -- <command> [options]
+
+Commands:
+  keys create --name NAME [--publisher] [--scopes help:read,help:write] [--json]
+      Issue an API key. The key is printed once; only its hash is stored.
+  keys list [--json]
+      List keys (name, prefix, scopes, publisher flag, created, last used).
+  keys revoke --name NAME
+      Revoke a key. A running server stops accepting it within a second.
+
+Options:
+  --data-dir DIR   The service's data directory (default: $HELP_DATA_DIR or ./data)
+  --json           Print JSON only (one object or array on stdout)
+`;
+
+async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      publisher: { type: 'boolean' },
+      json: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command] = positionals;
+  if (values.help || group !== 'keys' || !command) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const dataDir = resolve(values['data-dir'] ?? (process.env.HELP_DATA_DIR || 'data'));
+  mkdirSync(dataDir, { recursive: true });
+  const file = new KeyFile(dataDir);
+  const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+
+  switch (command) {
+    case 'create': {
+      if (!values.name) throw new CliError('keys create needs --name NAME');
+      const key = await createKey(file, { name: values.name, scopes: values.scopes, publisher: values.publisher });
+      print(key, `Created key "${key.name}" (${key.scopes.join(', ')}${key.canWritePublished ? ', publisher' : ''}):\n\n  ${key.key}\n\nStore it now: it is not shown again.`);
+      return 0;
+    }
+    case 'list': {
+      const keys = listKeys(file);
+      const rows = keys.map((k) => `${k.name}\t${k.prefix}…\t${k.scopes.join(',')}\t${k.canWritePublished ? 'publisher' : '-'}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}`);
+      print(keys, rows.length ? rows.join('\n') : 'No keys.');
+      return 0;
+    }
+    case 'revoke': {
+      if (!values.name) throw new CliError('keys revoke needs --name NAME');
+      const result = await revokeKey(file, values.name);
+      print(result, `Revoked key "${values.name}".`);
+      return 0;
+    }
+    default:
+      process.stderr.write(`Unknown command "keys ${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof CliError || (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    process.stderr.write(`Error: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`Error: ${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  }
+}

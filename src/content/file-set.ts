@@ -1,0 +1,140 @@
+import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
+import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
+import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
+import { lineOf, ProblemList } from './problems.ts';
+import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
+
+/** Path of a translation inside a version's folder. */
+export const translationPath = (language: string, slug: string) => `${language}/${slug}.md`;
+
+const TRANSLATION_PATH = /^([^/]+)\/([^/]+)\.md$/;
+
+export interface ReadOptions {
+  slug: string;
+  /** Stamp for nodes and translations written by hand without `updatedAt`. */
+  fallbackStamp: string;
+  /** Id for a node written by hand without one. */
+  idFor: (slug: string) => string;
+}
+
+/**
+ * Builds a version's state from its content files (paths relative to the version folder).
+ * Every problem is collected in `problems`; the state is returned only when there are no errors.
+ */
+export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOptions, problems: ProblemList): VersionState | null {
+  const versionText = files.get(VERSION_FILE);
+  if (versionText === undefined) {
+    problems.error(VERSION_FILE, 'version.json is missing');
+    return null;
+  }
+  const parsed = parseVersionFile(VERSION_FILE, versionText, problems);
+  if (parsed === null) return null;
+  const enabled = new Set(parsed.meta.languages);
+  const translations = new Map<string, Map<string, Translation>>();
+
+  for (const [path, text] of files) {
+    if (path === VERSION_FILE) continue;
+    const m = TRANSLATION_PATH.exec(path);
+    if (!m) {
+      problems.warn(path, 'not a content file ({lang}/{slug}.md or version.json) and is ignored');
+      continue;
+    }
+    const language = canonicalLanguage(m[1]);
+    const slug = m[2];
+    if (language === null) {
+      problems.error(path, `"${m[1]}" is not a valid language code (BCP 47, e.g. en, pt-BR)`);
+      continue;
+    }
+    if (!enabled.has(language)) {
+      problems.error(path, `language ${language} is not enabled in version.json "languages"`);
+      continue;
+    }
+    if (!isNodeSlug(slug) || !parsed.nodes.has(slug)) {
+      problems.error(path, `no node "${slug}" in version.json "nav"`);
+      continue;
+    }
+    if (translations.get(slug)?.has(language)) {
+      problems.error(path, `a second file for ${language}/${slug}.md`);
+      continue;
+    }
+    const md = parseMarkdownFile(path, text, problems);
+    if (md === null) continue;
+    if (md.bodyMd.trim() === '' && parsed.nodes.get(slug)!.kind === 'topic') problems.warn(path, 'the topic has an empty body');
+    const byLanguage = translations.get(slug) ?? new Map<string, Translation>();
+    byLanguage.set(language, { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? opts.fallbackStamp });
+    translations.set(slug, byLanguage);
+  }
+
+  const primary = parsed.meta.languages[0];
+  for (const slug of parsed.nodes.keys()) {
+    if (!translations.get(slug)?.has(primary)) {
+      problems.error(VERSION_FILE, `node "${slug}" has no ${translationPath(primary, slug)} (the primary language is required)`, lineOf(versionText, `"${slug}"`));
+    }
+  }
+  const ids = new Set<string>();
+  for (const node of parsed.nodes.values()) {
+    if (node.id === null) continue;
+    if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id "${node.id}"`, lineOf(versionText, `"${node.id}"`));
+    ids.add(node.id);
+  }
+  if (problems.errors.length > 0) return null;
+
+  const nodes = new Map<string, NodeRec>();
+  for (const n of parsed.nodes.values()) {
+    nodes.set(n.slug, {
+      id: n.id ?? opts.idFor(n.slug),
+      slug: n.slug,
+      kind: n.kind,
+      parentSlug: n.parentSlug,
+      icon: n.icon,
+      updatedAt: n.updatedAt ?? opts.fallbackStamp,
+      children: n.children,
+    });
+  }
+  const meta = {
+    ...parsed.meta,
+    label: parsed.meta.label === '' ? opts.slug : parsed.meta.label,
+    createdAt: parsed.meta.createdAt ?? opts.fallbackStamp,
+    updatedAt: parsed.meta.updatedAt ?? opts.fallbackStamp,
+  };
+  return { slug: opts.slug, meta, nodes, roots: parsed.roots, translations };
+}
+
+/** The content of one file of a state, or null when the state has no such file. */
+export function renderFile(state: VersionState, path: string): string | null {
+  if (path === VERSION_FILE) return renderVersionFile(state);
+  const m = TRANSLATION_PATH.exec(path);
+  const t = m ? state.translations.get(m[2])?.get(m[1]) : undefined;
+  return t ? renderMarkdownFile(t) : null;
+}
+
+
+/** Every file of a state, version.json first. */
+export function* filePaths(state: VersionState): Generator<string> {
+  yield VERSION_FILE;
+  for (const [slug, byLanguage] of state.translations) for (const language of byLanguage.keys()) yield translationPath(language, slug);
+}
+
+/**
+ * The files that differ between two states of a version (`before` null: all of `after`'s;
+ * `after` null: all of `before`'s, deleted). Untouched records keep their identity across
+ * copy-on-write states, so this costs a pass over the maps and no rendering.
+ */
+export function changedPaths(before: VersionState | null, after: VersionState | null): string[] {
+  if (after === null) return before ? [...filePaths(before)] : [];
+  if (before === null) return [...filePaths(after)];
+  const out: string[] = [];
+  if (before.meta !== after.meta || before.nodes !== after.nodes || before.roots !== after.roots) out.push(VERSION_FILE);
+  if (before.translations === after.translations) return out;
+  for (const [slug, byLanguage] of after.translations) {
+    const old = before.translations.get(slug);
+    if (old === byLanguage) continue;
+    for (const [language, t] of byLanguage) if (old?.get(language) !== t) out.push(translationPath(language, slug));
+  }
+  for (const [slug, byLanguage] of before.translations) {
+    const now = after.translations.get(slug);
+    if (now === byLanguage) continue;
+    for (const language of byLanguage.keys()) if (!now?.has(language)) out.push(translationPath(language, slug));
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+import matter from 'gray-matter';
+import type { Translation } from '../domain/types.ts';
+import type { ProblemList } from './problems.ts';
+
+/** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
+const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
+export const TITLE_MAX = 200;
+
+type Yaml = { parse(text: string): unknown; stringify(data: object): string };
+const yaml = (matter as unknown as { engines: { yaml: Yaml } }).engines.yaml;
+
+/**
+ * Writes a translation as Markdown with YAML frontmatter. The body follows the closing `---` byte
+ * for byte, so `bodyMd` survives a round trip exactly (gray-matter's own stringify adds a newline).
+ */
+export function renderMarkdownFile(t: Translation): string {
+  const data: Record<string, string> = { title: t.title };
+  if (t.summary !== '') data.summary = t.summary;
+  data.updatedAt = t.updatedAt;
+  return `---\n${yaml.stringify(data)}---\n${t.bodyMd}`;
+}
+
+export interface ParsedMarkdown {
+  title: string;
+  summary: string;
+  bodyMd: string;
+  updatedAt: string | null;
+}
+
+/** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
+export function parseMarkdownFile(path: string, text: string, problems: ProblemList): ParsedMarkdown | null {
+  let parsed: { data: Record<string, unknown>; content: string };
+  try {
+    // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
+    parsed = matter(text, { excerpt: false });
+  } catch (err) {
+    const mark = (err as { mark?: { line?: number } }).mark;
+    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
+    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
+    return null;
+  }
+  const data = parsed.data ?? {};
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    problems.error(path, 'frontmatter must be a YAML mapping', 2);
+    return null;
+  }
+  for (const key of Object.keys(data)) {
+    if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown frontmatter key "${key}" is ignored`, frontmatterLine(text, key));
+  }
+  const title = data.title;
+  if (typeof title !== 'string' || title.trim() === '') {
+    problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', frontmatterLine(text, 'title') ?? 1);
+    return null;
+  }
+  if (title.length > TITLE_MAX) {
+    problems.error(path, `frontmatter "title" must NOT have more than ${TITLE_MAX} characters`, frontmatterLine(text, 'title'));
+    return null;
+  }
+  const summary = data.summary ?? '';
+  if (typeof summary !== 'string') {
+    problems.error(path, 'frontmatter "summary" must be a string', frontmatterLine(text, 'summary'));
+    return null;
+  }
+  return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+}
+
+function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {
+  if (value === undefined || value === null) return null;
+  // Unquoted YAML timestamps arrive as Date objects.
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) {
+    problems.warn(path, 'frontmatter "updatedAt" is not an ISO timestamp and is ignored', frontmatterLine(text, 'updatedAt'));
+    return null;
+  }
+  return new Date(ms).toISOString();
+}
+
+function frontmatterLine(text: string, key: string): number | undefined {
+  const lines = text.split('\n');
+  for (let i = 1; i < lines.length && lines[i].trimEnd() !== '---'; i++) {
+    if (lines[i].startsWith(`${key}:`)) return i + 1;
+  }
+  return undefined;
+}

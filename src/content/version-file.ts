@@ -1,0 +1,185 @@
+import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug } from '../domain/names.ts';
+import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
+import { lineAt, lineOf, type ProblemList } from './problems.ts';
+
+export const VERSION_FILE = 'version.json';
+
+/**
+ * One entry of `nav`: a topic's slug as a bare string, or an object. Nesting gives the parent,
+ * position among siblings gives the order; `kind` defaults to `section` when `children` is present.
+ */
+export type NavEntry =
+  | string
+  | { slug: string; kind?: NodeKind; id?: string; icon?: string | null; updatedAt?: string; children?: NavEntry[] };
+
+/** A nav entry after reading: every field known, parent and children resolved. */
+export interface NavNode {
+  slug: string;
+  kind: NodeKind;
+  id: string | null;
+  icon: string | null;
+  updatedAt: string | null;
+  parentSlug: string | null;
+  children: string[];
+}
+
+export interface ParsedVersionFile {
+  meta: Omit<VersionMeta, 'createdAt' | 'updatedAt'> & { createdAt: string | null; updatedAt: string | null };
+  nodes: Map<string, NavNode>;
+  roots: string[];
+}
+
+const STATUSES: readonly VersionStatus[] = ['draft', 'published', 'archived'];
+const KNOWN_KEYS = new Set(['label', 'status', 'isLatest', 'languages', 'sortOrder', 'hidden', 'workingCopyOf', 'createdAt', 'updatedAt', 'nav']);
+const ENTRY_KEYS = new Set(['slug', 'kind', 'id', 'icon', 'updatedAt', 'children']);
+const iconRe = new RegExp(ICON_PATTERN);
+
+/** Writes `version.json` from a state: the version's fields and the whole navigation tree. */
+export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots'>): string {
+  const entry = (slug: string): NavEntry => {
+    const n = state.nodes.get(slug)!;
+    const out: Exclude<NavEntry, string> = { slug, kind: n.kind, id: n.id };
+    if (n.icon !== null) out.icon = n.icon;
+    out.updatedAt = n.updatedAt;
+    if (n.children.length > 0) out.children = n.children.map(entry);
+    return out;
+  };
+  const m = state.meta;
+  const doc: Record<string, unknown> = { label: m.label, status: m.status, isLatest: m.isLatest, languages: m.languages };
+  if (m.sortOrder !== null) doc.sortOrder = m.sortOrder;
+  if (m.hidden) doc.hidden = true;
+  if (m.workingCopyOf !== null) doc.workingCopyOf = m.workingCopyOf;
+  doc.createdAt = m.createdAt;
+  doc.updatedAt = m.updatedAt;
+  doc.nav = state.roots.map(entry);
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** Reads `version.json`, reporting every problem with its line; null when the file is unusable. */
+export function parseVersionFile(path: string, text: string, problems: ProblemList): ParsedVersionFile | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message);
+    problems.error(path, `invalid JSON: ${(err as Error).message}`, at ? lineAt(text, Number(at[1])) : undefined);
+    return null;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    problems.error(path, 'must be a JSON object', 1);
+    return null;
+  }
+  const d = doc as Record<string, unknown>;
+  const before = problems.errors.length;
+  const where = (key: string) => lineOf(text, `"${key}"`);
+  for (const key of Object.keys(d)) if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown key "${key}" is ignored`, where(key));
+
+  const label = d.label ?? '';
+  if (typeof label !== 'string') problems.error(path, '"label" must be a string', where('label'));
+  const status = d.status ?? 'draft';
+  if (!STATUSES.includes(status as VersionStatus)) problems.error(path, `"status" must be one of ${STATUSES.join(', ')}`, where('status'));
+  const languages = readLanguages(path, d.languages ?? ['en'], problems, where('languages'));
+  for (const key of ['isLatest', 'hidden'] as const) {
+    if (d[key] !== undefined && typeof d[key] !== 'boolean') problems.error(path, `"${key}" must be true or false`, where(key));
+  }
+  if (d.sortOrder !== undefined && d.sortOrder !== null && (typeof d.sortOrder !== 'number' || !Number.isFinite(d.sortOrder))) {
+    problems.error(path, '"sortOrder" must be a number', where('sortOrder'));
+  }
+  if (d.workingCopyOf !== undefined && d.workingCopyOf !== null && typeof d.workingCopyOf !== 'string') {
+    problems.error(path, '"workingCopyOf" must be a version slug', where('workingCopyOf'));
+  }
+  const nav = d.nav ?? [];
+  const nodes = new Map<string, NavNode>();
+  const roots: string[] = [];
+  if (!Array.isArray(nav)) problems.error(path, '"nav" must be an array', where('nav'));
+  else readNav(nav, null, 'nav', { path, text, problems, nodes }, roots);
+  if (problems.errors.length > before) return null;
+
+  return {
+    meta: {
+      label: label as string,
+      status: status as VersionStatus,
+      isLatest: d.isLatest === true,
+      languages,
+      sortOrder: typeof d.sortOrder === 'number' ? d.sortOrder : null,
+      hidden: d.hidden === true,
+      workingCopyOf: typeof d.workingCopyOf === 'string' ? d.workingCopyOf : null,
+      createdAt: readStamp(d.createdAt),
+      updatedAt: readStamp(d.updatedAt),
+    },
+    nodes,
+    roots,
+  };
+}
+
+function readLanguages(path: string, value: unknown, problems: ProblemList, line: number | undefined): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.error(path, '"languages" must be a non-empty array of language codes', line);
+    return [];
+  }
+  const out: string[] = [];
+  for (const code of value) {
+    const canonical = typeof code === 'string' ? canonicalLanguage(code) : null;
+    if (canonical === null) problems.error(path, `"languages" has an invalid language code ${JSON.stringify(code)} (BCP 47, e.g. en, pt-BR)`, line);
+    else if (out.includes(canonical)) problems.error(path, `"languages" lists ${canonical} twice`, line);
+    else out.push(canonical);
+  }
+  return out;
+}
+
+interface NavContext {
+  path: string;
+  text: string;
+  problems: ProblemList;
+  nodes: Map<string, NavNode>;
+}
+
+function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx: NavContext, siblings: string[]): void {
+  entries.forEach((raw, i) => {
+    const here = `${at}[${i}]`;
+    const entry = typeof raw === 'string' ? { slug: raw } : raw;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      ctx.problems.error(ctx.path, `${here} must be a slug or an object with "slug"`);
+      return;
+    }
+    const e = entry as Record<string, unknown>;
+    const slug = e.slug;
+    const line = typeof slug === 'string' ? lineOf(ctx.text, `"${slug}"`) : undefined;
+    if (typeof slug !== 'string' || !isNodeSlug(slug)) {
+      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line);
+      return;
+    }
+    if (ctx.nodes.has(slug)) {
+      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line);
+      return;
+    }
+    for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line);
+    const children = e.children ?? [];
+    if (!Array.isArray(children)) ctx.problems.error(ctx.path, `${here}.children must be an array`, line);
+    const kind = e.kind ?? (e.children !== undefined ? 'section' : 'topic');
+    if (kind !== 'section' && kind !== 'topic') ctx.problems.error(ctx.path, `${here}.kind must be "section" or "topic"`, line);
+    const icon = e.icon ?? null;
+    if (icon !== null && (typeof icon !== 'string' || icon.length > ICON_MAX || !iconRe.test(icon))) {
+      ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line);
+    }
+    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line);
+    const node: NavNode = {
+      slug,
+      kind: kind as NodeKind,
+      id: typeof e.id === 'string' && e.id !== '' ? e.id : null,
+      icon: typeof icon === 'string' ? icon : null,
+      updatedAt: readStamp(e.updatedAt),
+      parentSlug,
+      children: [],
+    };
+    ctx.nodes.set(slug, node);
+    siblings.push(slug);
+    if (Array.isArray(children)) readNav(children, slug, `${here}.children`, ctx, node.children);
+  });
+}
+
+function readStamp(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}

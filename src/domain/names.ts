@@ -1,0 +1,41 @@
+/**
+ * Rules for the names that become paths in the content repository: version slugs (a folder),
+ * node slugs (a file name) and language codes (a folder). Nothing that passes these checks can
+ * contain a path separator, a `..` segment or anything git refuses in a tree entry.
+ */
+
+/** Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` is reserved. */
+export const VERSION_SLUG_PATTERN = '^(?!latest$)[a-z0-9]+(?:[._-][a-z0-9]+)*$';
+export const VERSION_SLUG_MAX = 64;
+
+/** Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters. */
+export const NODE_SLUG_PATTERN = '^[a-z0-9]+(?:[_-][a-z0-9]+)*$';
+export const NODE_SLUG_MAX = 100;
+
+/** Icon names as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`. */
+export const ICON_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+export const ICON_MAX = 64;
+
+/** The shape of a BCP 47 tag that the service accepts (language, optional script, region, variants). */
+export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$';
+
+const versionSlugRe = new RegExp(VERSION_SLUG_PATTERN);
+const nodeSlugRe = new RegExp(NODE_SLUG_PATTERN);
+const languageRe = new RegExp(LANGUAGE_PATTERN);
+
+export const isVersionSlug = (s: string) => s.length <= VERSION_SLUG_MAX && versionSlugRe.test(s);
+export const isNodeSlug = (s: string) => s.length <= NODE_SLUG_MAX && nodeSlugRe.test(s);
+
+/**
+ * The canonical form of a language code (`pt-br` → `pt-BR`), or null when it is not valid BCP 47.
+ * Canonical case keeps one folder per language on case-insensitive file systems.
+ */
+export function canonicalLanguage(code: string): string | null {
+  if (!languageRe.test(code)) return null;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(code);
+    return canonical && languageRe.test(canonical) ? canonical : null;
+  } catch {
+    return null;
+  }
+}

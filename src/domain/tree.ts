@@ -1,0 +1,170 @@
+import { AppError } from '../errors.ts';
+import type { NodeRec, VersionState } from './types.ts';
+
+/** Facts derived from a state's tree, computed once per state and cached (states are immutable). */
+interface Derived {
+  /** Every node slug in document order (depth-first, siblings by position). */
+  readonly order: readonly string[];
+  /** slug → position among its siblings (its `sortOrder`). */
+  readonly position: ReadonlyMap<string, number>;
+  /** slug → index in `order`. */
+  readonly orderIndex: ReadonlyMap<string, number>;
+}
+
+const derivedCache = new WeakMap<ReadonlyMap<string, NodeRec>, Derived>();
+
+function derive(state: Pick<VersionState, 'nodes' | 'roots'>): Derived {
+  const cached = derivedCache.get(state.nodes);
+  if (cached) return cached;
+  const order: string[] = [];
+  const position = new Map<string, number>();
+  const orderIndex = new Map<string, number>();
+  const stack: string[] = [...state.roots].reverse();
+  state.roots.forEach((slug, i) => position.set(slug, i));
+  while (stack.length > 0) {
+    const slug = stack.pop()!;
+    orderIndex.set(slug, order.length);
+    order.push(slug);
+    const children = state.nodes.get(slug)!.children;
+    children.forEach((child, i) => position.set(child, i));
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  const derived = { order, position, orderIndex };
+  derivedCache.set(state.nodes, derived);
+  return derived;
+}
+
+export const documentOrder = (state: Pick<VersionState, 'nodes' | 'roots'>) => derive(state).order;
+export const sortOrderOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).position.get(slug) ?? 0;
+export const orderIndexOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).orderIndex.get(slug) ?? -1;
+
+/** The node and all its descendants, in document order. */
+export function subtree(state: Pick<VersionState, 'nodes'>, slug: string): string[] {
+  const out: string[] = [];
+  const stack = [slug];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    out.push(current);
+    const children = state.nodes.get(current)!.children;
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out;
+}
+
+/** Ancestors of a node, outermost first. */
+export function ancestors(state: Pick<VersionState, 'nodes'>, slug: string): string[] {
+  const out: string[] = [];
+  let parent = state.nodes.get(slug)?.parentSlug ?? null;
+  while (parent !== null) {
+    out.unshift(parent);
+    parent = state.nodes.get(parent)!.parentSlug;
+  }
+  return out;
+}
+
+/** A requested position: move `slug` under `parentSlug`, at `sortOrder` (appended when absent). */
+export interface Placement {
+  slug: string;
+  parentSlug: string | null;
+  sortOrder?: number;
+}
+
+/**
+ * A mutable working copy of a state's tree. Domain operations edit it and then take the new,
+ * immutable `nodes` and `roots`; untouched node records keep their identity.
+ */
+export class TreeDraft {
+  readonly nodes: Map<string, NodeRec>;
+  roots: string[];
+
+  constructor(state: Pick<VersionState, 'nodes' | 'roots'>) {
+    this.nodes = new Map(state.nodes);
+    this.roots = [...state.roots];
+  }
+
+  childrenOf(parent: string | null): readonly string[] {
+    return parent === null ? this.roots : this.nodes.get(parent)!.children;
+  }
+
+  private setChildren(parent: string | null, children: string[]): void {
+    if (parent === null) this.roots = children;
+    else this.nodes.set(parent, { ...this.nodes.get(parent)!, children });
+  }
+
+  update(slug: string, patch: Partial<Omit<NodeRec, 'slug' | 'children'>>): void {
+    this.nodes.set(slug, { ...this.nodes.get(slug)!, ...patch });
+  }
+
+  /** Adds a node without a place; `place` must follow. */
+  add(node: Omit<NodeRec, 'children' | 'parentSlug'>): void {
+    this.nodes.set(node.slug, { ...node, parentSlug: null, children: [] });
+  }
+
+  /** Removes the node and its descendants; returns their slugs in document order. */
+  remove(slug: string): string[] {
+    const removed = subtree({ nodes: this.nodes }, slug);
+    const parent = this.nodes.get(slug)!.parentSlug;
+    this.setChildren(parent, this.childrenOf(parent).filter((s) => s !== slug));
+    for (const s of removed) this.nodes.delete(s);
+    return removed;
+  }
+
+  rename(from: string, to: string): void {
+    const node = this.nodes.get(from)!;
+    this.nodes.delete(from);
+    this.nodes.set(to, { ...node, slug: to });
+    this.setChildren(node.parentSlug, this.childrenOf(node.parentSlug).map((s) => (s === from ? to : s)));
+    for (const child of node.children) this.update(child, { parentSlug: to });
+  }
+
+  /**
+   * Moves nodes all at once. Each moved node goes under its new parent at the position its
+   * `sortOrder` names (a node already at that position moves after it; no `sortOrder` appends);
+   * siblings keep their relative order and positions are renumbered 0, 1, 2…
+   * Checks every slug and parent and refuses cycles before changing anything.
+   */
+  place(placements: readonly Placement[], stamp: string, isNew: ReadonlySet<string> = new Set()): void {
+    const moves = new Map<string, Placement>();
+    placements.forEach((p, i) => {
+      if (!this.nodes.has(p.slug)) throw new AppError('unknown_node', `No node "${p.slug}" in this version`, { slug: p.slug, index: i });
+      if (p.parentSlug !== null && !this.nodes.has(p.parentSlug)) {
+        throw new AppError('unknown_parent', `Parent "${p.parentSlug}" of "${p.slug}" does not exist`, { slug: p.slug, parentSlug: p.parentSlug, index: i });
+      }
+      moves.set(p.slug, p);
+    });
+    const parentOf = (slug: string) => moves.get(slug)?.parentSlug ?? this.nodes.get(slug)!.parentSlug;
+    for (const slug of moves.keys()) {
+      const seen = new Set<string>();
+      for (let p = parentOf(slug); p !== null; p = parentOf(p)) {
+        if (p === slug) throw new AppError('cycle', `Moving "${slug}" under "${moves.get(slug)!.parentSlug}" would place it inside its own subtree`, { slug, parentSlug: moves.get(slug)!.parentSlug });
+        if (seen.has(p)) break;
+        seen.add(p);
+      }
+    }
+
+    const affected = new Set<string | null>();
+    for (const [slug, move] of moves) {
+      if (!isNew.has(slug)) affected.add(this.nodes.get(slug)!.parentSlug);
+      affected.add(move.parentSlug);
+    }
+    const moveIndex = new Map([...moves.keys()].map((s, i) => [s, i]));
+    for (const parent of affected) {
+      const stay = this.childrenOf(parent).filter((s) => !moves.has(s));
+      const keyed = stay.map((slug, i) => ({ slug, key: i, moved: 0, tie: i }));
+      for (const [slug, move] of moves) {
+        if (move.parentSlug !== parent) continue;
+        keyed.push({ slug, key: move.sortOrder ?? Number.POSITIVE_INFINITY, moved: -1, tie: moveIndex.get(slug)! });
+      }
+      keyed.sort((a, b) => a.key - b.key || a.moved - b.moved || a.tie - b.tie);
+      this.setChildren(parent, keyed.map((k) => k.slug));
+    }
+    for (const [slug, move] of moves) {
+      const node = this.nodes.get(slug)!;
+      this.nodes.set(slug, { ...node, parentSlug: move.parentSlug, updatedAt: stamp });
+    }
+  }
+
+  finish(): Pick<VersionState, 'nodes' | 'roots'> {
+    return { nodes: this.nodes, roots: this.roots };
+  }
+}

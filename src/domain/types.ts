@@ -1,0 +1,49 @@
+/** The in-memory model of the content. States are immutable: a write builds a new state (copy-on-write). */
+
+export type VersionStatus = 'draft' | 'published' | 'archived';
+export type NodeKind = 'section' | 'topic';
+
+export interface VersionMeta {
+  readonly label: string;
+  readonly status: VersionStatus;
+  /** The first entry is the primary language. */
+  readonly languages: readonly string[];
+  readonly sortOrder: number | null;
+  readonly isLatest: boolean;
+  readonly hidden: boolean;
+  readonly workingCopyOf: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A node's place and properties; everything `version.json` holds about it. */
+export interface NodeRec {
+  readonly id: string;
+  readonly slug: string;
+  readonly kind: NodeKind;
+  readonly parentSlug: string | null;
+  readonly icon: string | null;
+  /** Stamp of the last change to the node's own fields or position (not its translations). */
+  readonly updatedAt: string;
+  readonly children: readonly string[];
+}
+
+export interface Translation {
+  readonly title: string;
+  readonly summary: string;
+  readonly bodyMd: string;
+  readonly updatedAt: string;
+}
+
+export type TranslationsOf = ReadonlyMap<string, Translation>;
+
+export interface VersionState {
+  readonly slug: string;
+  readonly meta: VersionMeta;
+  readonly nodes: ReadonlyMap<string, NodeRec>;
+  readonly roots: readonly string[];
+  /** node slug → language → translation. Replaced (not mutated) on every translation change. */
+  readonly translations: ReadonlyMap<string, TranslationsOf>;
+}
+
+export const primaryLanguage = (meta: VersionMeta) => meta.languages[0];

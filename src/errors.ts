@@ -1,0 +1,51 @@
+/**
+ * The error catalogue: every code the API can answer with, its HTTP status and what it means.
+ * README.md lists the same table; test/errors-catalogue.test.ts keeps the two in step.
+ */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, description: 'A body field, path parameter, query parameter or header is invalid; `field` names it, `errors` lists every problem.' },
+  invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
+  cycle: { status: 400, description: 'The move or reorder would place a node inside its own subtree.' },
+  unknown_node: { status: 400, description: 'A slug named in the request body (for example a reorder item) does not exist in the version.' },
+  unknown_parent: { status: 400, description: '`parentSlug` names a node that does not exist in the version.' },
+  language_not_enabled: { status: 400, description: 'A translation language is not in the version\'s `languages`.' },
+  primary_language_required: { status: 400, description: 'A node is created without a translation in the version\'s primary language, or the primary translation would be deleted.' },
+  unauthorized: { status: 401, description: 'The credential is missing, malformed, unknown or revoked.' },
+  insufficient_scope: { status: 403, description: 'The key is valid but lacks the scope the endpoint needs (`help:write` for writes).' },
+  published_read_only: { status: 403, description: 'Write to a published version without a publisher key while the lock on published versions is on.' },
+  not_found: { status: 404, description: 'Unknown route, version, node or translation, or a version the caller may not see; `resource` says which.' },
+  method_not_allowed: { status: 405, description: 'The path exists but not with this HTTP method; `allow` lists the methods it has.' },
+  conflict: { status: 409, description: 'The version or node slug is already taken (create, rename, duplicate).' },
+  stale_write: { status: 409, description: 'The resource changed after `expectedUpdatedAt` / `If-Unmodified-Since`; `currentUpdatedAt` is the stamp to re-read from.' },
+  invalid_state: { status: 409, description: 'The version\'s status does not allow the change (for example `isLatest` on a version that is not published).' },
+  language_in_use: { status: 409, description: 'A language cannot be removed from a version while translations in it exist.' },
+  gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },
+  payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
+  unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than `application/json`.' },
+  internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
+  version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },
+  starting: { status: 503, description: 'The service is still loading its content; retry shortly.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error the API answers with: a stable `code`, its HTTP status, and `data` naming what is at fault. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.data = data;
+  }
+}
+
+export const notFound = (resource: 'version' | 'node' | 'translation' | 'route', message: string, data: Record<string, unknown> = {}) =>
+  new AppError('not_found', message, { resource, ...data });
+
+export const invalid = (field: string, message: string) =>
+  new AppError('validation_failed', `${field} ${message}`, { field, errors: [{ field, message }] });

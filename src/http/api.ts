@@ -1,0 +1,79 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { check } from '../schemas/registry.ts';
+import { requireCredential, requireScope, type Actor } from './actor.ts';
+
+/** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
+export type Access = 'public' | 'write' | 'credential';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Path parameters and the schema each is checked against. */
+const PARAM_SCHEMAS: Record<string, string> = { version: 'VersionSlug', slug: 'NodeSlug', lang: 'LanguageCode' };
+
+export interface ApiRequest<B = unknown, Q = Record<string, string>> {
+  ctx: Context;
+  actor: Actor | null;
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+}
+
+export interface ApiResponse {
+  status?: number;
+  body: unknown;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: string;
+}
+
+/** One endpoint: its route, its schemas and its documentation in one place; openapi.json is built from these. */
+export interface Endpoint<B = any, Q = any> {
+  method: Method;
+  /** Koa-style path below the base path, e.g. `/versions/:version`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  query?: string;
+  body?: string;
+  /** Header parameters the endpoint reads (documented in openapi.json). */
+  headers?: Array<'If-Unmodified-Since'>;
+  responses: Record<number, ResponseDoc>;
+  handle: (req: ApiRequest<B, Q>) => Promise<ApiResponse> | ApiResponse;
+}
+
+/** Declares an endpoint (the identity function, for type inference). */
+export const endpoint = <B = any, Q = any>(e: Endpoint<B, Q>): Endpoint<B, Q> => e;
+
+/** Mounts endpoints on a router: access check → path/query/body validation → handler → status and body. */
+export function mount(router: Router, endpoints: readonly Endpoint[]): void {
+  for (const e of endpoints) {
+    router[e.method](e.path, async (ctx: Context) => {
+      const actor = (ctx.state.actor ?? null) as Actor | null;
+      if (e.access === 'write') requireScope(actor, 'help:write');
+      else if (e.access === 'credential') requireCredential(actor);
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
+        params[name] = value;
+        const schema = PARAM_SCHEMAS[name];
+        if (schema) check(schema, value, `path/${name}`);
+      }
+      const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
+      const body = e.body ? check(e.body, ctx.request.body ?? {}, 'body') : undefined;
+      const res = await e.handle({ ctx, actor, params, query, body });
+      ctx.status = res.status ?? 200;
+      ctx.body = res.body;
+    });
+  }
+}
+
+/** The query string as single values; repeated parameters keep the last value. */
+function queryObject(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) out[k] = Array.isArray(v) ? v[v.length - 1] : v;
+  return out;
+}

@@ -1,0 +1,39 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { AppError, notFound } from '../errors.ts';
+
+/** Turns anything thrown below into an AppError: the one place where failures become HTTP answers. */
+export function toAppError(err: unknown, bodyLimit: number): AppError | null {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; message?: string };
+  if (e.status === 413 || e.type === 'entity.too.large') {
+    return new AppError('payload_too_large', `The request body is larger than the limit of ${bodyLimit} bytes`, { limit: bodyLimit });
+  }
+  if (e.type === 'entity.parse.failed' || (e.status === 400 && /JSON|Unexpected token|invalid/i.test(e.message ?? ''))) {
+    return new AppError('invalid_json', `The request body is not valid JSON: ${e.message}`, { field: 'body' });
+  }
+  if (e.status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new AppError('unsupported_media_type', `The request body's encoding is not supported: ${e.message}`);
+  }
+  if (e.status === 400 && e.type === 'request.aborted') return new AppError('validation_failed', 'The request body was cut off', { field: 'body' });
+  return null;
+}
+
+/** The error boundary: every error answers `{ error: { code, message, ...data } }`; unexpected ones are logged and hidden. */
+export function errorBoundary(bodyLimit: number): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound('route', `No endpoint ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      let appError = toAppError(err, bodyLimit);
+      if (appError === null) {
+        (ctx.state.log as Logger).error({ err }, 'unexpected error');
+        appError = new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log');
+      }
+      if (appError.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
+      ctx.status = appError.status;
+      ctx.body = { error: { code: appError.code, message: appError.message, ...appError.data, requestId: ctx.state.requestId } };
+    }
+  };
+}

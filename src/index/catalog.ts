@@ -1,0 +1,45 @@
+import { AppError, notFound } from '../errors.ts';
+import type { VersionState } from '../domain/types.ts';
+
+/** A version as the index holds it: its state, or why its stored data could not be read. */
+export type VersionEntry = { slug: string; state: VersionState; broken?: undefined } | { slug: string; state?: undefined; broken: string };
+
+/**
+ * The in-memory index of all versions. Reads are served from here only and never touch git;
+ * the writer swaps in a new state after each commit.
+ */
+export class Catalog {
+  private readonly entries = new Map<string, VersionEntry>();
+
+  entry(slug: string): VersionEntry | undefined {
+    return this.entries.get(slug);
+  }
+
+  all(): VersionEntry[] {
+    return [...this.entries.values()];
+  }
+
+  /** The version's state; 404 when unknown, 503 when its stored data is broken. */
+  state(slug: string): VersionState {
+    const entry = this.entries.get(slug);
+    if (!entry) throw notFound('version', `No version "${slug}"`, { version: slug });
+    if (entry.broken !== undefined) {
+      throw new AppError('version_unavailable', `Version "${slug}" cannot be served: its stored data is broken`, { version: slug, reason: entry.broken });
+    }
+    return entry.state;
+  }
+
+  latest(): VersionState | null {
+    for (const e of this.entries.values()) if (e.state?.meta.isLatest) return e.state;
+    return null;
+  }
+
+  set(slug: string, state: VersionState | null): void {
+    if (state === null) this.entries.delete(slug);
+    else this.entries.set(slug, { slug, state });
+  }
+
+  setBroken(slug: string, reason: string): void {
+    this.entries.set(slug, { slug, broken: reason });
+  }
+}

@@ -1,0 +1,85 @@
+import { ancestors, documentOrder, orderIndexOf, sortOrderOf } from '../domain/tree.ts';
+import type { Translation, VersionState } from '../domain/types.ts';
+import { presentVersion } from './versions.ts';
+
+/** The language a reader gets: the one asked for, else English, else the primary language, else any. */
+export function pickTranslation(state: VersionState, slug: string, language: string): { language: string; translation: Translation } | null {
+  const byLanguage = state.translations.get(slug);
+  if (!byLanguage) return null;
+  for (const candidate of [language, 'en', state.meta.languages[0]]) {
+    const t = byLanguage.get(candidate);
+    if (t) return { language: candidate, translation: t };
+  }
+  const first = byLanguage.entries().next().value;
+  return first ? { language: first[0], translation: first[1] } : null;
+}
+
+function link(state: VersionState, slug: string, language: string) {
+  const picked = pickTranslation(state, slug, language);
+  return { slug, kind: state.nodes.get(slug)!.kind, title: picked?.translation.title ?? slug };
+}
+
+export function presentTree(state: VersionState, language: string) {
+  const entry = (slug: string): Record<string, unknown> => {
+    const node = state.nodes.get(slug)!;
+    const picked = pickTranslation(state, slug, language);
+    return {
+      id: node.id,
+      slug,
+      kind: node.kind,
+      icon: node.icon,
+      sortOrder: sortOrderOf(state, slug),
+      title: picked?.translation.title ?? slug,
+      summary: picked?.translation.summary ?? '',
+      language: picked?.language ?? language,
+      children: node.children.map(entry),
+    };
+  };
+  return { version: presentVersion(state), language, tree: state.roots.map(entry) };
+}
+
+/** The nearest topic before or after a node in document order. */
+function neighbour(state: VersionState, slug: string, step: 1 | -1, language: string) {
+  const order = documentOrder(state);
+  for (let i = orderIndexOf(state, slug) + step; i >= 0 && i < order.length; i += step) {
+    if (state.nodes.get(order[i])!.kind === 'topic') return link(state, order[i], language);
+  }
+  return null;
+}
+
+export function presentTopic(state: VersionState, slug: string, language: string) {
+  const node = state.nodes.get(slug)!;
+  const picked = pickTranslation(state, slug, language);
+  const t = picked?.translation;
+  return {
+    version: state.slug,
+    versionStatus: state.meta.status,
+    id: node.id,
+    slug,
+    kind: node.kind,
+    parentSlug: node.parentSlug,
+    icon: node.icon,
+    language: picked?.language ?? language,
+    requestedLanguage: language,
+    fallback: picked !== null && picked.language !== language,
+    title: t?.title ?? slug,
+    summary: t?.summary ?? '',
+    bodyMd: t?.bodyMd ?? '',
+    updatedAt: t?.updatedAt ?? node.updatedAt,
+    availableLanguages: [...(state.translations.get(slug)?.keys() ?? [])],
+    breadcrumbs: ancestors(state, slug).map((s) => link(state, s, language)),
+    neighbours: { previous: neighbour(state, slug, -1, language), next: neighbour(state, slug, 1, language) },
+  };
+}
+
+export function presentTranslation(state: VersionState, slug: string, language: string, t: Translation) {
+  return {
+    slug,
+    language,
+    title: t.title,
+    summary: t.summary,
+    bodyMd: t.bodyMd,
+    updatedAt: t.updatedAt,
+    availableLanguages: [...(state.translations.get(slug)?.keys() ?? [])],
+  };
+}

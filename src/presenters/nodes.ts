@@ -1,0 +1,40 @@
+import { sortOrderOf } from '../domain/tree.ts';
+import { nodeUpdatedAt } from '../domain/translations.ts';
+import type { VersionState } from '../domain/types.ts';
+
+/** The answer to a node create or patch: the node's fields and every translation's stamp. */
+export function presentNodeWrite(state: VersionState, slug: string) {
+  const node = state.nodes.get(slug)!;
+  const translations: Record<string, { updatedAt: string }> = {};
+  for (const [language, t] of state.translations.get(slug) ?? []) translations[language] = { updatedAt: t.updatedAt };
+  return {
+    id: node.id,
+    slug,
+    kind: node.kind,
+    parentSlug: node.parentSlug,
+    icon: node.icon,
+    sortOrder: sortOrderOf(state, slug),
+    updatedAt: nodeUpdatedAt(state, slug),
+    translations,
+  };
+}
+
+/** A node in `GET /nodes`: fields, and per language the title, summary, stamp and body length (or the body). */
+export function presentListedNode(state: VersionState, slug: string, withBodies: boolean) {
+  const node = state.nodes.get(slug)!;
+  const translations: Record<string, Record<string, unknown>> = {};
+  for (const [language, t] of state.translations.get(slug) ?? []) {
+    translations[language] = { title: t.title, summary: t.summary, updatedAt: t.updatedAt, bodyChars: t.bodyMd.length };
+    if (withBodies) translations[language].bodyMd = t.bodyMd;
+  }
+  return {
+    id: node.id,
+    slug,
+    kind: node.kind,
+    parentSlug: node.parentSlug,
+    sortOrder: sortOrderOf(state, slug),
+    icon: node.icon,
+    updatedAt: nodeUpdatedAt(state, slug),
+    translations,
+  };
+}

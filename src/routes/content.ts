@@ -1,0 +1,83 @@
+import { documentOrder } from '../domain/tree.ts';
+import { requireNode } from '../domain/translations.ts';
+import { notFound } from '../errors.ts';
+import { canReadUnpublished } from '../http/actor.ts';
+import { endpoint } from '../http/api.ts';
+import { language } from '../http/languages.ts';
+import { readableVersion } from '../http/visibility.ts';
+import { presentListedNode } from '../presenters/nodes.ts';
+import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
+import type { Deps } from './deps.ts';
+
+const NOT_FOUND = { description: 'Unknown version (or not published, for anonymous callers), node or translation', schema: 'Error' };
+const BAD_QUERY = { description: 'Invalid path or query parameter', schema: 'Error' };
+
+/** The read endpoints. They answer from the in-memory index only. */
+export function contentRoutes({ catalog }: Deps) {
+  return [
+    endpoint<unknown, { language?: string }>({
+      method: 'get',
+      path: '/versions/:version/tree',
+      operationId: 'getTree',
+      summary: 'The navigation tree of a version, with titles in one language',
+      tag: 'Reading content',
+      access: 'public',
+      query: 'LanguageQuery',
+      responses: { 200: { description: 'Nested sections and topics', schema: 'Tree' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      handle: ({ actor, params, query }) => {
+        const state = readableVersion(catalog, params.version, actor);
+        return { body: presentTree(state, language(query.language ?? 'en', 'query/language')) };
+      },
+    }),
+    endpoint<unknown, { language?: string }>({
+      method: 'get',
+      path: '/versions/:version/topics/:slug',
+      operationId: 'getTopic',
+      summary: 'A topic (or section) with its Markdown body, breadcrumbs and neighbours',
+      description: 'Falls back to English, then to the primary language, when the requested language is missing; `language` and `fallback` say what was served.',
+      tag: 'Reading content',
+      access: 'public',
+      query: 'LanguageQuery',
+      responses: { 200: { description: 'The topic', schema: 'Topic' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      handle: ({ actor, params, query }) => {
+        const state = readableVersion(catalog, params.version, actor);
+        requireNode(state, params.slug);
+        return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language')) };
+      },
+    }),
+    endpoint<unknown, { include?: string }>({
+      method: 'get',
+      path: '/versions/:version/nodes',
+      operationId: 'listNodes',
+      summary: 'Every node of a version in document order, with per-language titles and stamps',
+      tag: 'Reading content',
+      access: 'public',
+      query: 'NodesQuery',
+      responses: { 200: { description: 'The nodes', schema: 'NodeList' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      handle: ({ actor, params, query }) => {
+        const state = readableVersion(catalog, params.version, actor);
+        const withBodies = query.include === 'bodies' && canReadUnpublished(actor);
+        return {
+          body: { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies)) },
+        };
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/versions/:version/topics/:slug/translations/:lang',
+      operationId: 'getTranslation',
+      summary: 'One translation of a node, without fallback',
+      tag: 'Reading content',
+      access: 'public',
+      responses: { 200: { description: 'The translation', schema: 'TranslationRead' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      handle: ({ actor, params }) => {
+        const state = readableVersion(catalog, params.version, actor);
+        requireNode(state, params.slug);
+        const lang = language(params.lang, 'path/lang');
+        const t = state.translations.get(params.slug)?.get(lang);
+        if (!t) throw notFound('translation', `Node "${params.slug}" has no ${lang} translation`, { version: state.slug, slug: params.slug, language: lang });
+        return { body: presentTranslation(state, params.slug, lang, t) };
+      },
+    }),
+  ];
+}

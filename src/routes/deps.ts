@@ -1,0 +1,15 @@
+import type { KeyRing } from '../auth/key-ring.ts';
+import type { Config } from '../config.ts';
+import type { Catalog } from '../index/catalog.ts';
+import type { Repository } from '../storage/repository.ts';
+import type { Writer } from '../storage/writer.ts';
+
+/** What the routes are built with, passed in by main.ts (and by tests). */
+export interface Deps {
+  config: Config;
+  catalog: Catalog;
+  writer: Writer;
+  repo: Repository;
+  keys: KeyRing;
+  publishViaPr: boolean;
+}

@@ -1,0 +1,118 @@
+import { createNode, deleteNode, patchNode, type NodeCreateInput, type NodePatchInput } from '../domain/nodes.ts';
+import { placements, reorder } from '../domain/reorder.ts';
+import type { Placement } from '../domain/tree.ts';
+import { endpoint } from '../http/api.ts';
+import { byLanguage } from '../http/languages.ts';
+import { readPrecondition } from '../http/preconditions.ts';
+import { presentNodeWrite } from '../presenters/nodes.ts';
+import type { Deps } from './deps.ts';
+
+export const WRITE_ERRORS = {
+  400: { description: 'Invalid body or parameter', schema: 'Error' },
+  401: { description: 'No or invalid credential', schema: 'Error' },
+  403: { description: 'The key lacks help:write', schema: 'Error' },
+  404: { description: 'Unknown version or node', schema: 'Error' },
+};
+
+/** Creating, changing, deleting and reordering nodes. */
+export function nodeRoutes({ writer }: Deps) {
+  return [
+    endpoint<NodeCreateInput>({
+      method: 'post',
+      path: '/versions/:version/nodes',
+      operationId: 'createNode',
+      summary: 'Create a section or topic with its translations',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      body: 'NodeCreate',
+      responses: {
+        200: { description: 'The node and its stamps', schema: 'NodeWriteResult' },
+        ...WRITE_ERRORS,
+        409: { description: '`conflict`: the slug exists', schema: 'Error' },
+      },
+      handle: async ({ actor, params, body }) => {
+        const input = { ...body, translations: byLanguage(body.translations, 'body/translations') };
+        const result = await writer.write(params.version, actor!.name, (ctx) => {
+          const state = createNode(ctx.read(params.version), input, ctx.now, ctx.newId());
+          return {
+            changes: [{ slug: params.version, after: state }],
+            message: `Create ${input.kind ?? 'topic'} ${input.slug} in ${params.version}`,
+            result: presentNodeWrite(state, input.slug),
+          };
+        });
+        return { body: result };
+      },
+    }),
+    endpoint<NodePatchInput & { expectedUpdatedAt?: string }>({
+      method: 'patch',
+      path: '/versions/:version/nodes/:slug',
+      operationId: 'updateNode',
+      summary: 'Rename, move, change kind or icon, or merge translations of a node',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      body: 'NodePatch',
+      headers: ['If-Unmodified-Since'],
+      responses: {
+        200: { description: 'The node and its stamps', schema: 'NodeWriteResult' },
+        ...WRITE_ERRORS,
+        409: { description: '`stale_write`: changed after `expectedUpdatedAt`; `conflict`: the new slug is taken', schema: 'Error' },
+      },
+      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
+        const pre = readPrecondition(http, expectedUpdatedAt);
+        const input = fields.translations ? { ...fields, translations: byLanguage(fields.translations, 'body/translations') } : fields;
+        const result = await writer.write(params.version, actor!.name, (ctx) => {
+          const state = patchNode(ctx.read(params.version), params.slug, input, pre, ctx.now);
+          const slug = input.slug ?? params.slug;
+          const what = Object.keys(input).join(', ') || 'nothing';
+          return { changes: [{ slug: params.version, after: state }], message: `Update node ${params.slug} in ${params.version}: ${what}`, result: presentNodeWrite(state, slug) };
+        });
+        return { body: result };
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/versions/:version/nodes/:slug',
+      operationId: 'deleteNode',
+      summary: 'Delete a node and its descendants',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      headers: ['If-Unmodified-Since'],
+      responses: {
+        200: { description: 'The removed slugs', schema: 'NodeDeleteResult' },
+        ...WRITE_ERRORS,
+        409: { description: '`stale_write`', schema: 'Error' },
+      },
+      handle: async ({ ctx: http, actor, params }) => {
+        const pre = readPrecondition(http, undefined);
+        const removed = await writer.write(params.version, actor!.name, (ctx) => {
+          const { state, removed } = deleteNode(ctx.read(params.version), params.slug, pre);
+          const extra = removed.length > 1 ? ` and ${removed.length - 1} descendant(s)` : '';
+          return { changes: [{ slug: params.version, after: state }], message: `Delete node ${params.slug}${extra} in ${params.version}`, result: removed };
+        });
+        return { body: { ok: true, removed } };
+      },
+    }),
+    endpoint<{ items: Placement[] }>({
+      method: 'post',
+      path: '/versions/:version/reorder',
+      operationId: 'reorderNodes',
+      summary: 'Move many nodes at once (all or nothing)',
+      description: 'Each item puts a node under `parentSlug` at position `sortOrder`; siblings not named keep their relative order and positions are renumbered from 0. Every row is checked before anything changes.',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      body: 'Reorder',
+      responses: {
+        200: { description: 'Every node\'s place, in document order', schema: 'ReorderResult' },
+        ...WRITE_ERRORS,
+        400: { description: '`unknown_node`, `unknown_parent`, `cycle` or an invalid body', schema: 'Error' },
+      },
+      handle: async ({ actor, params, body }) => {
+        const items = await writer.write(params.version, actor!.name, (ctx) => {
+          const state = reorder(ctx.read(params.version), body.items, ctx.now);
+          return { changes: [{ slug: params.version, after: state }], message: `Reorder ${body.items.length} node(s) in ${params.version}`, result: placements(state) };
+        });
+        return { body: { version: params.version, items } };
+      },
+    }),
+  ];
+}

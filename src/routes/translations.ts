@@ -1,0 +1,66 @@
+import { deleteTranslation, putTranslation, type TranslationInput } from '../domain/translations.ts';
+import { endpoint } from '../http/api.ts';
+import { language } from '../http/languages.ts';
+import { readPrecondition } from '../http/preconditions.ts';
+import type { Deps } from './deps.ts';
+import { WRITE_ERRORS } from './nodes.ts';
+
+/** Replacing and deleting one translation: one Markdown file, one commit. */
+export function translationRoutes({ writer }: Deps) {
+  return [
+    endpoint<TranslationInput & { expectedUpdatedAt?: string }>({
+      method: 'put',
+      path: '/versions/:version/topics/:slug/translations/:lang',
+      operationId: 'putTranslation',
+      summary: 'Create or fully replace one translation',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      body: 'TranslationPut',
+      headers: ['If-Unmodified-Since'],
+      responses: {
+        200: { description: 'The stored translation', schema: 'TranslationPutResult' },
+        ...WRITE_ERRORS,
+        400: { description: '`language_not_enabled` or an invalid body', schema: 'Error' },
+        409: { description: '`stale_write`: changed after `expectedUpdatedAt`', schema: 'Error' },
+      },
+      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
+        const lang = language(params.lang, 'path/lang');
+        const pre = readPrecondition(http, expectedUpdatedAt);
+        const translation = await writer.write(params.version, actor!.name, (ctx) => {
+          const { state, translation, created } = putTranslation(ctx.read(params.version), params.slug, lang, input, pre, ctx.now);
+          return {
+            changes: [{ slug: params.version, after: state }],
+            message: `${created ? 'Add' : 'Update'} translation ${lang}/${params.slug} in ${params.version}`,
+            result: { slug: params.slug, language: lang, ...translation, created },
+          };
+        });
+        return { body: { translation } };
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/versions/:version/topics/:slug/translations/:lang',
+      operationId: 'deleteTranslation',
+      summary: 'Delete one translation (not the primary language\'s)',
+      tag: 'Writing nodes and translations',
+      access: 'write',
+      headers: ['If-Unmodified-Since'],
+      responses: {
+        200: { description: 'Deleted; the languages left', schema: 'TranslationDeleteResult' },
+        ...WRITE_ERRORS,
+        400: { description: '`primary_language_required`', schema: 'Error' },
+        404: { description: 'Unknown version, node or translation', schema: 'Error' },
+        409: { description: '`stale_write`', schema: 'Error' },
+      },
+      handle: async ({ ctx: http, actor, params }) => {
+        const lang = language(params.lang, 'path/lang');
+        const pre = readPrecondition(http, undefined);
+        const remainingLanguages = await writer.write(params.version, actor!.name, (ctx) => {
+          const { state, remainingLanguages } = deleteTranslation(ctx.read(params.version), params.slug, lang, pre);
+          return { changes: [{ slug: params.version, after: state }], message: `Delete translation ${lang}/${params.slug} in ${params.version}`, result: remainingLanguages };
+        });
+        return { body: { ok: true, remainingLanguages } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,70 @@
+import { ICON_MAX, ICON_PATTERN, LANGUAGE_PATTERN, NODE_SLUG_MAX, NODE_SLUG_PATTERN, VERSION_SLUG_MAX, VERSION_SLUG_PATTERN } from '../domain/names.ts';
+import { TITLE_MAX } from '../content/markdown-file.ts';
+
+/** Shared building blocks, registered by `$id` and referenced with `$ref`. */
+export const VersionSlug = {
+  $id: 'VersionSlug',
+  type: 'string',
+  minLength: 1,
+  maxLength: VERSION_SLUG_MAX,
+  pattern: VERSION_SLUG_PATTERN,
+  description: 'Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` is reserved.',
+  examples: ['v2', '2026.1'],
+} as const;
+
+export const NodeSlug = {
+  $id: 'NodeSlug',
+  type: 'string',
+  minLength: 1,
+  maxLength: NODE_SLUG_MAX,
+  pattern: NODE_SLUG_PATTERN,
+  description: 'Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters; unique within the version.',
+  examples: ['getting-started'],
+} as const;
+
+export const LanguageCode = {
+  $id: 'LanguageCode',
+  type: 'string',
+  maxLength: 35,
+  pattern: LANGUAGE_PATTERN,
+  description: 'A BCP 47 language tag such as `en`, `de` or `pt-BR`; stored in canonical case.',
+  examples: ['en', 'pt-BR'],
+} as const;
+
+export const Timestamp = { $id: 'Timestamp', type: 'string', format: 'date-time', description: 'ISO 8601 timestamp with milliseconds, UTC.' } as const;
+
+export const Icon = {
+  $id: 'Icon',
+  type: ['string', 'null'],
+  maxLength: ICON_MAX,
+  pattern: ICON_PATTERN,
+  description: 'An icon name as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`; null for none.',
+} as const;
+
+export const Title = { $id: 'Title', type: 'string', minLength: 1, maxLength: TITLE_MAX, pattern: '\\S', description: '1 to 200 characters, not only white space.' } as const;
+export const Summary = { $id: 'Summary', type: 'string', maxLength: 2000, description: 'A short description; empty when absent.' } as const;
+export const BodyMd = { $id: 'BodyMd', type: 'string', description: 'Markdown body; empty when absent.' } as const;
+
+export const ErrorBody = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'A stable code from the error catalogue.' },
+        message: { type: 'string', description: 'What went wrong, in words.' },
+        field: { type: 'string', description: 'The field at fault, as `body/title`, `query/language`, `path/version` or `header/if-unmodified-since`.' },
+        errors: { type: 'array', items: { type: 'object' }, description: 'Every problem found, when there are several.' },
+        requestId: { type: 'string' },
+      },
+      additionalProperties: true,
+    },
+  },
+} as const;
+
+export const Ok = { $id: 'Ok', type: 'object', required: ['ok'], properties: { ok: { const: true } } } as const;
+
+export const commonSchemas = [VersionSlug, NodeSlug, LanguageCode, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];

@@ -1,0 +1,139 @@
+/** Schemas of the read endpoints: tree, topic, node list, one translation. */
+
+const NodeLink = {
+  type: 'object',
+  required: ['slug', 'title'],
+  properties: { slug: { $ref: 'NodeSlug' }, kind: { enum: ['section', 'topic'] }, title: { type: 'string' } },
+} as const;
+
+export const TreeEntry = {
+  $id: 'TreeEntry',
+  type: 'object',
+  required: ['id', 'slug', 'kind', 'icon', 'sortOrder', 'title', 'summary', 'language', 'children'],
+  properties: {
+    id: { type: 'string' },
+    slug: { $ref: 'NodeSlug' },
+    kind: { enum: ['section', 'topic'] },
+    icon: { $ref: 'Icon' },
+    sortOrder: { type: 'integer', minimum: 0 },
+    title: { type: 'string' },
+    summary: { type: 'string' },
+    language: { $ref: 'LanguageCode', description: 'The language the title is in (differs from the request when it fell back).' },
+    children: { type: 'array', items: { $ref: 'TreeEntry' } },
+  },
+} as const;
+
+export const Tree = {
+  $id: 'Tree',
+  type: 'object',
+  required: ['version', 'language', 'tree'],
+  properties: {
+    version: { $ref: 'Version' },
+    language: { $ref: 'LanguageCode', description: 'The language requested.' },
+    tree: { type: 'array', items: { $ref: 'TreeEntry' } },
+  },
+} as const;
+
+export const Topic = {
+  $id: 'Topic',
+  type: 'object',
+  required: ['version', 'versionStatus', 'id', 'slug', 'kind', 'parentSlug', 'icon', 'language', 'requestedLanguage', 'fallback', 'title', 'summary', 'bodyMd', 'updatedAt', 'availableLanguages', 'breadcrumbs', 'neighbours'],
+  properties: {
+    version: { $ref: 'VersionSlug' },
+    versionStatus: { enum: ['draft', 'published', 'archived'] },
+    id: { type: 'string' },
+    slug: { $ref: 'NodeSlug' },
+    kind: { enum: ['section', 'topic'] },
+    parentSlug: { type: ['string', 'null'] },
+    icon: { $ref: 'Icon' },
+    language: { $ref: 'LanguageCode', description: 'The language served.' },
+    requestedLanguage: { $ref: 'LanguageCode' },
+    fallback: { type: 'boolean', description: 'True when the requested language is missing and another (English first, then the primary language) is served.' },
+    title: { type: 'string' },
+    summary: { type: 'string' },
+    bodyMd: { type: 'string' },
+    updatedAt: { $ref: 'Timestamp', description: 'Stamp of the served translation.' },
+    availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' } },
+    breadcrumbs: { type: 'array', items: NodeLink, description: 'Ancestors, outermost first.' },
+    neighbours: {
+      type: 'object',
+      required: ['previous', 'next'],
+      description: 'The topics before and after this node in document order (sections are skipped).',
+      properties: { previous: { oneOf: [NodeLink, { type: 'null' }] }, next: { oneOf: [NodeLink, { type: 'null' }] } },
+    },
+  },
+} as const;
+
+const TranslationSummary = {
+  type: 'object',
+  required: ['title', 'summary', 'updatedAt', 'bodyChars'],
+  properties: {
+    title: { type: 'string' },
+    summary: { type: 'string' },
+    updatedAt: { $ref: 'Timestamp' },
+    bodyChars: { type: 'integer', minimum: 0 },
+    bodyMd: { type: 'string', description: 'Only with `include=bodies` and a credential.' },
+  },
+} as const;
+
+export const NodeListed = {
+  $id: 'NodeListed',
+  type: 'object',
+  required: ['id', 'slug', 'kind', 'parentSlug', 'sortOrder', 'icon', 'updatedAt', 'translations'],
+  properties: {
+    id: { type: 'string' },
+    slug: { $ref: 'NodeSlug' },
+    kind: { enum: ['section', 'topic'] },
+    parentSlug: { type: ['string', 'null'] },
+    sortOrder: { type: 'integer', minimum: 0 },
+    icon: { $ref: 'Icon' },
+    updatedAt: { $ref: 'Timestamp', description: "The newest of the node's own stamp and its translations' stamps; usable as `expectedUpdatedAt` on PATCH." },
+    translations: { type: 'object', additionalProperties: TranslationSummary },
+  },
+} as const;
+
+export const NodeList = {
+  $id: 'NodeList',
+  type: 'object',
+  required: ['version', 'status', 'nodes'],
+  properties: {
+    version: { $ref: 'VersionSlug' },
+    status: { enum: ['draft', 'published', 'archived'] },
+    nodes: { type: 'array', items: { $ref: 'NodeListed' }, description: 'Document order.' },
+  },
+} as const;
+
+export const TranslationRead = {
+  $id: 'TranslationRead',
+  type: 'object',
+  required: ['slug', 'language', 'title', 'summary', 'bodyMd', 'updatedAt', 'availableLanguages'],
+  properties: {
+    slug: { $ref: 'NodeSlug' },
+    language: { $ref: 'LanguageCode' },
+    title: { type: 'string' },
+    summary: { type: 'string' },
+    bodyMd: { type: 'string' },
+    updatedAt: { $ref: 'Timestamp' },
+    availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' } },
+  },
+} as const;
+
+export const LanguageQuery = {
+  $id: 'LanguageQuery',
+  type: 'object',
+  properties: { language: { $ref: 'LanguageCode', description: 'Default `en`; falls back to English, then the primary language, per node.' } },
+} as const;
+
+export const NodesQuery = {
+  $id: 'NodesQuery',
+  type: 'object',
+  properties: { include: { enum: ['bodies'], description: '`bodies` adds `bodyMd` to every translation; takes effect only with a credential.' } },
+} as const;
+
+export const VersionsQuery = {
+  $id: 'VersionsQuery',
+  type: 'object',
+  properties: { includeWorkingCopies: { enum: ['true', 'false'], description: '`true` adds hidden working copies; authenticated callers only.' } },
+} as const;
+
+export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery];

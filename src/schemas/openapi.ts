@@ -1,0 +1,79 @@
+import type { Endpoint } from '../http/api.ts';
+import { allSchemas } from './registry.ts';
+
+const PARAM_DOCS: Record<string, { schema: string; description: string }> = {
+  version: { schema: 'VersionSlug', description: 'Version slug' },
+  slug: { schema: 'NodeSlug', description: 'Node slug' },
+  lang: { schema: 'LanguageCode', description: 'Language code' },
+};
+
+/** Rewrites `$ref: 'Name'` (how ajv knows the schemas) to `#/components/schemas/Name` and drops `$id`. */
+function toComponent(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toComponent);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$id') continue;
+    out[k] = k === '$ref' && typeof v === 'string' && !v.startsWith('#') ? `#/components/schemas/${v}` : toComponent(v);
+  }
+  return out;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** The OpenAPI 3.1 document, built from the endpoint declarations and the same schemas ajv validates with. */
+export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const e of endpoints) {
+    const path = e.path.replace(/:(\w+)/g, '{$1}');
+    const parameters: unknown[] = [...e.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PARAM_DOCS[name]?.description,
+      schema: ref(PARAM_DOCS[name]?.schema ?? 'NodeSlug'),
+    }));
+    if (e.query) {
+      const q = allSchemas.find((s) => s.$id === e.query) as unknown as { properties: Record<string, { description?: string }> };
+      for (const [name, schema] of Object.entries(q.properties)) {
+        parameters.push({ name, in: 'query', required: false, description: schema.description, schema: toComponent(schema) });
+      }
+    }
+    for (const header of e.headers ?? []) {
+      parameters.push({ name: header, in: 'header', required: false, description: 'Refuse the write (409 `stale_write`) if the resource changed after this ISO timestamp or HTTP-date.', schema: { type: 'string' } });
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, doc] of Object.entries(e.responses)) {
+      responses[status] = doc.schema ? { description: doc.description, content: { 'application/json': { schema: ref(doc.schema) } } } : { description: doc.description };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: e.operationId,
+      summary: e.summary,
+      tags: [e.tag],
+      parameters,
+      responses,
+    };
+    if (e.description) operation.description = e.description;
+    if (e.access !== 'public') operation.security = [{ apiKey: [e.access === 'write' ? 'help:write' : 'help:read'] }];
+    else operation.security = [{}, { apiKey: [] }];
+    if (e.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref(e.body) } } };
+    paths[path] ??= {};
+    paths[path][e.method] = operation;
+  }
+  const schemas: Record<string, unknown> = {};
+  for (const s of allSchemas) schemas[s.$id] = toComponent(s);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Help Content Service API',
+      version: '1.0.0',
+      description: 'Versioned help documentation: versions, a tree of sections and topics, translations, Markdown bodies. Every error answers `{ error: { code, message, ... } }`.',
+    },
+    servers: [{ url: basePath }],
+    components: {
+      schemas,
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (prefix `hcs_`) issued with `npm run cli -- keys create`.' } },
+    },
+    paths,
+  };
+}

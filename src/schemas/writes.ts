@@ -1,0 +1,135 @@
+/** Schemas of the node, translation and reorder writes. */
+
+const TranslationFields = {
+  title: { $ref: 'Title' },
+  summary: { $ref: 'Summary' },
+  bodyMd: { $ref: 'BodyMd' },
+} as const;
+
+export const TranslationInput = {
+  $id: 'TranslationInput',
+  type: 'object',
+  required: ['title'],
+  additionalProperties: false,
+  properties: TranslationFields,
+} as const;
+
+const Translations = (item: object) => ({
+  type: 'object',
+  propertyNames: { $ref: 'LanguageCode' },
+  additionalProperties: item,
+  description: 'Keyed by language code; every language must be enabled on the version.',
+});
+
+export const NodeCreate = {
+  $id: 'NodeCreate',
+  type: 'object',
+  required: ['slug', 'translations'],
+  additionalProperties: false,
+  properties: {
+    slug: { $ref: 'NodeSlug' },
+    kind: { enum: ['section', 'topic'], default: 'topic', description: 'Default topic.' },
+    parentSlug: { type: ['string', 'null'], description: 'Null or absent: top level.' },
+    icon: { $ref: 'Icon' },
+    sortOrder: { type: 'number', minimum: 0, description: 'Position among siblings; absent appends.' },
+    translations: { ...Translations({ $ref: 'TranslationInput' }), minProperties: 1, description: 'Must include the primary language.' },
+  },
+} as const;
+
+export const NodePatch = {
+  $id: 'NodePatch',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    slug: { $ref: 'NodeSlug', description: 'A new slug renames the node; its files move with it.' },
+    kind: { enum: ['section', 'topic'] },
+    parentSlug: { type: ['string', 'null'], description: 'Moves the node; refused with `cycle` into its own subtree.' },
+    icon: { $ref: 'Icon' },
+    sortOrder: { type: 'number', minimum: 0 },
+    translations: Translations({ type: 'object', additionalProperties: false, properties: TranslationFields, description: 'Supplied fields change; a new language needs a title.' }),
+    expectedUpdatedAt: { $ref: 'Timestamp' },
+  },
+} as const;
+
+export const NodeWriteResult = {
+  $id: 'NodeWriteResult',
+  type: 'object',
+  required: ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'],
+  properties: {
+    id: { type: 'string' },
+    slug: { $ref: 'NodeSlug' },
+    kind: { enum: ['section', 'topic'] },
+    parentSlug: { type: ['string', 'null'] },
+    icon: { $ref: 'Icon' },
+    sortOrder: { type: 'integer', minimum: 0 },
+    updatedAt: { $ref: 'Timestamp' },
+    translations: { type: 'object', additionalProperties: { type: 'object', required: ['updatedAt'], properties: { updatedAt: { $ref: 'Timestamp' } } } },
+  },
+} as const;
+
+export const NodeDeleteResult = {
+  $id: 'NodeDeleteResult',
+  type: 'object',
+  required: ['ok', 'removed'],
+  properties: { ok: { const: true }, removed: { type: 'array', items: { $ref: 'NodeSlug' }, description: 'The node and its descendants, in document order.' } },
+} as const;
+
+export const TranslationPut = {
+  $id: 'TranslationPut',
+  type: 'object',
+  required: ['title'],
+  additionalProperties: false,
+  properties: { ...TranslationFields, expectedUpdatedAt: { $ref: 'Timestamp' } },
+} as const;
+
+export const TranslationPutResult = {
+  $id: 'TranslationPutResult',
+  type: 'object',
+  required: ['translation'],
+  properties: {
+    translation: {
+      type: 'object',
+      required: ['slug', 'language', 'title', 'summary', 'bodyMd', 'updatedAt', 'created'],
+      properties: {
+        slug: { $ref: 'NodeSlug' },
+        language: { $ref: 'LanguageCode' },
+        title: { type: 'string' },
+        summary: { type: 'string' },
+        bodyMd: { type: 'string' },
+        updatedAt: { $ref: 'Timestamp' },
+        created: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+export const TranslationDeleteResult = {
+  $id: 'TranslationDeleteResult',
+  type: 'object',
+  required: ['ok', 'remainingLanguages'],
+  properties: { ok: { const: true }, remainingLanguages: { type: 'array', items: { $ref: 'LanguageCode' } } },
+} as const;
+
+const Placement = {
+  type: 'object',
+  required: ['slug', 'parentSlug', 'sortOrder'],
+  additionalProperties: false,
+  properties: { slug: { $ref: 'NodeSlug' }, parentSlug: { type: ['string', 'null'] }, sortOrder: { type: 'number', minimum: 0 } },
+} as const;
+
+export const Reorder = {
+  $id: 'Reorder',
+  type: 'object',
+  required: ['items'],
+  additionalProperties: false,
+  properties: { items: { type: 'array', minItems: 1, maxItems: 20000, items: Placement } },
+} as const;
+
+export const ReorderResult = {
+  $id: 'ReorderResult',
+  type: 'object',
+  required: ['version', 'items'],
+  properties: { version: { $ref: 'VersionSlug' }, items: { type: 'array', items: Placement, description: 'Every node of the version, in document order.' } },
+} as const;
+
+export const writeSchemas = [TranslationInput, NodeCreate, NodePatch, NodeWriteResult, NodeDeleteResult, TranslationPut, TranslationPutResult, TranslationDeleteResult, Reorder, ReorderResult];

@@ -1,0 +1,115 @@
+import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import { pino, type Logger } from 'pino';
+import { KeyFile } from './auth/key-file.ts';
+import { KeyRing } from './auth/key-ring.ts';
+import { createApp } from './app.ts';
+import { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { readFileSet } from './content/file-set.ts';
+import { ProblemList } from './content/problems.ts';
+import { readDirFiles } from './content/read-dir.ts';
+import { isVersionSlug } from './domain/names.ts';
+import type { VersionState } from './domain/types.ts';
+import { Catalog } from './index/catalog.ts';
+import { acquireLock } from './storage/lock-file.ts';
+import { formatProblem, loadCatalog } from './storage/load.ts';
+import { Repository } from './storage/repository.ts';
+import { Writer } from './storage/writer.ts';
+
+export interface RunningService {
+  server: Server;
+  /** Base URL of the API, e.g. http://127.0.0.1:8080/help/v1 */
+  url: string;
+  ready: Promise<void>;
+  /** Stops taking requests, lets in-flight writes finish, releases the data directory. */
+  close(): Promise<void>;
+}
+
+/** The author of commits the service makes on its own (sample content). */
+const SERVICE_AUTHOR = 'help-content-service';
+
+/**
+ * Starts the service: takes the data directory's lock, opens the repository, starts listening
+ * (answering 503 `starting` until the index is built), loads every version, and imports the
+ * sample content when the repository holds no version yet.
+ */
+export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const releaseLock = acquireLock(config.dataDir);
+  try {
+    const repo = await Repository.open(join(config.dataDir, 'content.git'));
+    const catalog = new Catalog();
+    const clock = new Clock();
+    const writer = new Writer(repo, catalog, clock);
+    const keys = new KeyRing(new KeyFile(config.dataDir), log);
+    let isReady = false;
+    const app = createApp({ config, catalog, writer, repo, keys, publishViaPr: false }, log, () => isReady);
+    const server = createServer(app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    keys.start();
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}${config.basePath}`;
+
+    const ready = (async () => {
+      const started = Date.now();
+      await loadCatalog(repo, catalog, clock, log);
+      if (catalog.all().length === 0 && config.sampleContentDir !== null) await importSample(config.sampleContentDir, writer, log);
+      isReady = true;
+      log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
+    })();
+
+    let closing: Promise<void> | null = null;
+    const close = () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await ready.catch(() => undefined);
+        await writer.drain();
+        keys.stop();
+        releaseLock();
+      })());
+    ready.catch(async (err) => {
+      log.fatal({ err }, 'could not load content');
+      await close();
+    });
+    return { server, url, ready, close };
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+}
+
+/** Imports each folder of `dir` that holds a version.json as a version, all in one commit. */
+async function importSample(dir: string, writer: Writer, log: Logger): Promise<void> {
+  if (!fs.existsSync(dir)) {
+    log.warn({ dir }, 'no sample content to import');
+    return;
+  }
+  const folders = fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && fs.existsSync(join(dir, d.name, 'version.json')));
+  const slugs = folders.map((d) => d.name);
+  await writer.writeVersions(slugs, SERVICE_AUTHOR, (ctx) => {
+    const states: VersionState[] = [];
+    for (const slug of slugs) {
+      if (!isVersionSlug(slug)) throw new Error(`Sample content folder "${slug}" is not a valid version slug`);
+      const problems = new ProblemList();
+      const state = readFileSet(readDirFiles(join(dir, slug)), { slug, fallbackStamp: ctx.now, idFor: () => ctx.newId() }, problems);
+      if (state === null) throw new Error(`Sample content ${slug} is invalid: ${problems.errors.map(formatProblem).join('; ')}`);
+      states.push(state);
+    }
+    return {
+      changes: states.map((state) => ({ slug: state.slug, after: state })),
+      message: `Import sample content: ${slugs.join(', ')}`,
+      result: undefined,
+    };
+  });
+  log.info({ versions: slugs }, 'imported sample content');
+}

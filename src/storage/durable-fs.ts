@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Where temp files wait before their rename; inside the git dir, so renames stay on one file system. */
+export const TEMP_DIR = 'tmp-writes';
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes a file so that after a crash it is either the old content or the whole new one:
+ * temp file, fsync, rename over the target, fsync the folder. The promise resolves only once
+ * the new content is durable.
+ */
+export async function writeFileDurable(tempDir: string, target: string, data: string | Uint8Array): Promise<void> {
+  const temp = join(tempDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  const handle = await fs.promises.open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.promises.rename(temp, target);
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+  await fsyncDir(dirname(target));
+}
+
+/**
+ * The `fs` given to isomorphic-git: Node's own, except that every write is durable and atomic.
+ * isomorphic-git never fsyncs and rewrites refs in place; a crash could otherwise leave a
+ * zero-byte ref or object that silently cuts the history.
+ */
+export function durableFs(gitdir: string) {
+  const tempDir = join(gitdir, TEMP_DIR);
+  const promises = {
+    ...fs.promises,
+    writeFile: (target: string, data: string | Uint8Array) => writeFileDurable(tempDir, target, data),
+  };
+  return { promises };
+}
+
+/** Removes temp files a crash left behind. */
+export async function clearTempDir(gitdir: string): Promise<void> {
+  const dir = join(gitdir, TEMP_DIR);
+  await fs.promises.rm(dir, { recursive: true, force: true });
+  await fs.promises.mkdir(dir, { recursive: true });
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+
+/** A git object ready to write: its id and its deflated bytes (hashed and deflated with Node's own crypto and zlib). */
+export interface PreparedObject {
+  oid: string;
+  deflated: Buffer;
+}
+
+export type ObjectType = 'blob' | 'tree' | 'commit';
+
+export function prepareObject(type: ObjectType, content: Buffer): PreparedObject {
+  const wrapped = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  return { oid: createHash('sha1').update(wrapped).digest('hex'), deflated: deflateSync(wrapped) };
+}
+
+/** A tree kept in memory with its id, so a write patches only the path that changed. */
+export interface TreeNode {
+  readonly oid: string;
+  readonly entries: ReadonlyMap<string, TreeEntry>;
+}
+
+export type TreeEntry = { readonly kind: 'blob'; readonly oid: string } | { readonly kind: 'tree'; readonly oid: string; readonly tree: TreeNode };
+
+export const EMPTY_TREE: TreeNode = { oid: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', entries: new Map() };
+
+/** Serializes a tree the way git does: entries sorted by name, folders compared as `name/`. */
+export function serializeTree(entries: ReadonlyMap<string, TreeEntry>): Buffer {
+  const names = [...entries.keys()];
+  const sortKey = (name: string) => (entries.get(name)!.kind === 'tree' ? `${name}/` : name);
+  names.sort((a, b) => Buffer.compare(Buffer.from(sortKey(a)), Buffer.from(sortKey(b))));
+  const parts: Buffer[] = [];
+  for (const name of names) {
+    const e = entries.get(name)!;
+    parts.push(Buffer.from(`${e.kind === 'tree' ? '40000' : '100644'} ${name}\0`), Buffer.from(e.oid, 'hex'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** A change to apply: a blob at a path, a whole subtree at a path, or a removal (null). */
+export type PathChange = { blob: string } | { tree: TreeNode } | null;
+
+/**
+ * Applies changes (keyed by `/`-separated paths) to a tree and returns the new tree; every new tree
+ * object is appended to `out`. Unchanged subtrees are shared; folders left empty disappear.
+ */
+export function patchTree(tree: TreeNode, changes: ReadonlyMap<string, PathChange>, out: PreparedObject[]): TreeNode {
+  const here = new Map<string, PathChange>();
+  const below = new Map<string, Map<string, PathChange>>();
+  for (const [path, change] of changes) {
+    const slash = path.indexOf('/');
+    if (slash < 0) here.set(path, change);
+    else {
+      const head = path.slice(0, slash);
+      if (!below.has(head)) below.set(head, new Map());
+      below.get(head)!.set(path.slice(slash + 1), change);
+    }
+  }
+  const entries = new Map(tree.entries);
+  for (const [name, change] of here) {
+    if (change === null) entries.delete(name);
+    else if ('blob' in change) entries.set(name, { kind: 'blob', oid: change.blob });
+    else entries.set(name, { kind: 'tree', oid: change.tree.oid, tree: change.tree });
+  }
+  for (const [name, sub] of below) {
+    const current = entries.get(name);
+    const child = patchTree(current?.kind === 'tree' ? current.tree : EMPTY_TREE, sub, out);
+    if (child.entries.size === 0) entries.delete(name);
+    else entries.set(name, { kind: 'tree', oid: child.oid, tree: child });
+  }
+  const object = prepareObject('tree', serializeTree(entries));
+  out.push(object);
+  return { oid: object.oid, entries };
+}
+
+/** A commit object; the author is who made the change, the committer is the service. */
+export function prepareCommit(opts: { tree: string; parent: string | null; author: string; message: string; time: Date }): PreparedObject {
+  const seconds = Math.floor(opts.time.getTime() / 1000);
+  const author = `${opts.author} <${opts.author.replace(/\s+/g, '.')}@api-key.invalid> ${seconds} +0000`;
+  const lines = [`tree ${opts.tree}`];
+  if (opts.parent) lines.push(`parent ${opts.parent}`);
+  lines.push(`author ${author}`, `committer help-content-service <service@help-content.invalid> ${seconds} +0000`, '', opts.message.trimEnd(), '');
+  return prepareObject('commit', Buffer.from(lines.join('\n')));
+}

@@ -1,0 +1,197 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { clearTempDir, durableFs } from './durable-fs.ts';
+import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
+import { Mutex } from './mutex.ts';
+
+export const BRANCH = 'refs/heads/main';
+
+/** The repository cannot be served: the message names the ref or object at fault. */
+export class BrokenRepositoryError extends Error {}
+
+/** A file to write (its content) or to delete (null), by path inside a version's folder. */
+export type FileChanges = ReadonlyMap<string, string | null>;
+
+/** What one commit does to one version's folder. */
+export type FolderChange =
+  | { slug: string; files: FileChanges; base?: TreeNode }
+  | { slug: string; remove: true };
+
+export interface CommitInfo {
+  author: string;
+  message: string;
+}
+
+/**
+ * The bare git repository that holds all content: one branch, `main`, with one folder per version.
+ * Trees are kept in memory so a commit writes only the blobs and trees on the changed paths.
+ * Objects and the ref are written durably; a commit resolves only once its ref is on disk.
+ */
+export class Repository {
+  readonly fs: ReturnType<typeof durableFs>;
+  private readonly commitMutex = new Mutex();
+  private head: string | null = null;
+  private root: TreeNode = EMPTY_TREE;
+  /** Version folders whose trees could not be read at start, with the reason. */
+  readonly unreadable = new Map<string, string>();
+  /** isomorphic-git's object cache; without one shared cache every read re-inflates packs. */
+  private readonly cache = {};
+
+  private constructor(readonly gitdir: string) {
+    this.fs = durableFs(gitdir);
+  }
+
+  static async open(gitdir: string): Promise<Repository> {
+    const repo = new Repository(gitdir);
+    if (!fs.existsSync(join(gitdir, 'HEAD'))) {
+      await fs.promises.mkdir(gitdir, { recursive: true });
+      await clearTempDir(gitdir);
+      await git.init({ fs: repo.fs, gitdir, bare: true, defaultBranch: 'main' });
+    }
+    await clearTempDir(gitdir);
+    await repo.readHead();
+    return repo;
+  }
+
+  get headCommit(): string | null {
+    return this.head;
+  }
+
+  /** Version folders at the head commit, with their trees. */
+  folders(): Map<string, TreeNode> {
+    const out = new Map<string, TreeNode>();
+    for (const [name, entry] of this.root.entries) if (entry.kind === 'tree') out.set(name, entry.tree);
+    return out;
+  }
+
+  /** The version folder's tree, or null when the folder does not exist. */
+  folder(slug: string): TreeNode | null {
+    const entry = this.root.entries.get(slug);
+    return entry?.kind === 'tree' ? entry.tree : null;
+  }
+
+  /** Every file of a folder, read from git (only at start and for broken-folder diagnosis). */
+  async readFolder(tree: TreeNode): Promise<Map<string, string>> {
+    const files: Array<[string, string]> = [];
+    const walk = (node: TreeNode, prefix: string) => {
+      for (const [name, e] of node.entries) {
+        if (e.kind === 'tree') walk(e.tree, `${prefix}${name}/`);
+        else files.push([`${prefix}${name}`, e.oid]);
+      }
+    };
+    walk(tree, '');
+    const out = new Map<string, string>();
+    await inBatches(files, 32, async ([path, oid]) => {
+      const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+      out.set(path, Buffer.from(blob).toString('utf8'));
+    });
+    return out;
+  }
+
+  private async readHead(): Promise<void> {
+    const refPath = join(this.gitdir, BRANCH);
+    let oid: string | null = null;
+    if (fs.existsSync(refPath)) {
+      const text = fs.readFileSync(refPath, 'utf8').trim();
+      if (!/^[0-9a-f]{40}$/.test(text)) {
+        throw new BrokenRepositoryError(`Branch main is broken: ${BRANCH} in ${this.gitdir} holds ${text === '' ? 'nothing' : JSON.stringify(text.slice(0, 60))} instead of a commit id. Restore it from a backup or point it at the last good commit (git reflog / git fsck --lost-found).`);
+      }
+      oid = text;
+    } else {
+      try {
+        oid = await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref: BRANCH });
+      } catch {
+        oid = null; // a new repository: no commit yet
+      }
+    }
+    if (oid === null) return;
+    let treeOid: string;
+    try {
+      const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+      treeOid = commit.tree;
+    } catch (err) {
+      throw new BrokenRepositoryError(`Branch main points to commit ${oid}, which cannot be read (${(err as Error).message}).`);
+    }
+    this.head = oid;
+    this.root = await this.readTreeShallow(treeOid, 0);
+  }
+
+  /** Reads the root tree and each version folder's tree (two levels: folders and language folders). */
+  private async readTreeShallow(oid: string, depth: number): Promise<TreeNode> {
+    const { tree } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+    const entries = new Map<string, TreeEntry>();
+    await inBatches(tree, 16, async (e) => {
+      if (e.type === 'tree') {
+        if (depth < 2) {
+          try {
+            entries.set(e.path, { kind: 'tree', oid: e.oid, tree: await this.readTreeShallow(e.oid, depth + 1) });
+          } catch (err) {
+            if (depth > 0) throw err;
+            // Keep the folder's id so other commits carry it along untouched; the folder itself is not served.
+            this.unreadable.set(e.path, `tree ${e.oid} cannot be read (${(err as Error).message})`);
+            entries.set(e.path, { kind: 'tree', oid: e.oid, tree: { oid: e.oid, entries: new Map() } });
+          }
+        }
+      } else if (e.type === 'blob') entries.set(e.path, { kind: 'blob', oid: e.oid });
+    });
+    return { oid, entries };
+  }
+
+  /**
+   * Prepares and writes the objects of one folder's change (blobs and the folder's trees), without
+   * touching the branch. Call under the folder's lock; `commit` then links the folder in.
+   */
+  async writeFolder(change: FolderChange): Promise<{ slug: string; tree: TreeNode | null }> {
+    if ('remove' in change) return { slug: change.slug, tree: null };
+    const objects: PreparedObject[] = [];
+    const pathChanges = new Map<string, PathChange>();
+    for (const [path, content] of change.files) {
+      if (content === null) pathChanges.set(path, null);
+      else {
+        const blob = prepareObject('blob', Buffer.from(content, 'utf8'));
+        objects.push(blob);
+        pathChanges.set(path, { blob: blob.oid });
+      }
+    }
+    const tree = patchTree(change.base ?? this.folder(change.slug) ?? EMPTY_TREE, pathChanges, objects);
+    await this.writeObjects(objects);
+    return { slug: change.slug, tree };
+  }
+
+  /**
+   * Makes one commit linking the given folder trees into the branch. Serialized across all
+   * versions; resolves once the branch ref is durable. The in-memory head moves only after that.
+   */
+  commit(folders: ReadonlyArray<{ slug: string; tree: TreeNode | null }>, info: CommitInfo): Promise<string> {
+    return this.commitMutex.run(async () => {
+      const objects: PreparedObject[] = [];
+      const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
+      const root = patchTree(this.root, changes, objects);
+      const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: new Date() });
+      objects.push(commit);
+      await this.writeObjects(objects);
+      await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref: BRANCH, value: commit.oid, force: true });
+      this.head = commit.oid;
+      this.root = root;
+      return commit.oid;
+    });
+  }
+
+  private async writeObjects(objects: PreparedObject[]): Promise<void> {
+    const unique = new Map(objects.map((o) => [o.oid, o]));
+    await Promise.all(
+      [...unique.values()].map((o) =>
+        git.writeObject({ fs: this.fs, gitdir: this.gitdir, type: 'blob', object: o.deflated, format: 'deflated', oid: o.oid }),
+      ),
+    );
+  }
+}
+
+async function inBatches<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { changedPaths, renderFile } from '../content/file-set.ts';
+import type { VersionState } from '../domain/types.ts';
+import type { Catalog } from '../index/catalog.ts';
+import { KeyedMutex } from './mutex.ts';
+import type { Repository } from './repository.ts';
+
+/** The new state of one version after a write; `null` deletes it. `copyOf` writes it as a copy of another version's folder. */
+export interface VersionChange {
+  slug: string;
+  after: VersionState | null;
+  copyOf?: string;
+}
+
+export interface WritePlan<T> {
+  changes: VersionChange[];
+  /** The commit message: what changed, in one line. */
+  message: string;
+  result: T;
+}
+
+/** What a write's planning function gets: the current states and one stamp for everything it changes. */
+export interface WriteContext {
+  now: string;
+  newId: () => string;
+  /** The current state of a version (404 when unknown, 503 when broken). */
+  read: (slug: string) => VersionState;
+  /** Whether a version exists, broken or not. */
+  exists: (slug: string) => boolean;
+  /** The version currently marked latest, if any. */
+  readLatest: () => VersionState | null;
+}
+
+const REGISTRY = '\u0000versions';
+
+/**
+ * Runs writes: under the affected versions' locks, a pure planning function computes the new
+ * states; the changed files become exactly one commit; the index is updated only after the
+ * commit's ref is durable. A refused write (the planner throws) writes nothing.
+ */
+export class Writer {
+  private readonly locks = new KeyedMutex();
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly repo: Repository,
+    private readonly catalog: Catalog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A write to the nodes and translations of one version. Writes to other versions go on in parallel. */
+  write<T>(version: string, author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    return this.track(this.locks.run([version], () => this.apply(author, plan)));
+  }
+
+  /**
+   * A write to versions themselves (create, update, delete, duplicate). These are serialized with each
+   * other so that "latest" is decided by one writer at a time; `versions` names the versions to lock
+   * besides the current latest one.
+   */
+  writeVersions<T>(versions: string[], author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    return this.track(
+      this.locks.run([REGISTRY], () => {
+        const latest = this.catalog.latest()?.slug;
+        return this.locks.run(latest ? [...versions, latest] : versions, () => this.apply(author, plan));
+      }),
+    );
+  }
+
+  /** Resolves when every write that has started has finished (for a clean shutdown). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async apply<T>(author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    const ctx: WriteContext = {
+      now: this.clock.stamp(),
+      newId: () => randomUUID(),
+      read: (slug) => this.catalog.state(slug),
+      exists: (slug) => this.catalog.entry(slug) !== undefined,
+      readLatest: () => this.catalog.latest(),
+    };
+    const { changes, message, result } = plan(ctx);
+    const folders = await Promise.all(changes.map((change) => this.writeFolder(change)));
+    await this.repo.commit(folders, { author, message });
+    for (const change of changes) this.catalog.set(change.slug, change.after);
+    return result;
+  }
+
+  private writeFolder(change: VersionChange) {
+    if (change.after === null) return this.repo.writeFolder({ slug: change.slug, remove: true });
+    const before = change.copyOf !== undefined ? this.catalog.state(change.copyOf) : (this.catalog.entry(change.slug)?.state ?? null);
+    const base = change.copyOf !== undefined ? this.repo.folder(change.copyOf)! : undefined;
+    const after = change.after;
+    const files = new Map(changedPaths(before, after).map((path) => [path, renderFile(after, path)]));
+    return this.repo.writeFolder({ slug: change.slug, files, base });
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    const done = () => this.inFlight.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+}
