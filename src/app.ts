@@ -65,12 +65,6 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   app.use(authenticate(deps.keys));
   for (const m of jsonBody(deps.config.bodyLimit)) app.use(m);
   app.use(api.routes());
-  app.use(
-    api.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new AppError('method_not_allowed', 'This path does not take that method'),
-      notImplemented: () => new AppError('method_not_allowed', 'This method is not supported'),
-    }),
-  );
+  app.use(api.allowedMethods());
   return app;
 }

@@ -1,4 +1,5 @@
 import matter from 'gray-matter';
+import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
 import type { ProblemList } from './problems.ts';
 
@@ -6,8 +7,11 @@ import type { ProblemList } from './problems.ts';
 const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
 export const TITLE_MAX = 200;
 
-type Yaml = { parse(text: string): unknown; stringify(data: object): string };
-const yaml = (matter as unknown as { engines: { yaml: Yaml } }).engines.yaml;
+/**
+ * gray-matter splits the file; js-yaml 4 reads and writes the YAML. (gray-matter's bundled js-yaml 3
+ * writes emoji and other astral characters as `\U` escapes, which writers should not have to read.)
+ */
+const engines = { yaml: { parse: (text: string) => yaml.load(text) as object, stringify: (data: object) => yaml.dump(data) } };
 
 /**
  * Writes a translation as Markdown with YAML frontmatter. The body follows the closing `---` byte
@@ -17,7 +21,7 @@ export function renderMarkdownFile(t: Translation): string {
   const data: Record<string, string> = { title: t.title };
   if (t.summary !== '') data.summary = t.summary;
   data.updatedAt = t.updatedAt;
-  return `---\n${yaml.stringify(data)}---\n${t.bodyMd}`;
+  return `---\n${yaml.dump(data, { lineWidth: -1 })}---\n${t.bodyMd}`;
 }
 
 export interface ParsedMarkdown {
@@ -32,7 +36,7 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
   let parsed: { data: Record<string, unknown>; content: string };
   try {
     // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
-    parsed = matter(text, { excerpt: false });
+    parsed = matter(text, { excerpt: false, engines });
   } catch (err) {
     const mark = (err as { mark?: { line?: number } }).mark;
     const reason = (err as { reason?: string }).reason ?? (err as Error).message;

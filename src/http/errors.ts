@@ -24,7 +24,14 @@ export function errorBoundary(bodyLimit: number): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound('route', `No endpoint ${ctx.method} ${ctx.path}`);
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw notFound('route', `No endpoint ${ctx.method} ${ctx.path}`);
+        // The router answers these without a body; give them the envelope and the methods the path takes.
+        if (ctx.status === 405 || ctx.status === 501) {
+          const allow = ctx.response.get('Allow');
+          throw new AppError('method_not_allowed', `${ctx.path} does not take ${ctx.method}${allow ? `; it takes ${allow}` : ''}`, { allow: allow ? allow.split(/,\s*/) : [] });
+        }
+      }
     } catch (err) {
       let appError = toAppError(err, bodyLimit);
       if (appError === null) {

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { filePaths, readFileSet, renderFile } from '../src/content/file-set.ts';
+import { ProblemList } from '../src/content/problems.ts';
+
+const read = (files: Record<string, string>) => {
+  const problems = new ProblemList();
+  let n = 0;
+  const state = readFileSet(new Map(Object.entries(files)), { slug: 'v1', fallbackStamp: '2026-01-01T00:00:00.000Z', idFor: () => `id-${++n}` }, problems);
+  return { state, problems };
+};
+
+const handWritten = {
+  'version.json': JSON.stringify({
+    label: 'Docs',
+    languages: ['en', 'pt-br'],
+    nav: [{ slug: 'start', icon: 'rocket', children: ['install', { slug: 'deep', kind: 'topic', children: ['leaf'] }] }, 'faq'],
+  }),
+  'en/start.md': '---\ntitle: Start\n---\n',
+  'en/install.md': '---\ntitle: Install\nsummary: "Set up: fast"\n---\n## Steps\r\n\r\n1. Run\n',
+  'en/deep.md': '---\ntitle: Deep\n---\n---\nnot frontmatter\n',
+  'en/leaf.md': '---\ntitle: Leaf 🌿 葉\n---\nno newline at end',
+  'en/faq.md': '---\ntitle: FAQ\n---\nQ&A\n',
+  'pt-BR/faq.md': '---\ntitle: Perguntas\n---\nP&R\n',
+};
+
+describe('Content format: version.json and {lang}/{slug}.md', () => {
+  test('a hand-written file set without ids or stamps is valid', () => {
+    const { state, problems } = read(handWritten);
+    assert.deepEqual(problems.errors, []);
+    assert.ok(state);
+    assert.deepEqual(state.meta.languages, ['en', 'pt-BR']);
+    assert.deepEqual(state.roots, ['start', 'faq']);
+    const start = state.nodes.get('start')!;
+    assert.equal(start.kind, 'section'); // children make a section by default
+    assert.equal(start.icon, 'rocket');
+    assert.equal(state.nodes.get('deep')!.kind, 'topic'); // an explicit kind wins
+    assert.equal(state.nodes.get('leaf')!.parentSlug, 'deep');
+    assert.equal(state.translations.get('leaf')!.get('en')!.bodyMd, 'no newline at end');
+    assert.equal(state.translations.get('deep')!.get('en')!.bodyMd, '---\nnot frontmatter\n');
+    assert.equal(state.translations.get('install')!.get('en')!.summary, 'Set up: fast');
+  });
+
+  test('ids, kinds, parents, order, icons, titles, summaries, bodies and stamps survive a round trip', () => {
+    const first = read(handWritten).state!;
+    const files = Object.fromEntries([...filePaths(first)].map((p) => [p, renderFile(first, p)!]));
+    const { state: second, problems } = read(files);
+    assert.deepEqual(problems.errors, []);
+    assert.deepEqual(second, first);
+    assert.match(files['version.json'], /"id": "id-1"/);
+    assert.match(files['en/leaf.md'], /^---\ntitle: Leaf 🌿 葉\nupdatedAt: '2026-01-01T00:00:00.000Z'\n---\nno newline at end$/);
+  });
+
+  test('problems are reported with file and line, all at once', () => {
+    const { state, problems } = read({
+      'version.json': '{\n  "languages": ["en"],\n  "nav": [\n    { "slug": "a" },\n    { "slug": "a" },\n    { "slug": "Bad Slug" }\n  ]\n}\n',
+      'en/a.md': '---\ntitle: A\nsummary: [unclosed\n---\nbody\n',
+      'en/orphan.md': '---\ntitle: Orphan\n---\n',
+      'de/a.md': '---\ntitle: A\n---\n',
+    });
+    assert.equal(state, null);
+    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    assert.ok(text.some((t) => /^version\.json:4: nav\[1\]: duplicate slug "a"/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /^version\.json:6: nav\[2\]\.slug "Bad Slug" is not a valid node slug/.test(t)), text.join('\n'));
+  });
+
+  test('markdown problems carry their line; a missing primary translation is named', () => {
+    const { problems } = read({
+      'version.json': JSON.stringify({ languages: ['en', 'de'], nav: ['a', 'b'] }),
+      'en/a.md': '---\ntitle: A\nsummary: [unclosed\nextra: 1\n---\nbody\n',
+      'de/b.md': '---\ntitle: B\n---\n',
+      'en/orphan.md': '---\ntitle: Orphan\n---\n',
+      'fr/a.md': '---\ntitle: A\n---\n',
+    });
+    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    assert.ok(text.some((t) => /^en\/a\.md:\d+: invalid YAML frontmatter/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /^en\/orphan\.md:: no node "orphan"/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /^fr\/a\.md:: language fr is not enabled/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /node "b" has no en\/b\.md/.test(t)), text.join('\n'));
+  });
+});

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { ERROR_CATALOGUE } from '../src/errors.ts';
+import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+
+/** Every error answers the JSON envelope with a known code and a message. */
+function assertError(res: { status: number; body: any }, status: number, code: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.equal(res.body.error.code, code);
+  assert.equal(typeof res.body.error.message, 'string');
+  assert.ok(res.body.error.message.length > 0);
+  assert.equal(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status, status);
+}
+
+describe('Errors and bad input', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ env: { HELP_BODY_LIMIT: '4096' } });
+    await createVersion(s, 'v1');
+  });
+  after(() => s.close());
+
+  test('an unknown route is a JSON 404', async () => {
+    const res = await s.request('GET', '/nothing-here', { key: null });
+    assertError(res, 404, 'not_found');
+    assert.equal(res.body.error.resource, 'route');
+    assertError(await s.request('GET', '/', { key: null }), 404, 'not_found');
+  });
+
+  test('a known path with another method is 405 with Allow', async () => {
+    const res = await s.request('PUT', '/versions', { body: {} });
+    assertError(res, 405, 'method_not_allowed');
+    assert.match(res.headers.get('allow') ?? '', /GET/);
+  });
+
+  test('malformed JSON is 400 invalid_json', async () => {
+    const res = await s.request('POST', '/versions', { raw: '{"slug": "x",', headers: { 'content-type': 'application/json' } });
+    assertError(res, 400, 'invalid_json');
+  });
+
+  test('a body that is not an object is refused', async () => {
+    const res = await s.request('POST', '/versions', { raw: '"v9"', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400);
+    assert.ok(['invalid_json', 'validation_failed'].includes(res.body.error.code));
+  });
+
+  test('a wrong content type is 415', async () => {
+    const res = await s.request('POST', '/versions', { raw: 'slug=v9', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assertError(res, 415, 'unsupported_media_type');
+    assert.equal(s.git('ls-tree', '--name-only', 'main').includes('v9'), false);
+  });
+
+  test('a body over the limit is 413 naming the limit', async () => {
+    const res = await s.request('PUT', '/versions/v1/topics/x/translations/en', { body: { title: 'x', bodyMd: 'y'.repeat(10_000) } });
+    assertError(res, 413, 'payload_too_large');
+    assert.equal(res.body.error.limit, 4096);
+  });
+
+  test('an unknown body field is refused, naming it', async () => {
+    const res = await s.request('POST', '/versions', { body: { slug: 'v2', colour: 'red' } });
+    assertError(res, 400, 'validation_failed');
+    assert.equal(res.body.error.field, 'body/colour');
+  });
+
+  test('validation names every field at fault', async () => {
+    const res = await s.request('POST', '/versions', { body: { slug: 'Bad Slug', status: 'live', languages: [] } });
+    assertError(res, 400, 'validation_failed');
+    const fields = res.body.error.errors.map((e: { field: string }) => e.field);
+    assert.ok(fields.includes('body/slug'));
+    assert.ok(fields.includes('body/status'));
+    assert.ok(fields.includes('body/languages'));
+  });
+
+  test('an invalid path parameter is 400 naming it, and never reaches the file system', async () => {
+    for (const path of ['/versions/..%2F..%2Fetc/tree', '/versions/v1/topics/..%2Fversion/translations/en', '/versions/v1/topics/a/translations/not a lang']) {
+      const res = await s.request('GET', path);
+      assertError(res, 400, 'validation_failed');
+      assert.match(res.body.error.field, /^path\//);
+    }
+  });
+
+  test('an unknown query parameter is ignored', async () => {
+    const res = await s.request('GET', '/versions?cacheBuster=1');
+    assert.equal(res.status, 200);
+  });
+
+  test('an invalid If-Unmodified-Since header is 400 naming the header', async () => {
+    const res = await s.request('PATCH', '/versions/v1', { body: { label: 'x' }, headers: { 'if-unmodified-since': 'yesterday-ish' } });
+    assertError(res, 400, 'validation_failed');
+    assert.equal(res.body.error.field, 'header/if-unmodified-since');
+  });
+
+  test('GET and POST /versions/{version}/pdf are 410 gone', async () => {
+    for (const method of ['GET', 'POST']) {
+      const res = await s.request(method, '/versions/v1/pdf', { key: null });
+      assertError(res, 410, 'gone');
+      assert.equal(res.body.error.use, '/help/v1/versions/v1/pdf-bundle');
+    }
+  });
+
+  test('every error carries the request id that the response header names', async () => {
+    const res = await s.request('GET', '/versions/nope/tree', { headers: { 'x-request-id': 'trace-123' } });
+    assertError(res, 404, 'not_found');
+    assert.equal(res.body.error.requestId, 'trace-123');
+    assert.equal(res.headers.get('x-request-id'), 'trace-123');
+  });
+
+  test('the README lists exactly the codes of the error catalogue, with their statuses', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Error codes'));
+    const rows = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => `${code}:${status}`);
+    const catalogue = Object.entries(ERROR_CATALOGUE).map(([code, e]) => `${code}:${e.status}`);
+    assert.deepEqual(rows.sort(), catalogue.sort());
+  });
+});

@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { KeyFile } from '../../src/auth/key-file.ts';
+import { createKey, type CreateOptions } from '../../src/cli/keys.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startService, type RunningService } from '../../src/service.ts';
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  gitdir: string;
+  /** A key with help:read and help:write, named "writer". */
+  key: string;
+  service: RunningService;
+  /** Sends a request; `key: null` sends none, a string sends that key, default the writer key. */
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  /** Issues another key in the data directory (the server sees it within a second). */
+  createKey(opts: CreateOptions): Promise<string>;
+  /** The system git, run on the data repository. */
+  git(...args: string[]): string;
+  /** Number of commits on main. */
+  commitCount(): number;
+  close(): Promise<void>;
+  /** Stops the server and starts a new one on the same data directory. */
+  restart(): Promise<TestServer>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body string, sent as is. */
+  raw?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface StartOptions {
+  /** Folder of sample content to import on first start; none by default. */
+  sample?: string | null;
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+/** Starts the real service on 127.0.0.1, port 0, with a fresh temporary data directory (removed on close). */
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'help-test-'));
+  const keyFile = new KeyFile(dataDir);
+  const existing = keyFile.read().find((k) => k.name === 'writer');
+  const key = existing ? writerKeys.get(dataDir)! : (await createKey(keyFile, { name: 'writer' })).key;
+  writerKeys.set(dataDir, key);
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...opts.env }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: opts.sample ?? null });
+  const service = await startService(config, pino({ level: 'silent' }));
+  await service.ready;
+  const gitdir = join(dataDir, 'content.git');
+  const server: TestServer = {
+    url: service.url,
+    dataDir,
+    gitdir,
+    key,
+    service,
+    request: (method, path, o = {}) => send(service.url, method, path, o.key === undefined ? key : o.key, o),
+    createKey: async (o) => (await createKey(keyFile, o)).key,
+    git: (...args) => execFileSync('git', args, { cwd: gitdir, encoding: 'utf8' }),
+    commitCount: () => {
+      try {
+        return Number(execFileSync('git', ['rev-list', '--count', 'main'], { cwd: gitdir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      } catch {
+        return 0;
+      }
+    },
+    close: async () => {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await service.close();
+      return startTestServer({ ...opts, dataDir });
+    },
+  };
+  return server;
+}
+
+const writerKeys = new Map<string, string>();
+
+async function send(base: string, method: string, path: string, key: string | null, o: RequestOptions): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  let body: string | undefined = o.raw;
+  if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Creates a version with the given languages and publishes it when asked. */
+export async function createVersion(s: TestServer, slug: string, fields: Record<string, unknown> = {}) {
+  const res = await s.request('POST', '/versions', { body: { slug, label: `Version ${slug}`, languages: ['en', 'de'], ...fields } });
+  if (res.status !== 200) throw new Error(`create version ${slug}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Creates a node with English (and optionally more) translations. */
+export async function createNode(s: TestServer, version: string, node: Record<string, unknown> & { slug: string }) {
+  const body = { kind: 'topic', translations: { en: { title: `Title ${node.slug}`, bodyMd: `Body of ${node.slug}\n` } }, ...node };
+  const res = await s.request('POST', `/versions/${version}/nodes`, { body });
+  if (res.status !== 200) throw new Error(`create node ${node.slug}: ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { after, before, describe, test } from 'node:test';
+import { validator } from '../src/schemas/registry.ts';
+import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+
+/** The endpoints of the contract this service implements so far. */
+const CONTRACT = [
+  'get /versions',
+  'post /versions',
+  'patch /versions/{version}',
+  'delete /versions/{version}',
+  'post /versions/{version}/duplicate',
+  'get /versions/{version}/tree',
+  'get /versions/{version}/topics/{slug}',
+  'get /versions/{version}/nodes',
+  'get /versions/{version}/topics/{slug}/translations/{lang}',
+  'post /versions/{version}/nodes',
+  'patch /versions/{version}/nodes/{slug}',
+  'delete /versions/{version}/nodes/{slug}',
+  'put /versions/{version}/topics/{slug}/translations/{lang}',
+  'delete /versions/{version}/topics/{slug}/translations/{lang}',
+  'post /versions/{version}/reorder',
+  'get /whoami',
+  'get /versions/{version}/pdf',
+  'post /versions/{version}/pdf',
+];
+
+describe('GET /help/v1/openapi.json', () => {
+  let s: TestServer;
+  let doc: any;
+  before(async () => {
+    s = await startTestServer();
+    doc = (await s.request('GET', '/openapi.json', { key: null })).body;
+  });
+  after(() => s.close());
+
+  test('is a valid OpenAPI 3.1 document', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await new Validator().validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  test('covers every endpoint of the contract', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
+    for (const e of CONTRACT) assert.ok(documented.includes(e), `${e} is missing`);
+  });
+
+  test('request bodies are the schemas the server validates with', async () => {
+    const schema = doc.components.schemas.TranslationPut;
+    assert.equal(schema.properties.title.$ref, '#/components/schemas/Title');
+    assert.equal(doc.components.schemas.Title.maxLength, 200);
+    assert.equal(doc.paths['/versions/{version}/topics/{slug}/translations/{lang}'].put.requestBody.content['application/json'].schema.$ref, '#/components/schemas/TranslationPut');
+    // The limit documented is the limit enforced.
+    await createVersion(s, 'v1');
+    await createNode(s, 'v1', { slug: 'a' });
+    const res = await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'x'.repeat(201) } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.field, 'body/title');
+  });
+
+  test('answers match the documented response schemas', async () => {
+    await createNode(s, 'v1', { slug: 'b', kind: 'section', icon: 'rocket' });
+    await createNode(s, 'v1', { slug: 'c', parentSlug: 'b' });
+    const checks: Array<[string, string, string, unknown?]> = [
+      ['GET', '/versions', 'VersionList'],
+      ['GET', '/versions/v1/tree', 'Tree'],
+      ['GET', '/versions/v1/topics/c', 'Topic'],
+      ['GET', '/versions/v1/nodes?include=bodies', 'NodeList'],
+      ['GET', '/versions/v1/topics/c/translations/en', 'TranslationRead'],
+      ['GET', '/whoami', 'Whoami'],
+      ['PATCH', '/versions/v1/nodes/c', 'NodeWriteResult', { icon: 'star' }],
+      ['PUT', '/versions/v1/topics/c/translations/de', 'TranslationPutResult', { title: 'C' }],
+      ['POST', '/versions/v1/reorder', 'ReorderResult', { items: [{ slug: 'c', parentSlug: null, sortOrder: 0 }] }],
+      ['DELETE', '/versions/v1/topics/c/translations/de', 'TranslationDeleteResult'],
+      ['POST', '/versions/v1/duplicate', 'VersionEnvelope', { slug: 'v2' }],
+      ['DELETE', '/versions/v1/nodes/b', 'NodeDeleteResult'],
+      ['GET', '/versions/nope/tree', 'Error'],
+    ];
+    for (const [method, path, schema, body] of checks) {
+      const res = await s.request(method, path, { body });
+      const validate = validator(schema);
+      assert.ok(validate(res.body), `${method} ${path} → ${schema}: ${JSON.stringify(validate.errors)}`);
+    }
+  });
+});

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { startService } from '../src/service.ts';
+import { commitWithGit, looseObjects } from './helpers/git.ts';
+import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+
+const silent = pino({ level: 'silent' });
+const configFor = (dataDir: string) => loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+
+describe('Storage: the content files are the database', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    await createVersion(s, 'v1', { status: 'published' });
+    await createNode(s, 'v1', { slug: 'guide', kind: 'section', icon: 'book-open', translations: { en: { title: 'Guide' }, de: { title: 'Anleitung' } } });
+    await createNode(s, 'v1', { slug: 'install', parentSlug: 'guide', translations: { en: { title: 'Install', summary: 'How to: install', bodyMd: '# Install\n\nRun it.\n' } } });
+  });
+  after(() => s.close());
+
+  test('the repository is bare and holds the version as content files', () => {
+    assert.equal(s.git('rev-parse', '--is-bare-repository').trim(), 'true');
+    const files = s.git('ls-tree', '-r', '--name-only', 'main').trim().split('\n').sort();
+    assert.deepEqual(files, ['v1/de/guide.md', 'v1/en/guide.md', 'v1/en/install.md', 'v1/version.json']);
+    const md = s.git('show', 'main:v1/en/install.md');
+    assert.match(md, /^---\ntitle: Install\nsummary: 'How to: install'\nupdatedAt: '[0-9T:.-]+Z'\n---\n# Install\n\nRun it.\n$/);
+    const version = JSON.parse(s.git('show', 'main:v1/version.json'));
+    assert.equal(version.status, 'published');
+    assert.deepEqual(version.languages, ['en', 'de']);
+    assert.equal(version.nav[0].slug, 'guide');
+    assert.equal(version.nav[0].kind, 'section');
+    assert.equal(version.nav[0].icon, 'book-open');
+    assert.equal(version.nav[0].children[0].slug, 'install');
+    assert.match(version.nav[0].children[0].id, /^[0-9a-f-]{36}$/);
+  });
+
+  test('git clone with the system git shows the files, and git fsck is clean', () => {
+    const clone = mkdtempSync(join(tmpdir(), 'help-clone-'));
+    try {
+      execFileSync('git', ['clone', '-q', s.gitdir, clone]);
+      assert.ok(existsSync(join(clone, 'v1', 'version.json')));
+      assert.match(readFileSync(join(clone, 'v1', 'de', 'guide.md'), 'utf8'), /title: Anleitung/);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+    execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd: s.gitdir, stdio: 'pipe' });
+  });
+
+  test('each write is one commit by the key, saying what changed', () => {
+    const log = s.git('log', '--format=%an|%s', 'main').trim().split('\n');
+    assert.deepEqual(log, [
+      'writer|Create topic install in v1',
+      'writer|Create section guide in v1',
+      'writer|Create version v1: label "Version v1", languages ["en","de"], status "published"',
+    ]);
+  });
+
+  test('a translation write adds a handful of objects: the blob, the trees on its path, the commit', async () => {
+    const before = looseObjects(s.gitdir);
+    const res = await s.request('PUT', '/versions/v1/topics/install/translations/en', { body: { title: 'Install', bodyMd: 'New body\n' } });
+    assert.equal(res.status, 200);
+    assert.equal(looseObjects(s.gitdir) - before, 5); // blob, en/ tree, v1/ tree, root tree, commit
+    assert.deepEqual(s.git('show', '--name-only', '--format=', 'main').trim().split('\n'), ['v1/en/install.md']);
+  });
+
+  test('duplicating a version shares its files: only version.json is new', async () => {
+    const before = looseObjects(s.gitdir);
+    const res = await s.request('POST', '/versions/v1/duplicate', { body: { slug: 'v2' } });
+    assert.equal(res.status, 200);
+    assert.equal(looseObjects(s.gitdir) - before, 4); // version.json blob, v2/ tree, root tree, commit
+    assert.equal(s.git('rev-parse', 'main:v1/en'), s.git('rev-parse', 'main:v2/en'));
+  });
+
+  test('content, ids and stamps survive a restart', async () => {
+    const before = (await s.request('GET', '/versions/v1/nodes?include=bodies')).body;
+    s = await s.restart();
+    const afterRestart = (await s.request('GET', '/versions/v1/nodes?include=bodies')).body;
+    assert.deepEqual(afterRestart, before);
+    const put = await s.request('PUT', '/versions/v1/topics/install/translations/de', { body: { title: 'Installieren' } });
+    assert.ok(put.body.translation.updatedAt > before.nodes[1].updatedAt, 'stamps keep increasing after a restart');
+  });
+
+  test('a second server on the same data directory refuses to start', async () => {
+    await assert.rejects(startService(configFor(s.dataDir), silent), /in use by another server/);
+    assert.equal((await s.request('GET', '/versions/v1/tree')).status, 200, 'the first server goes on serving');
+  });
+});
+
+describe('Storage: start-up checks', () => {
+  test('a branch whose ref is empty stops the start with a message naming it', async () => {
+    const s = await startTestServer();
+    await createVersion(s, 'v1');
+    await s.service.close();
+    writeFileSync(join(s.gitdir, 'refs', 'heads', 'main'), '');
+    await assert.rejects(startService(configFor(s.dataDir), silent), /Branch main is broken: refs\/heads\/main .* holds nothing/);
+    rmSync(s.dataDir, { recursive: true, force: true });
+  });
+
+  test('a ref pointing at a missing commit stops the start with a message naming it', async () => {
+    const s = await startTestServer();
+    await createVersion(s, 'v1');
+    await s.service.close();
+    writeFileSync(join(s.gitdir, 'refs', 'heads', 'main'), `${'ab'.repeat(20)}\n`);
+    await assert.rejects(startService(configFor(s.dataDir), silent), /points to commit abab.*cannot be read/);
+    rmSync(s.dataDir, { recursive: true, force: true });
+  });
+
+  test('a version whose files are broken is refused by name while the others are served', async () => {
+    const s0 = await startTestServer();
+    await createVersion(s0, 'good', { status: 'published' });
+    await s0.service.close();
+    commitWithGit(s0.gitdir, { 'bad/version.json': '{ "label": "Bad",\n  "languages": ["en"],\n  "nav": [ { "slug": "x" } ' }, 'Break a version by hand');
+    const s = await startTestServer({ dataDir: s0.dataDir });
+    try {
+      const bad = await s.request('GET', '/versions/bad/tree');
+      assert.equal(bad.status, 503);
+      assert.equal(bad.body.error.code, 'version_unavailable');
+      assert.match(bad.body.error.reason, /version\.json:3: invalid JSON/);
+      const write = await s.request('PATCH', '/versions/bad', { body: { label: 'x' } });
+      assert.equal(write.status, 503);
+      assert.equal((await s.request('GET', '/versions/good/tree', { key: null })).status, 200);
+      // Deleting the broken version is allowed, to recover.
+      assert.equal((await s.request('DELETE', '/versions/bad')).status, 200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('files written by hand, without ids or stamps, are served with stable ids', async () => {
+    const s0 = await startTestServer();
+    await s0.service.close();
+    commitWithGit(
+      s0.gitdir,
+      {
+        'hand/version.json': JSON.stringify({ label: 'By hand', status: 'published', languages: ['en'], nav: [{ slug: 'basics', children: ['first-steps'] }] }),
+        'hand/en/basics.md': '---\ntitle: Basics\n---\nIntro\n',
+        'hand/en/first-steps.md': '---\ntitle: First steps\nsummary: Start here\n---\nDo this.\n',
+      },
+      'Write a version by hand',
+    );
+    let s = await startTestServer({ dataDir: s0.dataDir });
+    try {
+      const nodes = (await s.request('GET', '/versions/hand/nodes', { key: null })).body.nodes;
+      assert.deepEqual(nodes.map((n: any) => [n.slug, n.kind, n.parentSlug]), [['basics', 'section', null], ['first-steps', 'topic', 'basics']]);
+      s = await s.restart();
+      const again = (await s.request('GET', '/versions/hand/nodes', { key: null })).body.nodes;
+      assert.deepEqual(again.map((n: any) => n.id), nodes.map((n: any) => n.id));
+      const put = await s.request('PUT', '/versions/hand/topics/first-steps/translations/en', { body: { title: 'First steps', bodyMd: 'Now stamped.\n' } });
+      assert.equal(put.status, 200);
+      assert.match(s.git('show', 'main:hand/en/first-steps.md'), /updatedAt: /);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('no temp files are left in the repository after writes', async () => {
+    const s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      assert.deepEqual(readdirSync(join(s.gitdir, 'tmp-writes')), []);
+    } finally {
+      await s.close();
+    }
+  });
+});
