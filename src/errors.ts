@@ -22,6 +22,7 @@ export const ERROR_CATALOGUE = {
   gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than `application/json`.' },
+  storage_failed: { status: 503, description: 'The change could not be written to the repository (for example a full disk); nothing was changed, and the request can be retried.' },
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },
   starting: { status: 503, description: 'The service is still loading its content; retry shortly.' },
@@ -35,8 +36,8 @@ export class AppError extends Error {
   readonly status: number;
   readonly data: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
-    super(message);
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -153,6 +153,31 @@ describe('Storage: start-up checks', () => {
       const put = await s.request('PUT', '/versions/hand/topics/first-steps/translations/en', { body: { title: 'First steps', bodyMd: 'Now stamped.\n' } });
       assert.equal(put.status, 200);
       assert.match(s.git('show', 'main:hand/en/first-steps.md'), /updatedAt: /);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a write the disk refuses is 503 storage_failed, leaves no commit and changes nothing', async () => {
+    const s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      await createNode(s, 'v1', { slug: 'a' });
+      const commits = s.commitCount();
+      const temp = join(s.gitdir, 'tmp-writes');
+      rmSync(temp, { recursive: true });
+      writeFileSync(temp, 'not a folder'); // every durable write now fails
+      const res = await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'Changed' } });
+      assert.equal(res.status, 503);
+      assert.equal(res.body.error.code, 'storage_failed');
+      assert.equal(s.commitCount(), commits);
+      assert.equal((await s.request('GET', '/versions/v1/topics/a')).body.title, 'Title a');
+      rmSync(temp);
+      mkdirSync(temp);
+      const retry = await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'Changed' } });
+      assert.equal(retry.status, 200);
+      assert.equal(s.commitCount(), commits + 1);
+      execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd: s.gitdir, stdio: 'pipe' });
     } finally {
       await s.close();
     }

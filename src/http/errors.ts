@@ -37,6 +37,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
       if (appError === null) {
         (ctx.state.log as Logger).error({ err }, 'unexpected error');
         appError = new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log');
+      } else if (appError.status >= 500 && appError.cause !== undefined) {
+        (ctx.state.log as Logger).error({ err: appError.cause, code: appError.code }, appError.message);
       }
       if (appError.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
       ctx.status = appError.status;

@@ -67,4 +67,16 @@ export const ErrorBody = {
 
 export const Ok = { $id: 'Ok', type: 'object', required: ['ok'], properties: { ok: { const: true } } } as const;
 
+/** The fields every node answer carries (node lists and write answers). */
+export const nodeFields = {
+  id: { type: 'string', description: 'Assigned by the service; kept when the version is duplicated.' },
+  slug: { $ref: 'NodeSlug' },
+  kind: { enum: ['section', 'topic'] },
+  parentSlug: { type: ['string', 'null'] },
+  icon: { $ref: 'Icon' },
+  sortOrder: { type: 'integer', minimum: 0, description: 'Position among siblings, from 0.' },
+  updatedAt: { $ref: 'Timestamp', description: "The newest of the node's own stamp and its translations' stamps; usable as `expectedUpdatedAt` on PATCH." },
+} as const;
+export const nodeFieldNames = ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'];
+
 export const commonSchemas = [VersionSlug, NodeSlug, LanguageCode, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];

@@ -1,3 +1,5 @@
+import { nodeFieldNames, nodeFields } from './common.ts';
+
 /** Schemas of the read endpoints: tree, topic, node list, one translation. */
 
 const NodeLink = {
@@ -79,15 +81,9 @@ const TranslationSummary = {
 export const NodeListed = {
   $id: 'NodeListed',
   type: 'object',
-  required: ['id', 'slug', 'kind', 'parentSlug', 'sortOrder', 'icon', 'updatedAt', 'translations'],
+  required: nodeFieldNames,
   properties: {
-    id: { type: 'string' },
-    slug: { $ref: 'NodeSlug' },
-    kind: { enum: ['section', 'topic'] },
-    parentSlug: { type: ['string', 'null'] },
-    sortOrder: { type: 'integer', minimum: 0 },
-    icon: { $ref: 'Icon' },
-    updatedAt: { $ref: 'Timestamp', description: "The newest of the node's own stamp and its translations' stamps; usable as `expectedUpdatedAt` on PATCH." },
+    ...nodeFields,
     translations: { type: 'object', additionalProperties: TranslationSummary },
   },
 } as const;

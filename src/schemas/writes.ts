@@ -1,3 +1,5 @@
+import { nodeFieldNames, nodeFields } from './common.ts';
+
 /** Schemas of the node, translation and reorder writes. */
 
 const TranslationFields = {
@@ -54,15 +56,9 @@ export const NodePatch = {
 export const NodeWriteResult = {
   $id: 'NodeWriteResult',
   type: 'object',
-  required: ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'],
+  required: nodeFieldNames,
   properties: {
-    id: { type: 'string' },
-    slug: { $ref: 'NodeSlug' },
-    kind: { enum: ['section', 'topic'] },
-    parentSlug: { type: ['string', 'null'] },
-    icon: { $ref: 'Icon' },
-    sortOrder: { type: 'integer', minimum: 0 },
-    updatedAt: { $ref: 'Timestamp' },
+    ...nodeFields,
     translations: { type: 'object', additionalProperties: { type: 'object', required: ['updatedAt'], properties: { updatedAt: { $ref: 'Timestamp' } } } },
   },
 } as const;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
+import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
@@ -82,8 +83,13 @@ export class Writer {
       readLatest: () => this.catalog.latest(),
     };
     const { changes, message, result } = plan(ctx);
-    const folders = await Promise.all(changes.map((change) => this.writeFolder(change)));
-    await this.repo.commit(folders, { author, message });
+    try {
+      const folders = await Promise.all(changes.map((change) => this.writeFolder(change)));
+      await this.repo.commit(folders, { author, message });
+    } catch (err) {
+      // Nothing is published until the ref is durable, so the index and the branch are as they were.
+      throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
+    }
     for (const change of changes) this.catalog.set(change.slug, change.after);
     return result;
   }
