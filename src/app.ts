@@ -12,6 +12,7 @@ import type { Deps } from './routes/deps.ts';
 import { identityRoutes } from './routes/identity.ts';
 import { nodeRoutes } from './routes/nodes.ts';
 import { pdfRoutes } from './routes/pdf.ts';
+import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
@@ -21,6 +22,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
   const endpoints: Endpoint[] = [
     ...versionRoutes(deps),
     ...contentRoutes(deps),
+    ...searchRoutes(deps),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),

@@ -14,6 +14,7 @@ import { readDirFiles } from './content/read-dir.ts';
 import { isVersionSlug } from './domain/names.ts';
 import type { VersionState } from './domain/types.ts';
 import { Catalog } from './index/catalog.ts';
+import { SearchIndex } from './index/search.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './storage/load.ts';
 import { Repository } from './storage/repository.ts';
@@ -42,11 +43,13 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   try {
     const repo = await Repository.open(join(config.dataDir, 'content.git'));
     const catalog = new Catalog();
+    const search = new SearchIndex();
+    catalog.subscribe((slug, state) => search.update(slug, state));
     const clock = new Clock();
     const writer = new Writer(repo, catalog, clock);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     let isReady = false;
-    const app = createApp({ config, catalog, writer, repo, keys, publishViaPr: false }, log, () => isReady);
+    const app = createApp({ config, catalog, search, writer, repo, keys, publishViaPr: false }, log, () => isReady);
     const server = createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -10,6 +10,12 @@ export type VersionEntry = { slug: string; state: VersionState; broken?: undefin
  */
 export class Catalog {
   private readonly entries = new Map<string, VersionEntry>();
+  private readonly listeners: Array<(slug: string, state: VersionState | null) => void> = [];
+
+  /** Calls `listener` with every version state set from now on (derived indexes follow the catalog). */
+  subscribe(listener: (slug: string, state: VersionState | null) => void): void {
+    this.listeners.push(listener);
+  }
 
   entry(slug: string): VersionEntry | undefined {
     return this.entries.get(slug);
@@ -37,6 +43,7 @@ export class Catalog {
   set(slug: string, state: VersionState | null): void {
     if (state === null) this.entries.delete(slug);
     else this.entries.set(slug, { slug, state });
+    for (const listener of this.listeners) listener(slug, state);
   }
 
   setBroken(slug: string, reason: string): void {

@@ -1,6 +1,7 @@
 import type { KeyRing } from '../auth/key-ring.ts';
 import type { Config } from '../config.ts';
 import type { Catalog } from '../index/catalog.ts';
+import type { SearchIndex } from '../index/search.ts';
 import type { Repository } from '../storage/repository.ts';
 import type { Writer } from '../storage/writer.ts';
 
@@ -8,6 +9,7 @@ import type { Writer } from '../storage/writer.ts';
 export interface Deps {
   config: Config;
   catalog: Catalog;
+  search: SearchIndex;
   writer: Writer;
   repo: Repository;
   keys: KeyRing;

@@ -132,4 +132,35 @@ export const VersionsQuery = {
   properties: { includeWorkingCopies: { enum: ['true', 'false'], description: '`true` adds hidden working copies; authenticated callers only.' } },
 } as const;
 
-export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery];
+
+
+export const SearchQuery = {
+  $id: 'SearchQuery',
+  type: 'object',
+  required: ['q'],
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: 200, description: 'The words to find, 1 to 200 characters.' },
+    lang: { $ref: 'LanguageCode', description: 'Language to search in; default `en`. (The parameter is `lang` here, not `language`.)' },
+  },
+} as const;
+
+export const SearchResult = {
+  $id: 'SearchResult',
+  type: 'object',
+  required: ['version', 'language', 'query', 'hits'],
+  properties: {
+    version: { $ref: 'VersionSlug' },
+    language: { $ref: 'LanguageCode' },
+    query: { type: 'string' },
+    hits: {
+      type: 'array',
+      maxItems: 50,
+      items: {
+        type: 'object',
+        required: ['slug', 'title', 'summary', 'snippet'],
+        properties: { slug: { $ref: 'NodeSlug' }, title: { type: 'string' }, summary: { type: 'string' }, snippet: { type: 'string', description: 'Plain text around the first match, without Markdown syntax.' } },
+      },
+    },
+  },
+} as const;
+export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery, SearchQuery, SearchResult];

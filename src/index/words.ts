@@ -1,0 +1,35 @@
+/**
+ * Words for search: split with Intl.Segmenter, so languages written without spaces (Japanese,
+ * Chinese) are cut into words too, and folded so matching ignores case and diacritics.
+ */
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function segmenter(language: string): Intl.Segmenter {
+  let s = segmenters.get(language);
+  if (!s) segmenters.set(language, (s = new Intl.Segmenter(language, { granularity: 'word' })));
+  return s;
+}
+
+export function words(text: string, language: string): string[] {
+  const out: string[] = [];
+  for (const part of segmenter(language).segment(text)) if (part.isWordLike) out.push(part.segment);
+  return out;
+}
+
+/** Lower case, without diacritics: `Éclair` → `eclair`. */
+export const fold = (term: string) => term.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** The folded text with, for each of its characters, the index of the character it came from. */
+export function foldWithMap(text: string): { folded: string; source: number[] } {
+  let folded = '';
+  const source: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    const f = fold(ch);
+    for (let k = 0; k < f.length; k++) source.push(i);
+    folded += f;
+    i += ch.length;
+  }
+  source.push(i);
+  return { folded, source };
+}

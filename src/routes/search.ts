@@ -1,0 +1,31 @@
+import { endpoint } from '../http/api.ts';
+import { language } from '../http/languages.ts';
+import { readableVersion } from '../http/visibility.ts';
+import type { Deps } from './deps.ts';
+
+/** Full-text search in one version and language. */
+export function searchRoutes({ catalog, search }: Deps) {
+  return [
+    endpoint<unknown, { q: string; lang?: string }>({
+      method: 'get',
+      path: '/versions/:version/search',
+      operationId: 'search',
+      summary: 'Search titles, summaries and bodies of one language',
+      description:
+        'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match.',
+      tag: 'Reading content',
+      access: 'public',
+      query: 'SearchQuery',
+      responses: {
+        200: { description: 'The hits', schema: 'SearchResult' },
+        400: { description: '`q` missing, empty or longer than 200 characters; invalid `lang`', schema: 'Error' },
+        404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
+      },
+      handle: ({ actor, params, query }) => {
+        const state = readableVersion(catalog, params.version, actor);
+        const lang = language(query.lang ?? 'en', 'query/lang');
+        return { body: { version: state.slug, language: lang, query: query.q, hits: search.search(state, lang, query.q) } };
+      },
+    }),
+  ];
+}
