@@ -11,6 +11,7 @@ import { contentRoutes } from './routes/content.ts';
 import type { Deps } from './routes/deps.ts';
 import { identityRoutes } from './routes/identity.ts';
 import { nodeRoutes } from './routes/nodes.ts';
+import { exportRoutes } from './routes/export.ts';
 import { pdfRoutes } from './routes/pdf.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
@@ -23,6 +24,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...versionRoutes(deps),
     ...contentRoutes(deps),
     ...searchRoutes(deps),
+    ...exportRoutes(deps),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),

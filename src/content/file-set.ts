@@ -1,4 +1,5 @@
 import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
+import { documentOrder } from '../domain/tree.ts';
 import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
 import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
 import { lineOf, ProblemList } from './problems.ts';
@@ -109,10 +110,13 @@ export function renderFile(state: VersionState, path: string): string | null {
 }
 
 
-/** Every file of a state, version.json first. */
+/** Every file of a state: version.json, then each node's translations in document order. */
 export function* filePaths(state: VersionState): Generator<string> {
   yield VERSION_FILE;
-  for (const [slug, byLanguage] of state.translations) for (const language of byLanguage.keys()) yield translationPath(language, slug);
+  for (const slug of documentOrder(state)) {
+    const byLanguage = state.translations.get(slug);
+    for (const language of state.meta.languages) if (byLanguage?.has(language)) yield translationPath(language, slug);
+  }
 }
 
 /**

@@ -1,0 +1,37 @@
+import { filePaths, renderFile } from '../content/file-set.ts';
+import { documentOrder, sortOrderOf } from '../domain/tree.ts';
+import type { VersionState } from '../domain/types.ts';
+import { presentVersion } from './versions.ts';
+
+/** One node of the export document: its fields and every translation with its body. */
+export function exportNode(state: VersionState, slug: string) {
+  const node = state.nodes.get(slug)!;
+  const translations: Record<string, { title: string; summary: string; bodyMd: string; updatedAt: string }> = {};
+  for (const [language, t] of state.translations.get(slug) ?? []) translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt };
+  return { id: node.id, slug, kind: node.kind, parentSlug: node.parentSlug, icon: node.icon, sortOrder: sortOrderOf(state, slug), updatedAt: node.updatedAt, translations };
+}
+
+/**
+ * The export document `{ version, nodes }` as a stream of JSON text, one node at a time, so a
+ * version of any size is sent without building the whole document in memory.
+ */
+export function* exportDocument(state: VersionState): Generator<string> {
+  yield `{"version":${JSON.stringify(presentVersion(state))},"nodes":[`;
+  let first = true;
+  for (const slug of documentOrder(state)) {
+    yield `${first ? '' : ','}${JSON.stringify(exportNode(state, slug))}`;
+    first = false;
+  }
+  yield ']}';
+}
+
+/** The version as content files `{ files: [{ path, content }] }`, streamed file by file. */
+export function* exportFiles(state: VersionState): Generator<string> {
+  yield '{"files":[';
+  let first = true;
+  for (const path of filePaths(state)) {
+    yield `${first ? '' : ','}${JSON.stringify({ path, content: renderFile(state, path) })}`;
+    first = false;
+  }
+  yield ']}';
+}
