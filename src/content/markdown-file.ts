@@ -56,7 +56,8 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', frontmatterLine(text, 'title') ?? 1);
     return null;
   }
-  if (title.length > TITLE_MAX) {
+  // Counted in characters (code points), as the API's schema counts them.
+  if ([...title].length > TITLE_MAX) {
     problems.error(path, `frontmatter "title" must NOT have more than ${TITLE_MAX} characters`, frontmatterLine(text, 'title'));
     return null;
   }

@@ -45,23 +45,27 @@ export function createNode(state: VersionState, input: NodeCreateInput, now: str
 export function patchNode(state: VersionState, slug: string, input: NodePatchInput, pre: Precondition | null, now: string): VersionState {
   const node = requireNode(state, slug);
   assertUnchanged(`Node "${slug}"`, nodeUpdatedAt(state, slug), pre);
-  const draft = new TreeDraft(state);
+  const structural = input.slug !== undefined || input.parentSlug !== undefined || input.sortOrder !== undefined || input.kind !== undefined || input.icon !== undefined;
   let current = slug;
-  if (input.slug !== undefined && input.slug !== slug) {
-    if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'slug', slug: input.slug });
-    draft.rename(slug, input.slug);
-    current = input.slug;
+  let next: VersionState = state;
+  // A patch of translations alone leaves version.json as it is: the node's stamp follows its translations.
+  if (structural || input.translations === undefined) {
+    const draft = new TreeDraft(state);
+    if (input.slug !== undefined && input.slug !== slug) {
+      if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'slug', slug: input.slug });
+      draft.rename(slug, input.slug);
+      current = input.slug;
+    }
+    if (input.parentSlug !== undefined || input.sortOrder !== undefined) {
+      const parentSlug = input.parentSlug === undefined ? node.parentSlug : input.parentSlug === slug ? current : input.parentSlug;
+      draft.place([{ slug: current, parentSlug, sortOrder: input.sortOrder }], now);
+    }
+    const fields: { kind?: NodeKind; icon?: string | null; updatedAt: string } = { updatedAt: now };
+    if (input.kind !== undefined) fields.kind = input.kind;
+    if (input.icon !== undefined) fields.icon = input.icon;
+    draft.update(current, fields);
+    next = { ...state, ...draft.finish() };
   }
-  if (input.parentSlug !== undefined || input.sortOrder !== undefined) {
-    const parentSlug = input.parentSlug === undefined ? node.parentSlug : input.parentSlug === slug ? current : input.parentSlug;
-    draft.place([{ slug: current, parentSlug, sortOrder: input.sortOrder }], now);
-  }
-  const fields: { kind?: NodeKind; icon?: string | null; updatedAt: string } = { updatedAt: now };
-  if (input.kind !== undefined) fields.kind = input.kind;
-  if (input.icon !== undefined) fields.icon = input.icon;
-  draft.update(current, fields);
-
-  let next: VersionState = { ...state, ...draft.finish() };
   if (current !== slug) {
     const translations = new Map(next.translations);
     const moved = translations.get(slug);

@@ -24,6 +24,13 @@ export function assertLanguageEnabled(state: VersionState, language: string, fie
   }
 }
 
+/** The languages a node has translations in, in the order of the version's `languages`. */
+export function languagesOf(state: VersionState, slug: string): string[] {
+  const byLanguage = state.translations.get(slug);
+  if (!byLanguage) return [];
+  return [...state.meta.languages.filter((l) => byLanguage.has(l)), ...[...byLanguage.keys()].filter((l) => !state.meta.languages.includes(l))];
+}
+
 /** The node's stamp: the newest of its own fields' stamp and its translations' stamps. */
 export function nodeUpdatedAt(state: VersionState, slug: string): string {
   let latest = state.nodes.get(slug)!.updatedAt;
@@ -62,5 +69,6 @@ export function deleteTranslation(state: VersionState, slug: string, language: s
   }
   const byLanguage = new Map(state.translations.get(slug)!);
   byLanguage.delete(language);
-  return { state: withTranslations(state, slug, byLanguage), remainingLanguages: [...byLanguage.keys()] };
+  const next = withTranslations(state, slug, byLanguage);
+  return { state: next, remainingLanguages: languagesOf(next, slug) };
 }

@@ -132,7 +132,7 @@ export class TreeDraft {
       }
       moves.set(p.slug, p);
     });
-    const parentOf = (slug: string) => moves.get(slug)?.parentSlug ?? this.nodes.get(slug)!.parentSlug;
+    const parentOf = (slug: string) => (moves.has(slug) ? moves.get(slug)!.parentSlug : this.nodes.get(slug)!.parentSlug);
     for (const slug of moves.keys()) {
       const seen = new Set<string>();
       for (let p = parentOf(slug); p !== null; p = parentOf(p)) {

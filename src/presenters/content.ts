@@ -1,4 +1,5 @@
 import { ancestors, documentOrder, orderIndexOf, sortOrderOf } from '../domain/tree.ts';
+import { languagesOf } from '../domain/translations.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
 
@@ -66,7 +67,7 @@ export function presentTopic(state: VersionState, slug: string, language: string
     summary: t?.summary ?? '',
     bodyMd: t?.bodyMd ?? '',
     updatedAt: t?.updatedAt ?? node.updatedAt,
-    availableLanguages: [...(state.translations.get(slug)?.keys() ?? [])],
+    availableLanguages: languagesOf(state, slug),
     breadcrumbs: ancestors(state, slug).map((s) => link(state, s, language)),
     neighbours: { previous: neighbour(state, slug, -1, language), next: neighbour(state, slug, 1, language) },
   };
@@ -80,6 +81,6 @@ export function presentTranslation(state: VersionState, slug: string, language: 
     summary: t.summary,
     bodyMd: t.bodyMd,
     updatedAt: t.updatedAt,
-    availableLanguages: [...(state.translations.get(slug)?.keys() ?? [])],
+    availableLanguages: languagesOf(state, slug),
   };
 }

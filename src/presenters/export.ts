@@ -1,4 +1,5 @@
 import { filePaths, renderFile } from '../content/file-set.ts';
+import { languagesOf } from '../domain/translations.ts';
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
@@ -7,7 +8,10 @@ import { presentVersion } from './versions.ts';
 export function exportNode(state: VersionState, slug: string) {
   const node = state.nodes.get(slug)!;
   const translations: Record<string, { title: string; summary: string; bodyMd: string; updatedAt: string }> = {};
-  for (const [language, t] of state.translations.get(slug) ?? []) translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt };
+  for (const language of languagesOf(state, slug)) {
+    const t = state.translations.get(slug)!.get(language)!;
+    translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt };
+  }
   return { id: node.id, slug, kind: node.kind, parentSlug: node.parentSlug, icon: node.icon, sortOrder: sortOrderOf(state, slug), updatedAt: node.updatedAt, translations };
 }
 

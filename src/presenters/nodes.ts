@@ -1,12 +1,12 @@
 import { sortOrderOf } from '../domain/tree.ts';
-import { nodeUpdatedAt } from '../domain/translations.ts';
+import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
 
 /** The answer to a node create or patch: the node's fields and every translation's stamp. */
 export function presentNodeWrite(state: VersionState, slug: string) {
   const node = state.nodes.get(slug)!;
   const translations: Record<string, { updatedAt: string }> = {};
-  for (const [language, t] of state.translations.get(slug) ?? []) translations[language] = { updatedAt: t.updatedAt };
+  for (const language of languagesOf(state, slug)) translations[language] = { updatedAt: state.translations.get(slug)!.get(language)!.updatedAt };
   return {
     id: node.id,
     slug,
@@ -23,7 +23,8 @@ export function presentNodeWrite(state: VersionState, slug: string) {
 export function presentListedNode(state: VersionState, slug: string, withBodies: boolean) {
   const node = state.nodes.get(slug)!;
   const translations: Record<string, Record<string, unknown>> = {};
-  for (const [language, t] of state.translations.get(slug) ?? []) {
+  for (const language of languagesOf(state, slug)) {
+    const t = state.translations.get(slug)!.get(language)!;
     translations[language] = { title: t.title, summary: t.summary, updatedAt: t.updatedAt, bodyChars: t.bodyMd.length };
     if (withBodies) translations[language].bodyMd = t.bodyMd;
   }
