@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.ts';
 import { endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
-import { jsonBody } from './http/body.ts';
+import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
 import { contentRoutes } from './routes/content.ts';
@@ -12,6 +12,7 @@ import type { Deps } from './routes/deps.ts';
 import { identityRoutes } from './routes/identity.ts';
 import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';
+import { importRoutes } from './routes/import.ts';
 import { pdfRoutes } from './routes/pdf.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
@@ -25,6 +26,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...contentRoutes(deps),
     ...searchRoutes(deps),
     ...exportRoutes(deps),
+    ...importRoutes(deps),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),
@@ -51,7 +53,7 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  mount(api, apiEndpoints(deps));
+  mount(api, apiEndpoints(deps), deps.config.bodyLimit);
 
   const system = new Router();
   system.get('/healthz', (ctx) => {
@@ -67,7 +69,7 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
     await next();
   });
   app.use(authenticate(deps.keys));
-  for (const m of jsonBody(deps.config.bodyLimit)) app.use(m);
+  app.use(refuseNonJson);
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

@@ -32,6 +32,8 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
   if (parsed === null) return null;
   const enabled = new Set(parsed.meta.languages);
   const translations = new Map<string, Map<string, Translation>>();
+  /** Files that exist but could not be read (reported already; not "missing" too). */
+  const present = new Set<string>();
 
   for (const [path, text] of files) {
     if (path === VERSION_FILE) continue;
@@ -59,7 +61,10 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
       continue;
     }
     const md = parseMarkdownFile(path, text, problems);
-    if (md === null) continue;
+    if (md === null) {
+      present.add(`${language}/${slug}`);
+      continue;
+    }
     if (md.bodyMd.trim() === '' && parsed.nodes.get(slug)!.kind === 'topic') problems.warn(path, 'the topic has an empty body');
     const byLanguage = translations.get(slug) ?? new Map<string, Translation>();
     byLanguage.set(language, { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? opts.fallbackStamp });
@@ -68,7 +73,7 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
 
   const primary = parsed.meta.languages[0];
   for (const slug of parsed.nodes.keys()) {
-    if (!translations.get(slug)?.has(primary)) {
+    if (!translations.get(slug)?.has(primary) && !present.has(`${primary}/${slug}`)) {
       problems.error(VERSION_FILE, `node "${slug}" has no ${translationPath(primary, slug)} (the primary language is required)`, lineOf(versionText, `"${slug}"`));
     }
   }

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
+import { jsonBodyParser } from './body.ts';
 
 /** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
 export type Access = 'public' | 'write' | 'credential';
@@ -40,6 +41,8 @@ export interface Endpoint<B = any, Q = any> {
   access: Access;
   query?: string;
   body?: string;
+  /** Largest raw body in bytes, when the endpoint takes more than the configured default. */
+  bodyLimit?: number;
   /** Header parameters the endpoint reads (documented in openapi.json). */
   headers?: Array<'If-Unmodified-Since'>;
   responses: Record<number, ResponseDoc>;
@@ -49,13 +52,21 @@ export interface Endpoint<B = any, Q = any> {
 /** Declares an endpoint (the identity function, for type inference). */
 export const endpoint = <B = any, Q = any>(e: Endpoint<B, Q>): Endpoint<B, Q> => e;
 
-/** Mounts endpoints on a router: access check → path/query/body validation → handler → status and body. */
-export function mount(router: Router, endpoints: readonly Endpoint[]): void {
+/**
+ * Mounts endpoints on a router: access check → body parsing (within the endpoint's limit) →
+ * path/query/body validation → handler → status and body.
+ */
+export function mount(router: Router, endpoints: readonly Endpoint[], defaultBodyLimit: number): void {
   for (const e of endpoints) {
-    router[e.method](e.path, async (ctx: Context) => {
+    const parse = e.body ? jsonBodyParser(e.bodyLimit ?? defaultBodyLimit) : null;
+    router[e.method](e.path, async (ctx: Context, next) => {
       const actor = (ctx.state.actor ?? null) as Actor | null;
       if (e.access === 'write') requireScope(actor, 'help:write');
       else if (e.access === 'credential') requireCredential(actor);
+      if (parse) await parse(ctx, next);
+      else await next();
+    }, async (ctx: Context) => {
+      const actor = (ctx.state.actor ?? null) as Actor | null;
       const params: Record<string, string> = {};
       for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
         params[name] = value;

@@ -33,7 +33,7 @@ export function errorBoundary(bodyLimit: number): Middleware {
         }
       }
     } catch (err) {
-      let appError = toAppError(err, bodyLimit);
+      let appError = toAppError(err, (ctx.state.bodyLimit as number | undefined) ?? bodyLimit);
       if (appError === null) {
         (ctx.state.log as Logger).error({ err }, 'unexpected error');
         appError = new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log');

@@ -4,12 +4,12 @@ import { AppError } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
-import { transferSchemas } from './transfer.ts';
+import { importSchemas, transferSchemas } from './transfer.ts';
 import { versionSchemas } from './versions.ts';
 import { writeSchemas } from './writes.ts';
 
 /** Every schema with an `$id`: what ajv validates with and what openapi.json publishes. */
-export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...identitySchemas];
+export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas];
 
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });

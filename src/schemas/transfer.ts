@@ -57,3 +57,94 @@ export const ExportQuery = {
 } as const;
 
 export const transferSchemas = [ExportNode, ExportDocument, ContentFile, ExportResult, ExportQuery];
+
+export const ImportRequest = {
+  $id: 'ImportRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    mode: { enum: ['merge', 'replace'], default: 'merge', description: '`merge` (default) upserts; `replace` also deletes what the document omits.' },
+    dryRun: { type: 'boolean', description: 'Check and report the diff; write nothing.' },
+    nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } },
+    document: {
+      type: 'object',
+      required: ['nodes'],
+      properties: { nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } }, version: { type: 'object', description: 'Ignored: an export document can be sent as it is.' } },
+    },
+  },
+} as const;
+
+const SlugLanguage = { type: 'object', required: ['slug', 'language'], properties: { slug: { $ref: 'NodeSlug' }, language: { $ref: 'LanguageCode' } } } as const;
+const Slugs = { type: 'array', items: { $ref: 'NodeSlug' } } as const;
+
+export const ImportResult = {
+  $id: 'ImportResult',
+  type: 'object',
+  required: ['dryRun', 'mode', 'diff', 'version'],
+  properties: {
+    dryRun: { type: 'boolean' },
+    mode: { enum: ['merge', 'replace'] },
+    diff: {
+      type: 'object',
+      required: ['created', 'updated', 'unchanged', 'deleted', 'updatedTranslations', 'deletedTranslations'],
+      properties: {
+        created: Slugs,
+        updated: Slugs,
+        unchanged: Slugs,
+        deleted: Slugs,
+        updatedTranslations: { type: 'array', items: SlugLanguage, description: 'Translations created or changed.' },
+        deletedTranslations: { type: 'array', items: SlugLanguage },
+      },
+    },
+    version: { $ref: 'Version' },
+  },
+} as const;
+
+export const ImportFilesRequest = {
+  $id: 'ImportFilesRequest',
+  type: 'object',
+  required: ['files'],
+  additionalProperties: false,
+  properties: {
+    files: { type: 'array', items: { $ref: 'ContentFile' }, description: 'At most 2,000 files and 10 MB of content (413 `limit_exceeded`).' },
+    dryRun: { type: 'boolean' },
+  },
+} as const;
+
+export const DryRunQuery = {
+  $id: 'DryRunQuery',
+  type: 'object',
+  properties: { dryRun: { enum: ['true', 'false'], description: '`true` validates and summarises without writing.' } },
+} as const;
+
+const Problem = { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, line: { type: 'integer', minimum: 1 }, message: { type: 'string' } } } as const;
+
+export const ImportFilesResult = {
+  $id: 'ImportFilesResult',
+  type: 'object',
+  required: ['dryRun', 'summary', 'warnings', 'version', 'workingCopyDeleted', 'requestsImported'],
+  properties: {
+    dryRun: { type: 'boolean' },
+    summary: {
+      type: 'object',
+      required: ['created', 'updated', 'deleted', 'unchanged', 'slugs'],
+      properties: {
+        created: { type: 'integer', minimum: 0 },
+        updated: { type: 'integer', minimum: 0 },
+        deleted: { type: 'integer', minimum: 0 },
+        unchanged: { type: 'integer', minimum: 0 },
+        slugs: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
+      },
+    },
+    warnings: { type: 'array', items: Problem },
+    version: {
+      type: 'object',
+      required: ['slug', 'exists', 'status', 'isLatest'],
+      properties: { slug: { $ref: 'VersionSlug' }, exists: { type: 'boolean', description: 'Whether the version existed before.' }, status: { enum: ['draft', 'published', 'archived'] }, isLatest: { type: 'boolean' } },
+    },
+    workingCopyDeleted: { type: 'boolean' },
+    requestsImported: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+export const importSchemas = [ImportRequest, ImportResult, ImportFilesRequest, DryRunQuery, ImportFilesResult];

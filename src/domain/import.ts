@@ -1,0 +1,146 @@
+import { AppError } from '../errors.ts';
+import { assertLanguageEnabled } from './translations.ts';
+import { sortOrderOf, TreeDraft, type Placement } from './tree.ts';
+import { primaryLanguage, type NodeKind, type Translation, type VersionState } from './types.ts';
+
+export type ImportMode = 'merge' | 'replace';
+
+/** A node of an import document (the shape export produces; `id` and stamps are optional). */
+export interface ImportNode {
+  slug: string;
+  id?: string;
+  kind?: NodeKind;
+  parentSlug?: string | null;
+  icon?: string | null;
+  sortOrder?: number;
+  translations?: Record<string, { title: string; summary?: string; bodyMd?: string }>;
+}
+
+export interface ImportDiff {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  deleted: string[];
+  updatedTranslations: Array<{ slug: string; language: string }>;
+  deletedTranslations: Array<{ slug: string; language: string }>;
+}
+
+interface Offending {
+  slug: string;
+  language?: string;
+  problem: string;
+}
+
+/**
+ * Applies an import document to a version. `merge` upserts nodes and translations; `replace` also
+ * deletes the nodes and translations the document leaves out. Every problem is found before
+ * anything changes; the answer names each offending slug (and language).
+ */
+export function applyImport(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, now: string, newId: () => string): { state: VersionState; diff: ImportDiff } {
+  check(state, nodes, mode);
+  const inDoc = new Map(nodes.map((n) => [n.slug, n]));
+  const draft = new TreeDraft(state);
+  const usedIds = new Set([...state.nodes.values()].map((n) => n.id));
+  const created: string[] = [];
+  for (const n of nodes) {
+    if (state.nodes.has(n.slug)) continue;
+    const id = n.id !== undefined && !usedIds.has(n.id) ? n.id : newId();
+    usedIds.add(id);
+    draft.add({ id, slug: n.slug, kind: n.kind ?? 'topic', icon: n.icon ?? null, updatedAt: now });
+    created.push(n.slug);
+  }
+  // Siblings are placed in the document's order where sortOrder ties or is absent.
+  const placements: Placement[] = nodes.map((n) => ({
+    slug: n.slug,
+    parentSlug: n.parentSlug !== undefined ? n.parentSlug : (state.nodes.get(n.slug)?.parentSlug ?? null),
+    sortOrder: n.sortOrder,
+  }));
+  draft.place(placements, now, new Set(created));
+  const deleted: string[] = [];
+  if (mode === 'replace') {
+    for (const slug of state.nodes.keys()) if (!inDoc.has(slug) && draft.nodes.has(slug)) deleted.push(...draft.remove(slug));
+  }
+  for (const n of nodes) {
+    const before = state.nodes.get(n.slug);
+    draft.update(n.slug, { kind: n.kind ?? before?.kind ?? 'topic', icon: n.icon !== undefined ? n.icon : (before?.icon ?? null) });
+  }
+  const tree = draft.finish();
+
+  const translations = new Map(state.translations);
+  const updatedTranslations: ImportDiff['updatedTranslations'] = [];
+  const deletedTranslations: ImportDiff['deletedTranslations'] = [];
+  for (const slug of deleted) translations.delete(slug);
+  for (const n of nodes) {
+    const old = state.translations.get(n.slug);
+    const next = new Map(mode === 'replace' ? [] : (old ?? []));
+    for (const [language, t] of Object.entries(n.translations ?? {})) {
+      const existing = old?.get(language);
+      const same = existing && existing.title === t.title && existing.summary === (t.summary ?? '') && existing.bodyMd === (t.bodyMd ?? '');
+      const value: Translation = same ? existing : { title: t.title, summary: t.summary ?? '', bodyMd: t.bodyMd ?? '', updatedAt: now };
+      if (!same) updatedTranslations.push({ slug: n.slug, language });
+      next.set(language, value);
+    }
+    for (const language of old?.keys() ?? []) if (!next.has(language)) deletedTranslations.push({ slug: n.slug, language });
+    translations.set(n.slug, next);
+  }
+
+  // Restamp only the nodes whose own fields or place changed; the rest keep their records.
+  const nodesOut = new Map(tree.nodes);
+  const updated: string[] = [];
+  const unchanged: string[] = [];
+  const after: VersionState = { ...state, ...tree, nodes: nodesOut, translations };
+  for (const n of nodes) {
+    if (created.includes(n.slug)) continue;
+    const before = state.nodes.get(n.slug)!;
+    const node = nodesOut.get(n.slug)!;
+    const moved = node.parentSlug !== before.parentSlug || sortOrderOf(after, n.slug) !== sortOrderOf(state, n.slug);
+    const fieldsChanged = node.kind !== before.kind || node.icon !== before.icon || moved;
+    const textChanged = updatedTranslations.some((t) => t.slug === n.slug) || deletedTranslations.some((t) => t.slug === n.slug);
+    nodesOut.set(n.slug, { ...node, updatedAt: fieldsChanged ? now : before.updatedAt });
+    (fieldsChanged || textChanged ? updated : unchanged).push(n.slug);
+  }
+  return { state: after, diff: { created, updated, unchanged, deleted, updatedTranslations, deletedTranslations } };
+}
+
+function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode): void {
+  const offending: Offending[] = [];
+  const seen = new Set<string>();
+  const primary = primaryLanguage(state.meta);
+  for (const n of nodes) {
+    if (seen.has(n.slug)) offending.push({ slug: n.slug, problem: 'duplicate slug' });
+    seen.add(n.slug);
+    for (const language of Object.keys(n.translations ?? {})) {
+      try {
+        assertLanguageEnabled(state, language, 'translations');
+      } catch {
+        offending.push({ slug: n.slug, language, problem: `language ${language} is not enabled on the version` });
+      }
+    }
+    const keepsOld = mode === 'merge' && state.translations.get(n.slug)?.has(primary);
+    if (!n.translations?.[primary] && !keepsOld) offending.push({ slug: n.slug, language: primary, problem: `no translation in the primary language ${primary}` });
+  }
+  const exists = (slug: string) => seen.has(slug) || (mode === 'merge' && state.nodes.has(slug));
+  const parentOf = new Map<string, string | null>();
+  if (mode === 'merge') for (const node of state.nodes.values()) parentOf.set(node.slug, node.parentSlug);
+  for (const n of nodes) {
+    const parent = n.parentSlug !== undefined ? n.parentSlug : (state.nodes.get(n.slug)?.parentSlug ?? null);
+    parentOf.set(n.slug, parent);
+    if (parent !== null && !exists(parent)) offending.push({ slug: n.slug, problem: `unknown parent "${parent}"` });
+  }
+  for (const n of nodes) {
+    const visited = new Set<string>();
+    for (let p = parentOf.get(n.slug) ?? null; p !== null; p = parentOf.get(p) ?? null) {
+      if (p === n.slug) {
+        offending.push({ slug: n.slug, problem: 'cycle: the node would be inside its own subtree' });
+        break;
+      }
+      if (visited.has(p)) break;
+      visited.add(p);
+    }
+  }
+  if (offending.length > 0) {
+    throw new AppError('invalid_document', `The import document has ${offending.length} problem(s); first: ${offending[0].slug}: ${offending[0].problem}`, {
+      offending: offending.map(({ slug, language, problem }) => (language ? { slug, language, problem } : { slug, problem })),
+    });
+  }
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { contentBytes, locateVersionFiles, MAX_CONTENT_BYTES, MAX_FILES, type IncomingFile } from '../content/file-import.ts';
+import { readFileSet } from '../content/file-set.ts';
+import { ProblemList } from '../content/problems.ts';
+import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
+import { replaceWithFiles } from '../domain/import-files.ts';
+import { demoteLatest } from '../domain/versions.ts';
+import type { VersionState } from '../domain/types.ts';
+import { AppError } from '../errors.ts';
+import { endpoint } from '../http/api.ts';
+import { presentVersion } from '../presenters/versions.ts';
+import type { VersionChange } from '../storage/writer.ts';
+import type { Deps } from './deps.ts';
+
+/** Raw request bodies of imports may be this large; the content inside is limited separately. */
+export const IMPORT_BODY_LIMIT = 3 * MAX_CONTENT_BYTES;
+
+interface ImportBody {
+  mode?: ImportMode;
+  dryRun?: boolean;
+  nodes?: ImportNode[];
+  document?: { nodes: ImportNode[] };
+}
+
+interface FilesBody {
+  files: IncomingFile[];
+  dryRun?: boolean;
+}
+
+const ERRORS = {
+  401: { description: 'No or invalid credential', schema: 'Error' },
+  403: { description: 'The key lacks help:write', schema: 'Error' },
+  413: { description: '`payload_too_large` (raw body) or `limit_exceeded` (2,000 files, 10 MB of content)', schema: 'Error' },
+};
+
+/** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
+export function importRoutes({ catalog, writer }: Deps) {
+  return [
+    endpoint<ImportBody>({
+      method: 'post',
+      path: '/versions/:version/import',
+      operationId: 'importDocument',
+      summary: 'Import nodes and translations from an export document',
+      description:
+        '`merge` upserts nodes and translations; `replace` also deletes those the document omits. Nodes are given as `nodes` or as `document: { nodes }` (an export document as it is). The whole document is checked first: any unknown parent, duplicate slug, cycle, language the version does not enable or missing primary translation refuses it, naming each offending `{ slug, language }`.',
+      tag: 'Import and export',
+      access: 'write',
+      body: 'ImportRequest',
+      bodyLimit: IMPORT_BODY_LIMIT,
+      responses: {
+        200: { description: 'What changed (or would change, in a dry run)', schema: 'ImportResult' },
+        400: { description: '`invalid_document` with `offending`, or an invalid body', schema: 'Error' },
+        ...ERRORS,
+        404: { description: 'Unknown version', schema: 'Error' },
+      },
+      handle: async ({ actor, params, body }) => {
+        const nodes = body.nodes ?? body.document?.nodes;
+        if (!nodes || (body.nodes && body.document)) {
+          throw new AppError('validation_failed', 'body/nodes: give the nodes either as "nodes" or as "document": { "nodes" }', { field: 'body/nodes' });
+        }
+        const mode = body.mode ?? 'merge';
+        if (body.dryRun) {
+          const { state, diff } = applyImport(catalog.state(params.version), nodes, mode, new Date().toISOString(), () => randomUUID());
+          return { body: { dryRun: true, mode, diff, version: presentVersion(state) } };
+        }
+        const result = await writer.write(params.version, actor!.name, (ctx) => {
+          const { state, diff } = applyImport(ctx.read(params.version), nodes, mode, ctx.now, ctx.newId);
+          const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
+          return { changes: [{ slug: params.version, after: state }], message: `Import ${nodes.length} node(s) into ${params.version} (${mode}): ${counts}`, result: { diff, state } };
+        });
+        return { body: { dryRun: false, mode, diff: result.diff, version: presentVersion(result.state) } };
+      },
+    }),
+    endpoint<FilesBody, { dryRun?: string }>({
+      method: 'post',
+      path: '/versions/:version/import-files',
+      operationId: 'importFiles',
+      summary: "Replace a version's content with content files (version.json and {lang}/{slug}.md)",
+      description:
+        'Paths may be repository-relative: the folder holding the one `version.json` is the version\'s folder. Every problem is reported at once (`invalid_content`). A real run replaces the content in one commit, publishes the version (creating it if needed) and applies `isLatest` from version.json. At most 2,000 files and 10 MB of content.',
+      tag: 'Import and export',
+      access: 'write',
+      query: 'DryRunQuery',
+      body: 'ImportFilesRequest',
+      bodyLimit: IMPORT_BODY_LIMIT,
+      responses: {
+        200: { description: 'The summary (or what a real run would do)', schema: 'ImportFilesResult' },
+        400: { description: '`invalid_content` with `errors` and `warnings`, or an invalid body', schema: 'Error' },
+        ...ERRORS,
+      },
+      handle: async ({ actor, params, query, body }) => {
+        if (body.files.length > MAX_FILES) throw new AppError('limit_exceeded', `At most ${MAX_FILES} files per import; ${body.files.length} were sent`, { limit: 'files', max: MAX_FILES });
+        const bytes = contentBytes(body.files);
+        if (bytes > MAX_CONTENT_BYTES) throw new AppError('limit_exceeded', `At most ${MAX_CONTENT_BYTES} bytes of content per import; ${bytes} were sent`, { limit: 'bytes', max: MAX_CONTENT_BYTES });
+        const dryRun = query.dryRun === 'true' || body.dryRun === true;
+        const plan = (current: VersionState | null, now: string, newId: () => string) => {
+          const problems = new ProblemList();
+          const located = locateVersionFiles(body.files, problems);
+          let incoming: VersionState | null = null;
+          if (located) {
+            // Problems inside the version's folder are reported with the paths as sent.
+            const inFolder = new ProblemList();
+            incoming = readFileSet(located.files, { slug: params.version, fallbackStamp: now, idFor: (slug) => current?.nodes.get(slug)?.id ?? newId() }, inFolder);
+            for (const p of inFolder.errors) problems.error(located.prefix + p.path, p.message, p.line);
+            for (const p of inFolder.warnings) problems.warn(located.prefix + p.path, p.message, p.line);
+          }
+          if (!incoming || problems.errors.length > 0) {
+            throw new AppError('invalid_content', `${problems.errors.length} problem(s) in the content files`, { errors: problems.errors, warnings: problems.warnings });
+          }
+          return { ...replaceWithFiles(current, incoming, now), warnings: problems.warnings };
+        };
+        const answer = (state: VersionState, existed: boolean, summary: unknown, warnings: unknown) => ({
+          dryRun,
+          summary,
+          warnings,
+          version: { slug: state.slug, exists: existed, status: state.meta.status, isLatest: state.meta.isLatest },
+          workingCopyDeleted: false,
+          requestsImported: 0,
+        });
+        if (dryRun) {
+          const current = catalog.entry(params.version)?.state ?? null;
+          const { state, summary, warnings } = plan(current, new Date().toISOString(), () => randomUUID());
+          return { body: answer(state, current !== null, summary, warnings) };
+        }
+        const result = await writer.writeVersions([params.version], actor!.name, (ctx) => {
+          const current = ctx.exists(params.version) ? ctx.read(params.version) : null;
+          const { state, summary, warnings } = plan(current, ctx.now, ctx.newId);
+          const changes: VersionChange[] = [{ slug: params.version, after: state }];
+          const latest = ctx.readLatest();
+          if (state.meta.isLatest && latest && latest.slug !== params.version) changes.push({ slug: latest.slug, after: demoteLatest(latest, ctx.now) });
+          const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
+          return { changes, message: `Import content files into ${params.version}: ${counts}`, result: answer(state, current !== null, summary, warnings) };
+        });
+        return { body: result };
+      },
+    }),
+  ];
+}
