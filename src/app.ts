@@ -30,7 +30,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),
-    ...pdfRoutes(),
+    ...pdfRoutes(deps),
   ];
   let document: unknown;
   endpoints.push(

@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   primary_language_required: { status: 400, description: 'A node is created without a translation in the version\'s primary language, or the primary translation would be deleted.' },
   invalid_document: { status: 400, description: 'An import document is invalid (unknown parent, duplicate slug, cycle, language not enabled, primary language missing); `offending` lists `{ slug, language?, problem }`.' },
   invalid_content: { status: 400, description: 'Content files fail validation; `errors` lists every problem `{ path, line?, message }`, `warnings` the rest.' },
+  invalid_selection: { status: 400, description: 'A PDF selection names an unknown topic or section (`unknown`), or holds more than 200 topics (`max`).' },
   unauthorized: { status: 401, description: 'The credential is missing, malformed, unknown or revoked.' },
   insufficient_scope: { status: 403, description: 'The key is valid but lacks the scope the endpoint needs (`help:write` for writes).' },
   published_read_only: { status: 403, description: 'Write to a published version without a publisher key while the lock on published versions is on.' },

@@ -9,7 +9,7 @@ export type Access = 'public' | 'write' | 'credential';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Path parameters and the schema each is checked against. */
-const PARAM_SCHEMAS: Record<string, string> = { version: 'VersionSlug', slug: 'NodeSlug', lang: 'LanguageCode' };
+const PARAM_SCHEMAS: Record<string, string> = { version: 'VersionSlug', slug: 'NodeSlug', lang: 'LanguageCode', file: 'FontFileName' };
 
 export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   ctx: Context;
@@ -41,6 +41,8 @@ export interface Endpoint<B = any, Q = any> {
   access: Access;
   query?: string;
   body?: string;
+  /** Schemas for path parameters that differ from the usual ones (e.g. a version slug or `latest`). */
+  params?: Record<string, string>;
   /** Largest raw body in bytes, when the endpoint takes more than the configured default. */
   bodyLimit?: number;
   /** Header parameters the endpoint reads (documented in openapi.json). */
@@ -70,7 +72,7 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       const params: Record<string, string> = {};
       for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
         params[name] = value;
-        const schema = PARAM_SCHEMAS[name];
+        const schema = e.params?.[name] ?? PARAM_SCHEMAS[name];
         if (schema) check(schema, value, `path/${name}`);
       }
       const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};

@@ -1,5 +1,14 @@
-import { AppError } from '../errors.ts';
+import { createReadStream } from 'node:fs';
+import { AppError, notFound } from '../errors.ts';
 import { endpoint, type Method } from '../http/api.ts';
+import { language } from '../http/languages.ts';
+import { readableVersion } from '../http/visibility.ts';
+import { buildPdfBundle } from '../pdf/bundle.ts';
+import { FONT_FILES } from '../pdf/fonts.ts';
+import { selectForPdf } from '../pdf/selection.ts';
+import type { Deps } from './deps.ts';
+
+const TAG = 'Identity and PDF';
 
 const retired = (method: Method) =>
   endpoint({
@@ -7,7 +16,7 @@ const retired = (method: Method) =>
     path: '/versions/:version/pdf',
     operationId: `${method}PdfRetired`,
     summary: 'Retired: PDFs are rendered in the browser from the pdf-bundle',
-    tag: 'Identity and PDF',
+    tag: TAG,
     access: 'public',
     responses: { 410: { description: 'Gone; use GET /versions/{version}/pdf-bundle', schema: 'Error' } },
     handle: ({ params }) => {
@@ -17,5 +26,57 @@ const retired = (method: Method) =>
     },
   });
 
-/** The retired server-side PDF endpoints. */
-export const pdfRoutes = () => [retired('get'), retired('post')];
+/** The PDF data bundle, the fonts it names, and the retired server-side PDF endpoints. */
+export function pdfRoutes({ catalog, config }: Deps) {
+  return [
+    endpoint<unknown, { lang?: string; topics?: string; limit?: string }>({
+      method: 'get',
+      path: '/versions/:version/pdf-bundle',
+      operationId: 'getPdfBundle',
+      summary: 'Everything a browser needs to render a PDF of a version or of chosen topics',
+      description:
+        '`latest` may stand for the slug. Topics are resolved to document order; sections bring their descendants; ancestors of chosen topics appear as chapter headings. At most 200 topics.',
+      tag: TAG,
+      access: 'public',
+      params: { version: 'VersionRef' },
+      query: 'PdfBundleQuery',
+      responses: {
+        200: { description: 'The bundle', schema: 'PdfBundle' },
+        400: { description: '`invalid_selection` (unknown slug, more than 200 topics) or an invalid `limit`/`lang`', schema: 'Error' },
+        404: { description: 'Unknown version, no latest version, or not published (for anonymous callers)', schema: 'Error' },
+      },
+      handle: ({ ctx, actor, params, query }) => {
+        let slug = params.version;
+        if (slug === 'latest') {
+          const latest = catalog.latest();
+          if (!latest) throw notFound('version', 'No version is marked latest', { version: 'latest' });
+          slug = latest.slug;
+        }
+        const state = readableVersion(catalog, slug, actor);
+        const lang = language(query.lang ?? 'en', 'query/lang');
+        const topics = query.topics ? [...new Set(query.topics.split(','))] : null;
+        const selection = selectForPdf(state, topics, query.limit ? Number(query.limit) : null);
+        const fontBase = `${ctx.protocol}://${ctx.host}${config.basePath}/fonts`;
+        return { body: buildPdfBundle(state, lang, selection, fontBase, new Date().toISOString().slice(0, 10)) };
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/fonts/:file',
+      operationId: 'getFont',
+      summary: 'A font file named by a PDF bundle (TrueType)',
+      tag: TAG,
+      access: 'public',
+      responses: { 200: { description: 'The font (font/ttf), cacheable for a year' }, 404: { description: 'Unknown font', schema: 'Error' } },
+      handle: ({ ctx, params }) => {
+        const font = FONT_FILES.get(params.file);
+        if (!font) throw notFound('route', `No font "${params.file}"`);
+        ctx.type = 'font/ttf';
+        ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+        return { body: createReadStream(font.path) };
+      },
+    }),
+    retired('get'),
+    retired('post'),
+  ];
+}

@@ -79,4 +79,12 @@ export const nodeFields = {
 } as const;
 export const nodeFieldNames = ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'];
 
-export const commonSchemas = [VersionSlug, NodeSlug, LanguageCode, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];
+export const FontFileName = { $id: 'FontFileName', type: 'string', pattern: '^[a-z0-9-]+\\.ttf$', description: 'A font file name from a PDF bundle.' } as const;
+
+export const VersionRef = {
+  $id: 'VersionRef',
+  anyOf: [{ $ref: 'VersionSlug' }, { const: 'latest' }],
+  description: 'A version slug, or `latest` for the version marked latest.',
+} as const;
+
+export const commonSchemas = [FontFileName, VersionRef, VersionSlug, NodeSlug, LanguageCode, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];

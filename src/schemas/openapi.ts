@@ -5,6 +5,7 @@ const PARAM_DOCS: Record<string, { schema: string; description: string }> = {
   version: { schema: 'VersionSlug', description: 'Version slug' },
   slug: { schema: 'NodeSlug', description: 'Node slug' },
   lang: { schema: 'LanguageCode', description: 'Language code' },
+  file: { schema: 'FontFileName', description: 'Font file name' },
 };
 
 /** Rewrites `$ref: 'Name'` (how ajv knows the schemas) to `#/components/schemas/Name` and drops `$id`. */
@@ -31,7 +32,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
       in: 'path',
       required: true,
       description: PARAM_DOCS[name]?.description,
-      schema: ref(PARAM_DOCS[name]?.schema ?? 'NodeSlug'),
+      schema: ref(e.params?.[name] ?? PARAM_DOCS[name]?.schema ?? 'NodeSlug'),
     }));
     if (e.query) {
       const q = allSchemas.find((s) => s.$id === e.query) as unknown as { properties: Record<string, { description?: string }> };

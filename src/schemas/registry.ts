@@ -4,16 +4,17 @@ import { AppError } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
+import { pdfSchemas } from './pdf.ts';
 import { importSchemas, transferSchemas } from './transfer.ts';
 import { versionSchemas } from './versions.ts';
 import { writeSchemas } from './writes.ts';
 
 /** Every schema with an `$id`: what ajv validates with and what openapi.json publishes. */
-export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas];
+export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas];
 
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-(addFormats as unknown as typeof addFormats.default)(ajv, ['date-time']);
+(addFormats as unknown as typeof addFormats.default)(ajv, ['date-time', 'date']);
 for (const schema of allSchemas) ajv.addSchema(schema);
 
 export function validator(id: string): ValidateFunction {
