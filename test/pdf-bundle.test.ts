@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { validator } from '../src/schemas/registry.ts';
+import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+
+const titles = (body: any) => body.entries.map((e: any) => `${'  '.repeat(e.level - 1)}${e.slug}${e.heading ? ' (heading)' : ''}`);
+
+describe('GET /versions/{version}/pdf-bundle', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    await createVersion(s, 'v1', { status: 'published', isLatest: true, languages: ['en', 'de', 'ja'] });
+    await createNode(s, 'v1', { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: 'Hello\n' }, de: { title: 'Einführung', bodyMd: 'Hallo\n' } } });
+    await createNode(s, 'v1', { slug: 'guide', kind: 'section', translations: { en: { title: 'Guide', bodyMd: 'About the guide\n' } } });
+    await createNode(s, 'v1', { slug: 'basics', kind: 'section', parentSlug: 'guide', translations: { en: { title: 'Basics' } } });
+    await createNode(s, 'v1', { slug: 'install', parentSlug: 'basics', translations: { en: { title: 'Install', bodyMd: '## Steps\n' }, ja: { title: 'インストール', bodyMd: '手順\n' } } });
+    await createNode(s, 'v1', { slug: 'configure', parentSlug: 'basics', translations: { en: { title: 'Configure' } } });
+    await createNode(s, 'v1', { slug: 'faq', translations: { en: { title: 'FAQ' } } });
+    await createVersion(s, 'draft1', { languages: ['en'] });
+    await createNode(s, 'draft1', { slug: 'x' });
+  });
+  after(() => s.close());
+
+  test('the whole version, in document order with levels, and the documented shape', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle', { key: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(titles(res.body), ['intro', 'guide', '  basics', '    install', '    configure', 'faq']);
+    const validate = validator('PdfBundle');
+    assert.ok(validate(res.body), JSON.stringify(validate.errors));
+    assert.equal(res.body.template.title, 'Version v1');
+    assert.equal(res.body.template.tableOfContents, true);
+    assert.equal(res.body.filename, 'version-v1-v1-en.pdf');
+    assert.equal(res.body.entries[0].bodyMd, 'Hello\n');
+  });
+
+  test('latest stands for the version marked latest', async () => {
+    const res = await s.request('GET', '/versions/latest/pdf-bundle?topics=faq', { key: null });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.version.slug, 'v1');
+  });
+
+  test('chosen topics come in document order, sections bring their descendants, ancestors are headings', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?topics=faq,basics', { key: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(titles(res.body), ['guide (heading)', '  basics', '    install', '    configure', 'faq']);
+    assert.equal(res.body.entries[0].bodyMd, '', 'a heading carries no body');
+    assert.equal(res.body.filename, 'version-v1-v1-en-3-topics.pdf');
+  });
+
+  test('one topic: its title is the subtitle, no table of contents, its slug in the file name', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?topics=install&lang=ja', { key: null });
+    assert.deepEqual(titles(res.body), ['guide (heading)', '  basics (heading)', '    install']);
+    assert.equal(res.body.template.subtitle, 'インストール');
+    assert.equal(res.body.template.tableOfContents, false);
+    assert.equal(res.body.filename, 'version-v1-v1-ja-install.pdf');
+  });
+
+  test('each entry says which language it is in, marking fallbacks', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?lang=de', { key: null });
+    const intro = res.body.entries.find((e: any) => e.slug === 'intro');
+    const faq = res.body.entries.find((e: any) => e.slug === 'faq');
+    assert.deepEqual([intro.language, intro.fallback, intro.title], ['de', false, 'Einführung']);
+    assert.deepEqual([faq.language, faq.fallback], ['en', true]);
+    assert.equal(res.body.language, 'de');
+  });
+
+  test('limit keeps the first N topics', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?limit=2', { key: null });
+    assert.deepEqual(titles(res.body), ['intro', 'guide', '  basics', '    install']);
+    for (const bad of ['0', '201', 'x', '-1']) {
+      const r = await s.request('GET', `/versions/v1/pdf-bundle?limit=${bad}`, { key: null });
+      assert.equal(r.status, 400, bad);
+      assert.equal(r.body.error.field, 'query/limit');
+    }
+    assert.equal((await s.request('GET', '/versions/v1/pdf-bundle?limit=200', { key: null })).status, 200);
+  });
+
+  test('an unknown slug is 400 invalid_selection naming it', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?topics=intro,nope', { key: null });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'invalid_selection');
+    assert.deepEqual(res.body.error.unknown, ['nope']);
+  });
+
+  test('more than 200 topics is 400; with a limit it is served', async () => {
+    await createVersion(s, 'big', { status: 'published', languages: ['en'] });
+    const nodes = Array.from({ length: 201 }, (_, i) => ({ slug: `t${i}`, translations: { en: { title: `T${i}` } } }));
+    assert.equal((await s.request('POST', '/versions/big/import', { body: { nodes } })).status, 200);
+    const res = await s.request('GET', '/versions/big/pdf-bundle', { key: null });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'invalid_selection');
+    assert.equal(res.body.error.max, 200);
+    const limited = await s.request('GET', '/versions/big/pdf-bundle?limit=200', { key: null });
+    assert.equal(limited.status, 200);
+    assert.equal(limited.body.entries.length, 200);
+  });
+
+  test('a version that is not published is 404 to anonymous callers', async () => {
+    assert.equal((await s.request('GET', '/versions/draft1/pdf-bundle', { key: null })).status, 404);
+    assert.equal((await s.request('GET', '/versions/nope/pdf-bundle', { key: null })).status, 404);
+  });
+
+  test('the fonts cover the version\'s languages and are served by the service', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle', { key: null });
+    const families = [...new Set(res.body.fonts.map((f: any) => f.family))];
+    assert.deepEqual(families, ['Noto Sans', 'Noto Sans JP']);
+    const jp = res.body.fonts.find((f: any) => f.family === 'Noto Sans JP');
+    assert.deepEqual(jp.languages, ['ja']);
+    for (const font of res.body.fonts) {
+      assert.ok(font.url.startsWith(`${s.url}/fonts/`), font.url);
+      const file = await fetch(font.url);
+      assert.equal(file.status, 200);
+      assert.equal(file.headers.get('content-type'), 'font/ttf');
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      assert.deepEqual([...bytes.slice(0, 4)], [0, 1, 0, 0], 'a TrueType file');
+    }
+    assert.equal((await fetch(`${s.url}/fonts/nope.ttf`)).status, 404);
+  });
+});
