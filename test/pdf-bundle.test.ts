@@ -26,7 +26,8 @@ describe('GET /versions/{version}/pdf-bundle', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(titles(res.body), ['intro', 'guide', '  basics', '    install', '    configure', 'faq']);
     const validate = validator('PdfBundle');
-    assert.ok(validate(res.body), JSON.stringify(validate.errors));
+    const valid = validate(res.body);
+    assert.ok(valid, JSON.stringify(validate.errors));
     assert.equal(res.body.template.title, 'Version v1');
     assert.equal(res.body.template.tableOfContents, true);
     assert.equal(res.body.filename, 'version-v1-v1-en.pdf');

@@ -79,6 +79,17 @@ export const nodeFields = {
 } as const;
 export const nodeFieldNames = ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'];
 
+/** The fields of one translation as answers carry it. */
+export const translationFields = {
+  slug: { $ref: 'NodeSlug' },
+  language: { $ref: 'LanguageCode' },
+  title: { type: 'string' },
+  summary: { type: 'string' },
+  bodyMd: { type: 'string' },
+  updatedAt: { $ref: 'Timestamp' },
+} as const;
+export const translationFieldNames = ['slug', 'language', 'title', 'summary', 'bodyMd', 'updatedAt'];
+
 export const FontFileName = { $id: 'FontFileName', type: 'string', pattern: '^[a-z0-9-]+\\.ttf$', description: 'A font file name from a PDF bundle.' } as const;
 
 export const VersionRef = {

@@ -1,4 +1,4 @@
-import { nodeFieldNames, nodeFields } from './common.ts';
+import { nodeFieldNames, nodeFields, translationFieldNames, translationFields } from './common.ts';
 
 /** Schemas of the read endpoints: tree, topic, node list, one translation. */
 
@@ -102,14 +102,9 @@ export const NodeList = {
 export const TranslationRead = {
   $id: 'TranslationRead',
   type: 'object',
-  required: ['slug', 'language', 'title', 'summary', 'bodyMd', 'updatedAt', 'availableLanguages'],
+  required: [...translationFieldNames, 'availableLanguages'],
   properties: {
-    slug: { $ref: 'NodeSlug' },
-    language: { $ref: 'LanguageCode' },
-    title: { type: 'string' },
-    summary: { type: 'string' },
-    bodyMd: { type: 'string' },
-    updatedAt: { $ref: 'Timestamp' },
+    ...translationFields,
     availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' } },
   },
 } as const;

@@ -1,4 +1,4 @@
-import { nodeFieldNames, nodeFields } from './common.ts';
+import { nodeFieldNames, nodeFields, translationFieldNames, translationFields } from './common.ts';
 
 /** Schemas of the node, translation and reorder writes. */
 
@@ -85,14 +85,9 @@ export const TranslationPutResult = {
   properties: {
     translation: {
       type: 'object',
-      required: ['slug', 'language', 'title', 'summary', 'bodyMd', 'updatedAt', 'created'],
+      required: [...translationFieldNames, 'created'],
       properties: {
-        slug: { $ref: 'NodeSlug' },
-        language: { $ref: 'LanguageCode' },
-        title: { type: 'string' },
-        summary: { type: 'string' },
-        bodyMd: { type: 'string' },
-        updatedAt: { $ref: 'Timestamp' },
+        ...translationFields,
         created: { type: 'boolean' },
       },
     },
