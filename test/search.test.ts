@@ -106,7 +106,10 @@ describe('GET /versions/{version}/search', () => {
     });
 
     test('matching ignores diacritics: plain query finds accented text', async () => {
-      assert.deepEqual(slugsOf(await hits('sm', 'cafe creme')), ['cafe']);
+      const list = await hits('sm', 'cafe creme');
+      assert.deepEqual(slugsOf(list), ['cafe']);
+      assert.match(list[0].snippet, /Café Crème/, 'the snippet shows the text as written');
+      assert.deepEqual(slugsOf(await hits('sm', 'caf')), ['cafe']);
     });
 
     test('matching ignores diacritics: accented query finds plain text', async () => {
@@ -336,6 +339,13 @@ describe('GET /versions/{version}/search', () => {
       assert.equal(res.body.query, q);
       assert.deepEqual(res.body.hits, []);
       assert.deepEqual(slugsOf(await hits('sq', `${'word '.repeat(39)}word`)), ['one']);
+    });
+
+    test('the length of q is counted in characters, not UTF-16 units', async () => {
+      const ok = await search('sq', '😀'.repeat(200));
+      assert.equal(ok.status, 200, ok.text);
+      assert.deepEqual(ok.body.hits, []);
+      assertQueryRefused(await search('sq', '😀'.repeat(201)));
     });
 
     test('a refused search writes nothing', async () => {

@@ -1,5 +1,5 @@
 import { filePaths, renderFile } from '../content/file-set.ts';
-import { languagesOf } from '../domain/translations.ts';
+import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
@@ -12,7 +12,7 @@ export function exportNode(state: VersionState, slug: string) {
     const t = state.translations.get(slug)!.get(language)!;
     translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt };
   }
-  return { id: node.id, slug, kind: node.kind, parentSlug: node.parentSlug, icon: node.icon, sortOrder: sortOrderOf(state, slug), updatedAt: node.updatedAt, translations };
+  return { id: node.id, slug, kind: node.kind, parentSlug: node.parentSlug, icon: node.icon, sortOrder: sortOrderOf(state, slug), updatedAt: nodeUpdatedAt(state, slug), translations };
 }
 
 /**
