@@ -29,7 +29,11 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
     return null;
   }
   const parsed = parseVersionFile(VERSION_FILE, versionText, problems);
-  if (parsed === null) return null;
+  if (parsed === null) {
+    // Without a readable version.json the files can still be checked on their own (frontmatter).
+    for (const [path, text] of files) if (TRANSLATION_PATH.test(path)) parseMarkdownFile(path, text, problems);
+    return null;
+  }
   const enabled = new Set(parsed.meta.languages);
   const translations = new Map<string, Map<string, Translation>>();
   /** Files that exist but could not be read (reported already; not "missing" too). */
@@ -48,7 +52,7 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
       problems.error(path, `"${m[1]}" is not a valid language code (BCP 47, e.g. en, pt-BR)`);
       continue;
     }
-    if (!enabled.has(language)) {
+    if (!enabled.has(language) && enabled.size > 0) {
       problems.error(path, `language ${language} is not enabled in version.json "languages"`);
       continue;
     }
@@ -73,7 +77,7 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
 
   const primary = parsed.meta.languages[0];
   for (const slug of parsed.nodes.keys()) {
-    if (!translations.get(slug)?.has(primary) && !present.has(`${primary}/${slug}`)) {
+    if (primary !== undefined && !translations.get(slug)?.has(primary) && !present.has(`${primary}/${slug}`)) {
       problems.error(VERSION_FILE, `node "${slug}" has no ${translationPath(primary, slug)} (the primary language is required)`, lineOf(versionText, `"${slug}"`));
     }
   }

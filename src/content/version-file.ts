@@ -55,7 +55,7 @@ export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | '
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** Reads `version.json`, reporting every problem with its line; null when the file is unusable. */
+/** Reads `version.json`, reporting every problem with its line; null when it is not a JSON object at all. */
 export function parseVersionFile(path: string, text: string, problems: ProblemList): ParsedVersionFile | null {
   let doc: unknown;
   try {
@@ -70,7 +70,6 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
     return null;
   }
   const d = doc as Record<string, unknown>;
-  const before = problems.errors.length;
   const where = (key: string) => lineOf(text, `"${key}"`);
   for (const key of Object.keys(d)) if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown key "${key}" is ignored`, where(key));
 
@@ -93,12 +92,13 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
   const roots: string[] = [];
   if (!Array.isArray(nav)) problems.error(path, '"nav" must be an array', where('nav'));
   else readNav(nav, null, 'nav', { path, text, problems, nodes }, roots);
-  if (problems.errors.length > before) return null;
+  // With problems reported, the rest is still returned (valid entries only) so that the Markdown
+  // files can be checked against it in the same pass.
 
   return {
     meta: {
-      label: label as string,
-      status: status as VersionStatus,
+      label: typeof label === 'string' ? label : '',
+      status: STATUSES.includes(status as VersionStatus) ? (status as VersionStatus) : 'draft',
       isLatest: d.isLatest === true,
       languages,
       sortOrder: typeof d.sortOrder === 'number' ? d.sortOrder : null,

@@ -48,14 +48,12 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
     else slugs.updated.push(slug);
   }
   for (const slug of current?.nodes.keys() ?? []) if (!incoming.nodes.has(slug)) slugs.deleted.push(slug);
-  const meta = {
-    ...incoming.meta,
-    status: 'published' as const,
-    hidden: false,
-    workingCopyOf: null,
-    createdAt: current?.meta.createdAt ?? now,
-    updatedAt: now,
-  };
+  const fields = { ...incoming.meta, status: 'published' as const, hidden: false, workingCopyOf: null };
+  const sameFields =
+    current !== null &&
+    (['label', 'status', 'isLatest', 'sortOrder', 'hidden', 'workingCopyOf'] as const).every((k) => current.meta[k] === fields[k]) &&
+    current.meta.languages.join() === fields.languages.join();
+  const meta = { ...fields, createdAt: current?.meta.createdAt ?? now, updatedAt: sameFields ? current.meta.updatedAt : now };
   return {
     state: { slug: incoming.slug, meta, nodes, roots: incoming.roots, translations },
     summary: { created: slugs.created.length, updated: slugs.updated.length, deleted: slugs.deleted.length, unchanged, slugs },

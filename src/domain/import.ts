@@ -49,12 +49,15 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
     draft.add({ id, slug: n.slug, kind: n.kind ?? 'topic', icon: n.icon ?? null, updatedAt: now });
     created.push(n.slug);
   }
-  // Siblings are placed in the document's order where sortOrder ties or is absent.
-  const placements: Placement[] = nodes.map((n) => ({
-    slug: n.slug,
-    parentSlug: n.parentSlug !== undefined ? n.parentSlug : (state.nodes.get(n.slug)?.parentSlug ?? null),
-    sortOrder: n.sortOrder,
-  }));
+  // New nodes and nodes given a place are placed (in the document's order where sortOrder ties or
+  // is absent); an existing node sent without a new parent or position stays where it is.
+  const placements: Placement[] = [];
+  for (const n of nodes) {
+    const before = state.nodes.get(n.slug);
+    const parentSlug = n.parentSlug !== undefined ? n.parentSlug : (before?.parentSlug ?? null);
+    const stays = before !== undefined && parentSlug === before.parentSlug && n.sortOrder === undefined;
+    if (!stays) placements.push({ slug: n.slug, parentSlug, sortOrder: n.sortOrder });
+  }
   draft.place(placements, now, new Set(created));
   const deleted: string[] = [];
   if (mode === 'replace') {
