@@ -14,6 +14,7 @@ import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { importRoutes } from './routes/import.ts';
 import { pdfRoutes } from './routes/pdf.ts';
+import { publishingRoutes } from './routes/publishing.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
@@ -27,6 +28,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...searchRoutes(deps),
     ...exportRoutes(deps),
     ...importRoutes(deps),
+    ...publishingRoutes(deps),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),

@@ -22,11 +22,59 @@ export interface Config {
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
   readonly basePath: '/help/v1';
+  /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
+  readonly publishing: PublishingConfig | null;
+}
+
+/** Where published versions are reviewed: a GitHub repository holding the content files. */
+export interface PublishingConfig {
+  /** `owner/name` (`HELP_GITHUB_REPO`). */
+  readonly owner: string;
+  readonly repo: string;
+  /** A token that may push branches and open pull requests (`HELP_GITHUB_TOKEN`). */
+  readonly token: string;
+  /** REST API base URL (`HELP_GITHUB_API_URL`, default https://api.github.com; set for GitHub Enterprise). */
+  readonly apiUrl: string;
+  /** Branch pull requests target (`HELP_GITHUB_BASE_BRANCH`, default main). */
+  readonly baseBranch: string;
+  /** Folder of a version's files, `{version}` replaced by the slug (`HELP_GITHUB_PATH`, default docs/{version}). */
+  readonly pathPattern: string;
+  /** Secret that signs GitHub's webhook deliveries (`HELP_GITHUB_WEBHOOK_SECRET`); webhooks are refused without it. */
+  readonly webhookSecret: string | null;
 }
 
 export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
+  const flag = (env.HELP_PUBLISH_VIA_PR ?? 'off').toLowerCase();
+  if (!['on', 'off', 'true', 'false', '1', '0'].includes(flag)) throw new ConfigError('HELP_PUBLISH_VIA_PR must be on or off');
+  if (!['on', 'true', '1'].includes(flag)) return null;
+  const repo = env.HELP_GITHUB_REPO ?? '';
+  const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repo);
+  if (!m) throw new ConfigError(`HELP_GITHUB_REPO must be owner/name when HELP_PUBLISH_VIA_PR is on, not ${JSON.stringify(repo)}`);
+  if (!env.HELP_GITHUB_TOKEN) throw new ConfigError('HELP_GITHUB_TOKEN is required when HELP_PUBLISH_VIA_PR is on');
+  const pathPattern = (env.HELP_GITHUB_PATH || 'docs/{version}').replace(/^\/+|\/+$/g, '');
+  if (!pathPattern.includes('{version}') || pathPattern.split('/').some((p) => p === '..' || p === '.')) {
+    throw new ConfigError('HELP_GITHUB_PATH must contain {version} and no "." or ".." segments');
+  }
+  let apiUrl = env.HELP_GITHUB_API_URL || 'https://api.github.com';
+  try {
+    apiUrl = new URL(apiUrl).toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`HELP_GITHUB_API_URL is not a URL: ${JSON.stringify(apiUrl)}`);
+  }
+  return {
+    owner: m[1],
+    repo: m[2],
+    token: env.HELP_GITHUB_TOKEN,
+    apiUrl,
+    baseBranch: env.HELP_GITHUB_BASE_BRANCH || 'main',
+    pathPattern,
+    webhookSecret: env.HELP_GITHUB_WEBHOOK_SECRET || null,
+  };
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -41,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const sample = env.HELP_SAMPLE_CONTENT || resolve(PROJECT_ROOT, 'content-sample');
   return Object.freeze({
+    publishing: publishingConfig(env),
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

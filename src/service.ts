@@ -19,6 +19,9 @@ import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './storage/load.ts';
 import { Repository } from './storage/repository.ts';
 import { Writer } from './storage/writer.ts';
+import { GitHubHost, type RepositoryHost } from './publishing/github.ts';
+import { Publisher } from './publishing/publisher.ts';
+import { RequestStore } from './publishing/requests.ts';
 
 export interface RunningService {
   server: Server;
@@ -30,14 +33,19 @@ export interface RunningService {
 }
 
 /** The author of commits the service makes on its own (sample content). */
-const SERVICE_AUTHOR = 'help-content-service';
+const SERVICE_AUTHOR = { name: 'help-content-service', canWritePublished: true };
 
 /**
  * Starts the service: takes the data directory's lock, opens the repository, starts listening
  * (answering 503 `starting` until the index is built), loads every version, and imports the
  * sample content when the repository holds no version yet.
  */
-export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
+export interface ServiceOptions {
+  /** The repository host for publish requests (default: GitHub through octokit, when publishing is on). */
+  host?: RepositoryHost;
+}
+
+export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const releaseLock = acquireLock(config.dataDir);
   try {
@@ -46,10 +54,12 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const search = new SearchIndex();
     catalog.subscribe((slug, state) => search.update(slug, state));
     const clock = new Clock();
-    const writer = new Writer(repo, catalog, clock);
+    const writer = new Writer(repo, catalog, clock, config.publishing !== null);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
+    const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
+    const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log);
     let isReady = false;
-    const app = createApp({ config, catalog, search, writer, repo, keys, publishViaPr: false }, log, () => isReady);
+    const app = createApp({ config, catalog, search, writer, repo, keys, publisher }, log, () => isReady);
     const server = createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -65,6 +75,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       await loadCatalog(repo, catalog, clock, log);
       if (catalog.all().length === 0 && config.sampleContentDir !== null) await importSample(config.sampleContentDir, writer, log);
       isReady = true;
+      // Requests recorded just before a crash are matched to their pull requests (in the background: GitHub may be slow).
+      publisher.reconcile().catch((err) => log.warn({ err }, 'reconciling publish requests failed'));
       log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
     })();
 

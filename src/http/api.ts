@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
-import { jsonBodyParser } from './body.ts';
+import { jsonBodyParser, rawBodyOf } from './body.ts';
 
 /** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
 export type Access = 'public' | 'write' | 'credential';
@@ -45,6 +45,8 @@ export interface Endpoint<B = any, Q = any> {
   params?: Record<string, string>;
   /** Largest raw body in bytes, when the endpoint takes more than the configured default. */
   bodyLimit?: number;
+  /** Keep the raw body text too (for signature checks). */
+  rawBody?: boolean;
   /** Header parameters the endpoint reads (documented in openapi.json). */
   headers?: Array<'If-Unmodified-Since'>;
   responses: Record<number, ResponseDoc>;
@@ -60,7 +62,7 @@ export const endpoint = <B = any, Q = any>(e: Endpoint<B, Q>): Endpoint<B, Q> =>
  */
 export function mount(router: Router, endpoints: readonly Endpoint[], defaultBodyLimit: number): void {
   for (const e of endpoints) {
-    const parse = e.body ? jsonBodyParser(e.bodyLimit ?? defaultBodyLimit) : null;
+    const parse = e.body ? jsonBodyParser(e.bodyLimit ?? defaultBodyLimit, e.rawBody) : null;
     router[e.method](e.path, async (ctx: Context, next) => {
       const actor = (ctx.state.actor ?? null) as Actor | null;
       if (e.access === 'write') requireScope(actor, 'help:write');
@@ -77,6 +79,7 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       }
       const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
       const body = e.body ? check(e.body, ctx.request.body ?? {}, 'body') : undefined;
+      if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
       const res = await e.handle({ ctx, actor, params, query, body });
       ctx.status = res.status ?? 200;
       ctx.body = res.body;

@@ -14,7 +14,7 @@ export const refuseNonJson: Middleware = async (ctx, next) => {
 };
 
 /** Parses a JSON body of at most `limit` bytes; a larger one is refused (413) before it is parsed. */
-export function jsonBodyParser(limit: number): Middleware {
+export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
   const parse = koaBody({
     json: true,
     jsonStrict: true,
@@ -22,6 +22,7 @@ export function jsonBodyParser(limit: number): Middleware {
     urlencoded: false,
     text: false,
     multipart: false,
+    includeUnparsed: keepRaw,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   }) as unknown as Middleware;
   return async (ctx, next) => {
@@ -29,3 +30,6 @@ export function jsonBodyParser(limit: number): Middleware {
     await parse(ctx, next);
   };
 }
+
+/** The body's raw text, for endpoints that verify a signature over it (parsed with `keepRaw`). */
+export const rawBodyOf = (request: { rawBody?: unknown }): string => (typeof request.rawBody === 'string' ? request.rawBody : '');

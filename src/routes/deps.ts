@@ -2,6 +2,7 @@ import type { KeyRing } from '../auth/key-ring.ts';
 import type { Config } from '../config.ts';
 import type { Catalog } from '../index/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
+import type { Publisher } from '../publishing/publisher.ts';
 import type { Repository } from '../storage/repository.ts';
 import type { Writer } from '../storage/writer.ts';
 
@@ -13,5 +14,5 @@ export interface Deps {
   writer: Writer;
   repo: Repository;
   keys: KeyRing;
-  publishViaPr: boolean;
+  publisher: Publisher;
 }

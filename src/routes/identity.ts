@@ -2,7 +2,7 @@ import { endpoint } from '../http/api.ts';
 import type { Deps } from './deps.ts';
 
 /** Who am I: the credential's description. */
-export function identityRoutes({ keys, publishViaPr }: Deps) {
+export function identityRoutes({ keys, publisher }: Deps) {
   return [
     endpoint({
       method: 'get',
@@ -23,7 +23,7 @@ export function identityRoutes({ keys, publishViaPr }: Deps) {
             lastUsedAt: keys.lastUsedAt(key),
             scopes: key.scopes,
             canWritePublished: key.canWritePublished,
-            publishViaPr,
+            publishViaPr: publisher.enabled,
           },
         };
       },

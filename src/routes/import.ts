@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { contentBytes, locateVersionFiles, MAX_CONTENT_BYTES, MAX_FILES, type IncomingFile } from '../content/file-import.ts';
-import { readFileSet } from '../content/file-set.ts';
-import { ProblemList } from '../content/problems.ts';
+import { contentBytes, MAX_CONTENT_BYTES, MAX_FILES, type IncomingFile } from '../content/file-import.ts';
+import { readIncomingFiles } from '../content/incoming.ts';
 import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
 import { demoteLatest } from '../domain/versions.ts';
@@ -10,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import type { VersionChange } from '../storage/writer.ts';
+import { workingCopySlug } from '../publishing/publisher.ts';
 import type { Deps } from './deps.ts';
 
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */
@@ -34,7 +34,7 @@ const ERRORS = {
 };
 
 /** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
-export function importRoutes({ catalog, writer }: Deps) {
+export function importRoutes({ catalog, writer, publisher }: Deps) {
   return [
     endpoint<ImportBody>({
       method: 'post',
@@ -63,7 +63,7 @@ export function importRoutes({ catalog, writer }: Deps) {
           const { state, diff } = applyImport(catalog.state(params.version), nodes, mode, new Date().toISOString(), () => randomUUID());
           return { body: { dryRun: true, mode, diff, version: presentVersion(state) } };
         }
-        const result = await writer.write(params.version, actor!.name, (ctx) => {
+        const result = await writer.write(params.version, actor!, (ctx) => {
           const { state, diff } = applyImport(ctx.read(params.version), nodes, mode, ctx.now, ctx.newId);
           const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
           return { changes: [{ slug: params.version, after: state }], message: `Import ${nodes.length} node(s) into ${params.version} (${mode}): ${counts}`, result: { diff, state } };
@@ -94,20 +94,8 @@ export function importRoutes({ catalog, writer }: Deps) {
         if (bytes > MAX_CONTENT_BYTES) throw new AppError('limit_exceeded', `At most ${MAX_CONTENT_BYTES} bytes of content per import; ${bytes} were sent`, { limit: 'bytes', max: MAX_CONTENT_BYTES });
         const dryRun = query.dryRun === 'true' || body.dryRun === true;
         const plan = (current: VersionState | null, now: string, newId: () => string) => {
-          const problems = new ProblemList();
-          const located = locateVersionFiles(body.files, problems);
-          let incoming: VersionState | null = null;
-          if (located) {
-            // Problems inside the version's folder are reported with the paths as sent.
-            const inFolder = new ProblemList();
-            incoming = readFileSet(located.files, { slug: params.version, fallbackStamp: now, idFor: (slug) => current?.nodes.get(slug)?.id ?? newId() }, inFolder);
-            for (const p of inFolder.errors) problems.error(located.prefix + p.path, p.message, p.line);
-            for (const p of inFolder.warnings) problems.warn(located.prefix + p.path, p.message, p.line);
-          }
-          if (!incoming || problems.errors.length > 0) {
-            throw new AppError('invalid_content', `${problems.errors.length} problem(s) in the content files`, { errors: problems.errors, warnings: problems.warnings });
-          }
-          return { ...replaceWithFiles(current, incoming, now), warnings: problems.warnings };
+          const { incoming, warnings } = readIncomingFiles(body.files, params.version, current, now, newId);
+          return { ...replaceWithFiles(current, incoming, now), warnings };
         };
         const answer = (state: VersionState, existed: boolean, summary: unknown, warnings: unknown) => ({
           dryRun,
@@ -122,15 +110,25 @@ export function importRoutes({ catalog, writer }: Deps) {
           const { state, summary, warnings } = plan(current, new Date().toISOString(), () => randomUUID());
           return { body: answer(state, current !== null, summary, warnings) };
         }
-        const result = await writer.writeVersions([params.version], actor!.name, (ctx) => {
+        const wip = workingCopySlug(params.version);
+        const result = await writer.writeVersions([params.version, wip], actor!, (ctx) => {
           const current = ctx.exists(params.version) ? ctx.read(params.version) : null;
           const { state, summary, warnings } = plan(current, ctx.now, ctx.newId);
           const changes: VersionChange[] = [{ slug: params.version, after: state }];
           const latest = ctx.readLatest();
           if (state.meta.isLatest && latest && latest.slug !== params.version) changes.push({ slug: latest.slug, after: demoteLatest(latest, ctx.now) });
+          // The version is live with the reviewed content: its working copy has served its purpose.
+          const copy = catalog.entry(wip)?.state;
+          const dropCopy = copy?.meta.workingCopyOf === params.version;
+          if (dropCopy) changes.push({ slug: wip, after: null });
           const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
-          return { changes, message: `Import content files into ${params.version}: ${counts}`, result: answer(state, current !== null, summary, warnings) };
+          return {
+            changes,
+            message: `Import content files into ${params.version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}`,
+            result: { ...answer(state, current !== null, summary, warnings), workingCopyDeleted: dropCopy },
+          };
         });
+        result.requestsImported = await publisher.imported(params.version);
         return { body: result };
       },
     }),

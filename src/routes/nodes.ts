@@ -32,7 +32,7 @@ export function nodeRoutes({ writer }: Deps) {
       },
       handle: async ({ actor, params, body }) => {
         const input = { ...body, translations: byLanguage(body.translations, 'body/translations') };
-        const result = await writer.write(params.version, actor!.name, (ctx) => {
+        const result = await writer.write(params.version, actor!, (ctx) => {
           const state = createNode(ctx.read(params.version), input, ctx.now, ctx.newId());
           return {
             changes: [{ slug: params.version, after: state }],
@@ -60,7 +60,7 @@ export function nodeRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
         const input = fields.translations ? { ...fields, translations: byLanguage(fields.translations, 'body/translations') } : fields;
-        const result = await writer.write(params.version, actor!.name, (ctx) => {
+        const result = await writer.write(params.version, actor!, (ctx) => {
           const state = patchNode(ctx.read(params.version), params.slug, input, pre, ctx.now);
           const slug = input.slug ?? params.slug;
           const what = Object.keys(input).join(', ') || 'nothing';
@@ -84,7 +84,7 @@ export function nodeRoutes({ writer }: Deps) {
       },
       handle: async ({ ctx: http, actor, params }) => {
         const pre = readPrecondition(http, undefined);
-        const removed = await writer.write(params.version, actor!.name, (ctx) => {
+        const removed = await writer.write(params.version, actor!, (ctx) => {
           const { state, removed } = deleteNode(ctx.read(params.version), params.slug, pre);
           const extra = removed.length > 1 ? ` and ${removed.length - 1} descendant(s)` : '';
           return { changes: [{ slug: params.version, after: state }], message: `Delete node ${params.slug}${extra} in ${params.version}`, result: removed };
@@ -107,7 +107,7 @@ export function nodeRoutes({ writer }: Deps) {
         400: { description: '`unknown_node`, `unknown_parent`, `cycle` or an invalid body', schema: 'Error' },
       },
       handle: async ({ actor, params, body }) => {
-        const items = await writer.write(params.version, actor!.name, (ctx) => {
+        const items = await writer.write(params.version, actor!, (ctx) => {
           const state = reorder(ctx.read(params.version), body.items, ctx.now);
           return { changes: [{ slug: params.version, after: state }], message: `Reorder ${body.items.length} node(s) in ${params.version}`, result: placements(state) };
         });

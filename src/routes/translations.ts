@@ -26,7 +26,7 @@ export function translationRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const translation = await writer.write(params.version, actor!.name, (ctx) => {
+        const translation = await writer.write(params.version, actor!, (ctx) => {
           const { state, translation, created } = putTranslation(ctx.read(params.version), params.slug, lang, input, pre, ctx.now);
           return {
             changes: [{ slug: params.version, after: state }],
@@ -55,7 +55,7 @@ export function translationRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, undefined);
-        const remainingLanguages = await writer.write(params.version, actor!.name, (ctx) => {
+        const remainingLanguages = await writer.write(params.version, actor!, (ctx) => {
           const { state, remainingLanguages } = deleteTranslation(ctx.read(params.version), params.slug, lang, pre);
           return { changes: [{ slug: params.version, after: state }], message: `Delete translation ${lang}/${params.slug} in ${params.version}`, result: remainingLanguages };
         });

@@ -63,7 +63,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       responses: { 200: { description: 'The stored version', schema: 'Version' }, ...VERSION_ERRORS, 409: { description: '`conflict`: the slug exists; `invalid_state`: isLatest without status published', schema: 'Error' } },
       handle: async ({ actor, body: { slug, ...fields } }) => {
         const input = normalize(fields);
-        const created = await writer.writeVersions([slug], actor!.name, (ctx) => {
+        const created = await writer.writeVersions([slug], actor!, (ctx) => {
           if (ctx.exists(slug)) throw new AppError('conflict', `Version "${slug}" already exists`, { field: 'slug', slug });
           const state = newVersion(slug, input, ctx.now);
           return { changes: withLatestMoved(ctx, state, null), message: `Create version ${slug}${describeChange(input)}`, result: state };
@@ -90,7 +90,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const input = normalize(fields);
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const updated = await writer.writeVersions([params.version], actor!.name, (ctx) => {
+        const updated = await writer.writeVersions([params.version], actor!, (ctx) => {
           const state = ctx.read(params.version);
           const next = patchVersion(state, input, pre, ctx.now);
           return { changes: withLatestMoved(ctx, next, state), message: `Update version ${params.version}${describeChange(input)}`, result: next };
@@ -108,7 +108,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       access: 'write',
       responses: { 200: { description: 'Deleted', schema: 'Ok' }, 401: VERSION_ERRORS[401], 403: VERSION_ERRORS[403], 404: { description: 'Unknown version', schema: 'Error' } },
       handle: async ({ actor, params }) => {
-        await writer.writeVersions([params.version], actor!.name, (ctx) => {
+        await writer.writeVersions([params.version], actor!, (ctx) => {
           // A version whose stored data is broken can still be deleted, to recover.
           if (!ctx.exists(params.version)) throw notFound('version', `No version "${params.version}"`, { version: params.version });
           return { changes: [{ slug: params.version, after: null }], message: `Delete version ${params.version}`, result: undefined };
@@ -132,7 +132,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
         409: { description: '`conflict`: the target slug exists', schema: 'Error' },
       },
       handle: async ({ actor, params, body }) => {
-        const copy = await writer.writeVersions([params.version, body.slug], actor!.name, (ctx) => {
+        const copy = await writer.writeVersions([params.version, body.slug], actor!, (ctx) => {
           const source = ctx.read(params.version);
           if (ctx.exists(body.slug)) throw new AppError('conflict', `Version "${body.slug}" already exists`, { field: 'slug', slug: body.slug });
           const state = duplicateVersion(source, body.slug, body, ctx.now);

@@ -5,12 +5,13 @@ import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
 import { pdfSchemas } from './pdf.ts';
+import { publishingSchemas } from './publishing.ts';
 import { importSchemas, transferSchemas } from './transfer.ts';
 import { versionSchemas } from './versions.ts';
 import { writeSchemas } from './writes.ts';
 
 /** Every schema with an `$id`: what ajv validates with and what openapi.json publishes. */
-export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas];
+export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas, ...publishingSchemas];
 
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });

@@ -15,6 +15,7 @@ export interface VersionChange {
 }
 
 export interface WritePlan<T> {
+  /** Empty when the planner finds nothing to do (then there is no commit). */
   changes: VersionChange[];
   /** The commit message: what changed, in one line. */
   message: string;
@@ -35,6 +36,12 @@ export interface WriteContext {
 
 const REGISTRY = '\u0000versions';
 
+/** Who writes: the commit author, and whether they may change published versions while those are locked. */
+export interface Author {
+  name: string;
+  canWritePublished: boolean;
+}
+
 /**
  * Runs writes: under the affected versions' locks, a pure planning function computes the new
  * states; the changed files become exactly one commit; the index is updated only after the
@@ -48,10 +55,12 @@ export class Writer {
     private readonly repo: Repository,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
+    /** True while published versions change only through reviewed pull requests (or publisher keys). */
+    private readonly lockPublished = false,
   ) {}
 
   /** A write to the nodes and translations of one version. Writes to other versions go on in parallel. */
-  write<T>(version: string, author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+  write<T>(version: string, author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
     return this.track(this.locks.run([version], () => this.apply(author, plan)));
   }
 
@@ -60,7 +69,7 @@ export class Writer {
    * other so that "latest" is decided by one writer at a time; `versions` names the versions to lock
    * besides the current latest one.
    */
-  writeVersions<T>(versions: string[], author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+  writeVersions<T>(versions: string[], author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
     return this.track(
       this.locks.run([REGISTRY], () => {
         const latest = this.catalog.latest()?.slug;
@@ -74,7 +83,7 @@ export class Writer {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async apply<T>(author: string, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+  private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
     const ctx: WriteContext = {
       now: this.clock.stamp(),
       newId: () => randomUUID(),
@@ -83,15 +92,30 @@ export class Writer {
       readLatest: () => this.catalog.latest(),
     };
     const { changes, message, result } = plan(ctx);
+    if (changes.length === 0) return result; // nothing to write: no commit
+    for (const change of changes) this.assertMayWrite(author, change);
     try {
       const folders = await Promise.all(changes.map((change) => this.writeFolder(change)));
-      await this.repo.commit(folders, { author, message });
+      await this.repo.commit(folders, { author: author.name, message });
     } catch (err) {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
     }
     for (const change of changes) this.catalog.set(change.slug, change.after);
     return result;
+  }
+
+  /** The lock on published versions: any change that touches a published version needs a publisher. */
+  private assertMayWrite(author: Author, change: VersionChange): void {
+    if (!this.lockPublished || author.canWritePublished) return;
+    const before = change.copyOf === undefined ? this.catalog.entry(change.slug)?.state : undefined;
+    const published = before?.meta.status === 'published' ? before : change.after?.meta.status === 'published' ? change.after : null;
+    if (published) {
+      throw new AppError('published_read_only', `Version "${published.slug}" is published: it changes only through a reviewed pull request, or with a publisher key`, {
+        version: published.slug,
+        hint: `POST /versions/${published.slug}/working-copy, edit the copy, then POST /versions/${published.slug}-wip/publish-request`,
+      });
+    }
   }
 
   private writeFolder(change: VersionChange) {

@@ -1,0 +1,7 @@
+// Prints the README's error table from src/errors.ts (paste it under "## Error codes").
+import { readFileSync } from 'node:fs';
+
+const src = readFileSync(new URL('../src/errors.ts', import.meta.url), 'utf8');
+for (const [, code, status, description] of src.matchAll(/^ {2}(\w+): \{ status: (\d+), description: '((?:[^'\\]|\\.)*)' \},/gm)) {
+  console.log(`| ${status} | \`${code}\` | ${description.replace(/\\'/g, "'")} |`);
+}

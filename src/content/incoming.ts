@@ -1,0 +1,26 @@
+import { AppError } from '../errors.ts';
+import type { VersionState } from '../domain/types.ts';
+import { locateVersionFiles, type IncomingFile } from './file-import.ts';
+import { readFileSet } from './file-set.ts';
+import { ProblemList, type ContentProblem } from './problems.ts';
+
+/**
+ * Reads a set of content files as the next state of version `slug`, or throws 400 `invalid_content`
+ * with every problem (paths as sent). Nodes without an id in version.json keep the id the node of
+ * the same slug has in `current`. Import-files and publish requests validate through here alike.
+ */
+export function readIncomingFiles(files: readonly IncomingFile[], slug: string, current: VersionState | null, now: string, newId: () => string): { incoming: VersionState; warnings: ContentProblem[] } {
+  const problems = new ProblemList();
+  const located = locateVersionFiles(files, problems);
+  let incoming: VersionState | null = null;
+  if (located) {
+    const inFolder = new ProblemList();
+    incoming = readFileSet(located.files, { slug, fallbackStamp: now, idFor: (s) => current?.nodes.get(s)?.id ?? newId() }, inFolder);
+    for (const p of inFolder.errors) problems.error(located.prefix + p.path, p.message, p.line);
+    for (const p of inFolder.warnings) problems.warn(located.prefix + p.path, p.message, p.line);
+  }
+  if (!incoming || problems.errors.length > 0) {
+    throw new AppError('invalid_content', `${problems.errors.length} problem(s) in the content files`, { errors: problems.errors, warnings: problems.warnings });
+  }
+  return { incoming, warnings: problems.warnings };
+}

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { PublishingConfig } from '../config.ts';
+import { filePaths, renderFile } from '../content/file-set.ts';
+import { readIncomingFiles } from '../content/incoming.ts';
+import { replaceWithFiles } from '../domain/import-files.ts';
+import { isVersionSlug } from '../domain/names.ts';
+import { duplicateVersion } from '../domain/versions.ts';
+import type { VersionState } from '../domain/types.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { Catalog } from '../index/catalog.ts';
+import type { Author, Writer } from '../storage/writer.ts';
+import type { RepositoryHost } from './github.ts';
+import { describeChanges, pullRequestBody } from './pull-request.ts';
+import type { PublishRequest, RequestStore } from './requests.ts';
+
+/** How long an open request's state from GitHub is trusted before a list asks again. */
+const REFRESH_AFTER_MS = 30_000;
+/** At most this many requests are refreshed by one list call. */
+const REFRESH_MAX = 10;
+
+export const workingCopySlug = (version: string) => `${version}-wip`;
+
+/**
+ * Publishing through reviewed pull requests: working copies, publish requests and their life
+ * cycle (open → merged → imported, or closed, or failed).
+ */
+export class Publisher {
+  constructor(
+    private readonly config: PublishingConfig | null,
+    private readonly catalog: Catalog,
+    private readonly writer: Writer,
+    private readonly store: RequestStore,
+    private readonly host: RepositoryHost | null,
+    private readonly log: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config !== null;
+  }
+
+  private requireEnabled(): { config: PublishingConfig; host: RepositoryHost } {
+    if (!this.config || !this.host) throw new AppError('publishing_disabled', 'Publishing through pull requests is off (HELP_PUBLISH_VIA_PR)');
+    return { config: this.config, host: this.host };
+  }
+
+  /** The working copy of a published version: the existing one, or a new hidden deep copy. */
+  async createWorkingCopy(version: string, author: Author): Promise<{ state: VersionState; existed: boolean }> {
+    this.requireEnabled();
+    const slug = workingCopySlug(version);
+    if (!isVersionSlug(slug)) throw new AppError('invalid_state', `The working copy's slug "${slug}" would be too long; version slugs of working copies are limited to 60 characters`, { version });
+    return this.writer.writeVersions<{ state: VersionState; existed: boolean }>([version, slug], author, (ctx) => {
+      const source = ctx.read(version);
+      if (source.meta.workingCopyOf !== null) throw new AppError('invalid_state', `"${version}" is itself a working copy`, { version });
+      if (source.meta.status !== 'published') throw new AppError('invalid_state', `Version "${version}" is ${source.meta.status}; working copies are for published versions (edit a draft directly)`, { version, status: source.meta.status });
+      if (ctx.exists(slug)) {
+        const existing = ctx.read(slug);
+        if (existing.meta.workingCopyOf !== version) throw new AppError('conflict', `Version "${slug}" exists and is not the working copy of "${version}"`, { slug });
+        return { changes: [], message: '', result: { state: existing, existed: true } };
+      }
+      const copy = duplicateVersion(source, slug, { label: source.meta.label }, ctx.now);
+      const state = { ...copy, meta: { ...copy.meta, hidden: true, workingCopyOf: version } };
+      return { changes: [{ slug, after: state, copyOf: version }], message: `Create working copy ${slug} of ${version}`, result: { state, existed: false } };
+    });
+  }
+
+  /** Discards the working copy (by the original's slug or its own); refused while a request for it is open. */
+  async discardWorkingCopy(version: string, author: Author): Promise<string> {
+    const entry = this.catalog.entry(version)?.state;
+    const slug = entry?.meta.workingCopyOf ? version : workingCopySlug(version);
+    const copy = this.catalog.entry(slug)?.state;
+    if (!copy || copy.meta.workingCopyOf === null) throw notFound('version', `No working copy of "${version}"`, { version });
+    const open = this.store.list().find((r) => r.sourceSlug === slug && isPending(r));
+    if (open) throw new AppError('request_open', `Publish request ${open.id} for ${slug} is open (pull request #${open.prNumber}); cancel it first`, { request: open.id });
+    await this.writer.writeVersions([slug], author, () => ({ changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: undefined }));
+    return slug;
+  }
+
+  /** The content files a request would publish, checked exactly as import-files checks them. */
+  prepare(sourceSlug: string) {
+    const { config } = this.requireEnabled();
+    const source = this.catalog.state(sourceSlug);
+    if (source.meta.status !== 'draft') throw new AppError('invalid_state', `Version "${sourceSlug}" is ${source.meta.status}; publish requests are made from a draft or a working copy`, { version: sourceSlug });
+    const targetSlug = source.meta.workingCopyOf ?? sourceSlug;
+    const target = this.catalog.entry(targetSlug)?.state ?? null;
+    // The files describe the target as it will be once live: published, its own label and latest flag.
+    const published: VersionState = {
+      ...source,
+      slug: targetSlug,
+      meta: { ...source.meta, status: 'published', hidden: false, workingCopyOf: null, isLatest: target?.meta.isLatest ?? false },
+    };
+    const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
+    const now = new Date().toISOString();
+    const { incoming, warnings } = readIncomingFiles(relative, targetSlug, target, now, () => randomUUID());
+    const { summary } = replaceWithFiles(target, incoming, now);
+    const folder = config.pathPattern.replaceAll('{version}', targetSlug);
+    const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
+    return { source, targetSlug, target, folder, files, summary: { ...summary, languages: describeChanges(target, incoming) }, warnings };
+  }
+
+  /** Opens a pull request for the content of a draft or working copy (recorded first, so a crash leaves a trace). */
+  async request(sourceSlug: string, author: Author): Promise<PublishRequest> {
+    const { host } = this.requireEnabled();
+    const prepared = this.prepare(sourceSlug);
+    const now = new Date().toISOString();
+    const branch = `publish/${prepared.targetSlug}/${now.replace(/[-:]/g, '').replace('.', '')}`;
+    const request: PublishRequest = {
+      id: randomUUID(),
+      targetSlug: prepared.targetSlug,
+      sourceSlug,
+      branch,
+      prNumber: null,
+      prUrl: null,
+      status: 'opening',
+      summary: prepared.summary,
+      files: prepared.files.length,
+      author: author.name,
+      createdAt: now,
+      updatedAt: now,
+      mergedAt: null,
+      closedAt: null,
+      importedAt: null,
+      failure: null,
+      checkedAt: null,
+    };
+    await this.store.update((all) => {
+      const open = all.find((r) => r.targetSlug === request.targetSlug && isPending(r));
+      if (open) throw new AppError('request_open', `Publish request ${open.id} for ${request.targetSlug} is already open (pull request #${open.prNumber})`, { request: open.id, prUrl: open.prUrl });
+      all.push(request);
+    });
+    try {
+      const pr = await host.openPullRequest({
+        branch,
+        folder: prepared.folder,
+        files: prepared.files,
+        title: `Publish ${prepared.targetSlug}`,
+        body: pullRequestBody(prepared, author.name),
+        message: `Publish ${prepared.targetSlug} from ${sourceSlug}\n\nRequested by ${author.name} through the help content service.`,
+      });
+      return await this.set(request.id, { status: 'open', prNumber: pr.number, prUrl: pr.url });
+    } catch (err) {
+      const reason = describeHostError(err);
+      this.log.warn({ err, request: request.id }, 'the repository host refused the publish request');
+      const failed = await this.set(request.id, { status: 'failed', failure: reason });
+      throw new AppError('upstream_failed', `The repository host refused the pull request: ${reason}`, { request: failed }, { cause: err });
+    }
+  }
+
+  async cancel(id: string): Promise<PublishRequest> {
+    const { host } = this.requireEnabled();
+    const request = this.store.get(id);
+    if (!request) throw notFound('route', `No publish request ${id}`, { resource: 'publish_request', id });
+    if (request.status !== 'open' || request.prNumber === null) {
+      throw new AppError('request_not_open', `Publish request ${id} is ${request.status}, not open`, { status: request.status });
+    }
+    try {
+      await host.closePullRequest(request.prNumber, request.branch);
+    } catch (err) {
+      throw new AppError('upstream_failed', `The repository host refused to close pull request #${request.prNumber}: ${describeHostError(err)}`, {}, { cause: err });
+    }
+    return this.set(id, { status: 'closed', closedAt: new Date().toISOString() });
+  }
+
+  /** Requests, newest first; open ones are refreshed from GitHub when their state is older than 30 s. */
+  async list(target?: string): Promise<PublishRequest[]> {
+    if (this.host) await this.refresh(this.store.list(target));
+    return this.store.list(target);
+  }
+
+  /** A pull request was closed (merged or not), as GitHub's webhook reports. */
+  async pullRequestClosed(prNumber: number, merged: boolean, at: string): Promise<PublishRequest | null> {
+    const request = this.store.list().find((r) => r.prNumber === prNumber && r.status === 'open');
+    if (!request) return null;
+    return this.set(request.id, merged ? { status: 'merged', mergedAt: at } : { status: 'closed', closedAt: at });
+  }
+
+  /** After a real import-files run of `target`: its open or merged requests are imported. */
+  async imported(target: string): Promise<number> {
+    const now = new Date().toISOString();
+    return this.store.update((all) => {
+      let count = 0;
+      for (const r of all) {
+        if (r.targetSlug === target && (r.status === 'open' || r.status === 'merged')) {
+          Object.assign(r, { status: 'imported', importedAt: now, updatedAt: now });
+          count++;
+        }
+      }
+      return count;
+    });
+  }
+
+  /** At start: a request recorded but not confirmed (a crash in between) is matched to its pull request, or marked failed. */
+  async reconcile(): Promise<void> {
+    if (!this.host) return;
+    for (const r of this.store.list().filter((x) => x.status === 'opening')) {
+      try {
+        const pr = await this.host.findPullRequest(r.branch);
+        await this.set(r.id, pr ? { status: 'open', prNumber: pr.number, prUrl: pr.url } : { status: 'failed', failure: 'interrupted before the pull request was opened' });
+      } catch (err) {
+        this.log.warn({ err, request: r.id }, 'could not reconcile a publish request; will retry');
+      }
+    }
+  }
+
+  private async refresh(requests: PublishRequest[]): Promise<void> {
+    const due = requests.filter((r) => r.status === 'opening' || (r.status === 'open' && r.prNumber !== null && Date.now() - Date.parse(r.checkedAt ?? r.createdAt) > REFRESH_AFTER_MS)).slice(0, REFRESH_MAX);
+    if (due.some((r) => r.status === 'opening')) await this.reconcile();
+    await Promise.all(
+      due
+        .filter((r) => r.status === 'open')
+        .map(async (r) => {
+          try {
+            const pr = await this.host!.pullRequestState(r.prNumber!);
+            const checkedAt = new Date().toISOString();
+            if (pr.merged) await this.set(r.id, { status: 'merged', mergedAt: pr.mergedAt, checkedAt });
+            else if (pr.state === 'closed') await this.set(r.id, { status: 'closed', closedAt: pr.closedAt, checkedAt });
+            else await this.set(r.id, { checkedAt }, false);
+          } catch (err) {
+            this.log.warn({ err, request: r.id }, 'could not refresh a publish request from the repository host');
+          }
+        }),
+    );
+  }
+
+  private set(id: string, patch: Partial<PublishRequest>, touch = true): Promise<PublishRequest> {
+    return this.store.update((all) => {
+      const r = all.find((x) => x.id === id)!;
+      Object.assign(r, patch, touch ? { updatedAt: new Date().toISOString() } : {});
+      return { ...r };
+    });
+  }
+}
+
+const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'opening';
+
+function describeHostError(err: unknown): string {
+  const e = err as { status?: number; message?: string };
+  return e.status ? `HTTP ${e.status}: ${e.message ?? 'error'}` : (e.message ?? String(err));
+}
