@@ -7,6 +7,7 @@ import { authenticate } from './http/auth.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
+import { cliRoutes } from './routes/cli.ts';
 import { contentRoutes } from './routes/content.ts';
 import type { Deps } from './routes/deps.ts';
 import { identityRoutes } from './routes/identity.ts';
@@ -29,6 +30,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...exportRoutes(deps),
     ...importRoutes(deps),
     ...publishingRoutes(deps),
+    ...cliRoutes(),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),

@@ -2,11 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
+import { main as pushMain } from '../../bin/help-push.mjs';
 import { CliError, createKey, listKeys, revokeKey } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
 Commands:
+  push --dir DIR --version VERSION [--dry-run]
+      Post a folder of content files to import-files (HELP_URL, HELP_KEY from the environment).
+      Problems are printed as path:line: message.
   keys create --name NAME [--publisher] [--scopes help:read,help:write] [--json]
       Issue an API key. The key is printed once; only its hash is stored.
   keys list [--json]
@@ -20,6 +24,7 @@ Options:
 `;
 
 async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'push') return pushMain(argv);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
