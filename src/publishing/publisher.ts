@@ -4,14 +4,13 @@ import type { PublishingConfig } from '../config.ts';
 import { filePaths, renderFile } from '../content/file-set.ts';
 import { readIncomingFiles } from '../content/incoming.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
-import { isVersionSlug } from '../domain/names.ts';
-import { duplicateVersion } from '../domain/versions.ts';
 import type { VersionState } from '../domain/types.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Catalog } from '../index/catalog.ts';
 import type { Author, Writer } from '../storage/writer.ts';
 import type { RepositoryHost } from './github.ts';
 import { describeChanges, pullRequestBody } from './pull-request.ts';
+import { createWorkingCopy, discardWorkingCopy } from './working-copies.ts';
 import type { PublishRequest, RequestStore } from './requests.ts';
 
 /** How long an open request's state from GitHub is trusted before a list asks again. */
@@ -19,7 +18,6 @@ const REFRESH_AFTER_MS = 30_000;
 /** At most this many requests are refreshed by one list call. */
 const REFRESH_MAX = 10;
 
-export const workingCopySlug = (version: string) => `${version}-wip`;
 
 /**
  * Publishing through reviewed pull requests: working copies, publish requests and their life
@@ -45,35 +43,14 @@ export class Publisher {
   }
 
   /** The working copy of a published version: the existing one, or a new hidden deep copy. */
-  async createWorkingCopy(version: string, author: Author): Promise<{ state: VersionState; existed: boolean }> {
+  createWorkingCopy(version: string, author: Author): Promise<{ state: VersionState; existed: boolean }> {
     this.requireEnabled();
-    const slug = workingCopySlug(version);
-    if (!isVersionSlug(slug)) throw new AppError('invalid_state', `The working copy's slug "${slug}" would be too long; version slugs of working copies are limited to 60 characters`, { version });
-    return this.writer.writeVersions<{ state: VersionState; existed: boolean }>([version, slug], author, (ctx) => {
-      const source = ctx.read(version);
-      if (source.meta.workingCopyOf !== null) throw new AppError('invalid_state', `"${version}" is itself a working copy`, { version });
-      if (source.meta.status !== 'published') throw new AppError('invalid_state', `Version "${version}" is ${source.meta.status}; working copies are for published versions (edit a draft directly)`, { version, status: source.meta.status });
-      if (ctx.exists(slug)) {
-        const existing = ctx.read(slug);
-        if (existing.meta.workingCopyOf !== version) throw new AppError('conflict', `Version "${slug}" exists and is not the working copy of "${version}"`, { slug });
-        return { changes: [], message: '', result: { state: existing, existed: true } };
-      }
-      const copy = duplicateVersion(source, slug, { label: source.meta.label }, ctx.now);
-      const state = { ...copy, meta: { ...copy.meta, hidden: true, workingCopyOf: version } };
-      return { changes: [{ slug, after: state, copyOf: version }], message: `Create working copy ${slug} of ${version}`, result: { state, existed: false } };
-    });
+    return createWorkingCopy(this.writer, version, author);
   }
 
   /** Discards the working copy (by the original's slug or its own); refused while a request for it is open. */
-  async discardWorkingCopy(version: string, author: Author): Promise<string> {
-    const entry = this.catalog.entry(version)?.state;
-    const slug = entry?.meta.workingCopyOf ? version : workingCopySlug(version);
-    const copy = this.catalog.entry(slug)?.state;
-    if (!copy || copy.meta.workingCopyOf === null) throw notFound('version', `No working copy of "${version}"`, { version });
-    const open = this.store.list().find((r) => r.sourceSlug === slug && isPending(r));
-    if (open) throw new AppError('request_open', `Publish request ${open.id} for ${slug} is open (pull request #${open.prNumber}); cancel it first`, { request: open.id });
-    await this.writer.writeVersions([slug], author, () => ({ changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: undefined }));
-    return slug;
+  discardWorkingCopy(version: string, author: Author): Promise<string> {
+    return discardWorkingCopy(this.writer, this.catalog, (slug) => this.store.list().find((r) => r.sourceSlug === slug && isPending(r)), version, author);
   }
 
   /** The content files a request would publish, checked exactly as import-files checks them. */

@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import type { VersionChange } from '../storage/writer.ts';
-import { workingCopySlug } from '../publishing/publisher.ts';
+import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Deps } from './deps.ts';
 
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */

@@ -19,20 +19,20 @@ export const DiscardResult = {
 } as const;
 
 const PublishSummary = {
-  type: 'object',
-  required: ['created', 'updated', 'deleted', 'unchanged', 'slugs', 'languages'],
-  properties: {
-    created: { type: 'integer', minimum: 0 },
-    updated: { type: 'integer', minimum: 0 },
-    deleted: { type: 'integer', minimum: 0 },
-    unchanged: { type: 'integer', minimum: 0 },
-    slugs: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
-    languages: {
+  allOf: [
+    { $ref: 'FilesSummary' },
+    {
       type: 'object',
-      description: 'Per language: the nodes whose translation is created, updated or deleted.',
-      additionalProperties: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
+      required: ['languages'],
+      properties: {
+        languages: {
+          type: 'object',
+          description: 'Per language: the nodes whose translation is created, updated or deleted.',
+          additionalProperties: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
+        },
+      },
     },
-  },
+  ],
 } as const;
 
 export const PublishRequest = {
@@ -85,7 +85,7 @@ export const PublishDryRun = {
     dryRun: { const: true },
     targetSlug: { $ref: 'VersionSlug' },
     summary: PublishSummary,
-    warnings: { type: 'array', items: { type: 'object' } },
+    warnings: { type: 'array', items: { $ref: 'ContentProblem' } },
     files: { type: 'array', items: { $ref: 'ContentFile' }, description: 'The files the pull request would commit, with their repository paths.' },
   },
 } as const;

@@ -117,7 +117,26 @@ export const DryRunQuery = {
   properties: { dryRun: { enum: ['true', 'false'], description: '`true` validates and summarises without writing.' } },
 } as const;
 
-const Problem = { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, line: { type: 'integer', minimum: 1 }, message: { type: 'string' } } } as const;
+export const ContentProblem = {
+  $id: 'ContentProblem',
+  type: 'object',
+  required: ['path', 'message'],
+  properties: { path: { type: 'string', description: 'As sent.' }, line: { type: 'integer', minimum: 1 }, message: { type: 'string' } },
+} as const;
+
+/** What replacing a version's content with files does, by node. */
+export const FilesSummary = {
+  $id: 'FilesSummary',
+  type: 'object',
+  required: ['created', 'updated', 'deleted', 'unchanged', 'slugs'],
+  properties: {
+    created: { type: 'integer', minimum: 0 },
+    updated: { type: 'integer', minimum: 0 },
+    deleted: { type: 'integer', minimum: 0 },
+    unchanged: { type: 'integer', minimum: 0 },
+    slugs: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
+  },
+} as const;
 
 export const ImportFilesResult = {
   $id: 'ImportFilesResult',
@@ -125,18 +144,8 @@ export const ImportFilesResult = {
   required: ['dryRun', 'summary', 'warnings', 'version', 'workingCopyDeleted', 'requestsImported'],
   properties: {
     dryRun: { type: 'boolean' },
-    summary: {
-      type: 'object',
-      required: ['created', 'updated', 'deleted', 'unchanged', 'slugs'],
-      properties: {
-        created: { type: 'integer', minimum: 0 },
-        updated: { type: 'integer', minimum: 0 },
-        deleted: { type: 'integer', minimum: 0 },
-        unchanged: { type: 'integer', minimum: 0 },
-        slugs: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
-      },
-    },
-    warnings: { type: 'array', items: Problem },
+    summary: { $ref: 'FilesSummary' },
+    warnings: { type: 'array', items: { $ref: 'ContentProblem' } },
     version: {
       type: 'object',
       required: ['slug', 'exists', 'status', 'isLatest'],
@@ -147,4 +156,4 @@ export const ImportFilesResult = {
   },
 } as const;
 
-export const importSchemas = [ImportRequest, ImportResult, ImportFilesRequest, DryRunQuery, ImportFilesResult];
+export const importSchemas = [ImportRequest, ImportResult, ImportFilesRequest, DryRunQuery, ContentProblem, FilesSummary, ImportFilesResult];
