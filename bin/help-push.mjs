@@ -9,22 +9,27 @@
 // Validation errors are printed as `path:line: message` (and as GitHub annotations inside GitHub
 // Actions). Exit status: 0 done, 1 refused or failed, 2 usage error.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage: help-push push --dir DIR --version VERSION [--dry-run]
   Environment: HELP_URL (the API base, e.g. https://help.example.com/help/v1), HELP_KEY (an API key;
   a real run on a locked published version needs a publisher key).`;
 
-/** Every file below `dir`, with its path as the repository names it (`docs/v2/en/intro.md`). */
+/**
+ * Every file below `dir`, with its path as the repository names it (`docs/v2/en/intro.md`): relative
+ * to the current folder when `dir` is inside it, else relative to `dir` itself.
+ */
 export function collectFiles(dir) {
   const out = [];
+  const inside = !relative(process.cwd(), dir).startsWith('..') && !isAbsolute(relative(process.cwd(), dir));
+  const root = inside ? process.cwd() : dir;
   const walk = (current) => {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
       if (entry.name.startsWith('.')) continue;
       const full = join(current, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) out.push({ path: relative(process.cwd(), full).split(sep).join('/'), content: readFileSync(full, 'utf8') });
+      else if (entry.isFile()) out.push({ path: relative(root, full).split(sep).join('/'), content: readFileSync(full, 'utf8') });
     }
   };
   walk(dir);
@@ -33,7 +38,10 @@ export function collectFiles(dir) {
 
 const annotate = process.env.GITHUB_ACTIONS === 'true';
 const problemLine = (kind, p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${kind === 'warning' ? 'warning: ' : ''}${p.message}`;
-const annotation = (kind, p) => `::${kind} file=${p.path}${p.line ? `,line=${p.line}` : ''}::${p.message.replace(/\r?\n/g, ' ')}`;
+// GitHub workflow commands: data escapes %, CR and LF; properties also escape : and ,.
+const escapeData = (text) => String(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (text) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+const annotation = (kind, p) => `::${kind} file=${escapeProperty(p.path)}${p.line ? `,line=${p.line}` : ''}::${escapeData(p.message)}`;
 
 function report(kind, problems, stream) {
   for (const p of problems ?? []) {

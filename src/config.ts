@@ -18,6 +18,8 @@ export interface Config {
   readonly sampleContentDir: string | null;
   /** Largest JSON body accepted, in bytes (`HELP_BODY_LIMIT`, default 5 MB). */
   readonly bodyLimit: number;
+  /** Public origin of the service for absolute URLs it hands out, e.g. https://help.example.com (`HELP_PUBLIC_URL`; default: from the request's Host). */
+  readonly publicUrl: string | null;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logging off). */
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
@@ -88,7 +90,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const sample = env.HELP_SAMPLE_CONTENT || resolve(PROJECT_ROOT, 'content-sample');
+  let publicUrl: string | null = null;
+  if (env.HELP_PUBLIC_URL) {
+    try {
+      publicUrl = new URL(env.HELP_PUBLIC_URL).origin;
+    } catch {
+      throw new ConfigError(`HELP_PUBLIC_URL is not a URL: ${JSON.stringify(env.HELP_PUBLIC_URL)}`);
+    }
+  }
   return Object.freeze({
+    publicUrl,
     publishing: publishingConfig(env),
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',

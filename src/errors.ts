@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
   cycle: { status: 400, description: 'The move or reorder would place a node inside its own subtree.' },
   unknown_node: { status: 400, description: 'A slug named in the request body (for example a reorder item) does not exist in the version.' },
+  too_deep: { status: 400, description: 'The tree would be nested deeper than 32 levels.' },
   unknown_parent: { status: 400, description: '`parentSlug` names a node that does not exist in the version.' },
   language_not_enabled: { status: 400, description: 'A translation language is not in the version\'s `languages`.' },
   primary_language_required: { status: 400, description: 'A node is created without a translation in the version\'s primary language, or the primary translation would be deleted.' },

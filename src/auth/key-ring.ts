@@ -15,8 +15,9 @@ export class KeyRing {
   private byHash = new Map<string, StoredKey>();
   private readonly usage: Record<string, string>;
   private dirty = false;
-  private timer: NodeJS.Timeout | null = null;
-  private readonly onChange = () => this.reload();
+  private timers: NodeJS.Timeout[] = [];
+  /** What keys.json looked like (inode, size, mtime) when it was last read. */
+  private seen = '';
 
   constructor(
     private readonly file: KeyFile,
@@ -27,14 +28,14 @@ export class KeyRing {
   }
 
   start(): void {
-    fs.watchFile(this.file.path, { interval: WATCH_INTERVAL_MS }, this.onChange);
-    this.timer = setInterval(() => this.flushUsage(), USAGE_FLUSH_MS);
-    this.timer.unref();
+    // Polled by hand rather than with fs.watchFile, whose first snapshot is taken later and can
+    // swallow a change made just after start. The CLI replaces the file, so the inode changes too.
+    this.timers = [setInterval(() => this.reloadIfChanged(), WATCH_INTERVAL_MS), setInterval(() => this.flushUsage(), USAGE_FLUSH_MS)];
+    for (const t of this.timers) t.unref();
   }
 
   stop(): void {
-    fs.unwatchFile(this.file.path, this.onChange);
-    if (this.timer) clearInterval(this.timer);
+    for (const t of this.timers) clearInterval(t);
     this.flushUsage();
   }
 
@@ -53,7 +54,18 @@ export class KeyRing {
     return this.usage[key.prefix] ?? null;
   }
 
+  private signature(): string {
+    const st = fs.statSync(this.file.path, { throwIfNoEntry: false });
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
+  }
+
+  private reloadIfChanged(): void {
+    if (this.signature() !== this.seen) this.reload();
+  }
+
   private reload(): void {
+    // Stat first, then read: a change after the stat is seen by the next poll.
+    this.seen = this.signature();
     try {
       this.byHash = new Map(this.file.read().map((k) => [k.hash, k]));
     } catch (err) {

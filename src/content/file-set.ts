@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
 import { documentOrder } from '../domain/tree.ts';
 import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
@@ -89,10 +90,18 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
   }
   if (problems.errors.length > 0) return null;
 
+  // Nodes written without an id get their default one, unless a node in the file already claims it.
+  const taken = new Set([...parsed.nodes.values()].flatMap((n) => (n.id === null ? [] : [n.id])));
+  const idOf = (slug: string) => {
+    let id = opts.idFor(slug);
+    if (taken.has(id)) id = randomUUID();
+    taken.add(id);
+    return id;
+  };
   const nodes = new Map<string, NodeRec>();
   for (const n of parsed.nodes.values()) {
     nodes.set(n.slug, {
-      id: n.id ?? opts.idFor(n.slug),
+      id: n.id ?? idOf(n.slug),
       slug: n.slug,
       kind: n.kind,
       parentSlug: n.parentSlug,

@@ -1,28 +1,35 @@
 /**
  * Markdown → plain text, for the search index and snippets: the words a reader sees, without
  * syntax noise (markers, link targets, HTML tags, table rules). Code stays: readers search for it.
+ * Every pattern is bounded (no match spans more than a line or a few hundred characters), so the
+ * work is linear in the size of the body whatever a writer puts in it.
  */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/\r\n?/g, '\n')
-    .replace(/^ {0,3}(```|~~~).*$/gm, ' ') // code fences (the code itself stays)
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<\/?[A-Za-z][^>]*>/g, ' ') // HTML tags
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images → alt text
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1') // links → their text
-    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1') // reference links
-    .replace(/^\s*\[[^\]]+\]:\s+\S+.*$/gm, ' ') // link definitions
-    .replace(/<(https?:\/\/[^>]+)>/g, '$1')
-    .replace(/^ {0,3}#{1,6}\s+/gm, '') // heading markers
-    .replace(/^ {0,3}>\s?/gm, '') // quotes
-    .replace(/^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/gm, '') // list markers and task boxes
-    .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ') // table rules
-    .replace(/^ {0,3}(?:[-*_]\s*){3,}$/gm, ' ') // thematic breaks
+  const out: string[] = [];
+  for (const raw of markdown.split(/\r\n?|\n/)) {
+    const line = plainLine(raw);
+    if (line !== '') out.push(line);
+  }
+  return out.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+function plainLine(line: string): string {
+  if (/^ {0,3}(```|~~~)/.test(line)) return ''; // code fences (the code itself stays)
+  if (/^\s*\[[^\]\n]{1,200}\]:\s+\S/.test(line)) return ''; // link definitions
+  if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{0,200}:?\s*){0,100}\|?\s*$/.test(line)) return ''; // table rules
+  if (/^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return ''; // thematic breaks
+  return line
+    .replace(/<!--|-->/g, ' ')
+    .replace(/<\/?[A-Za-z][^<>\n]{0,500}>/g, ' ') // HTML tags
+    .replace(/!\[([^[\]\n]{0,500})\]\([^()\n]{0,2000}\)/g, '$1') // images → alt text
+    .replace(/\[([^[\]\n]{0,500})\]\([^()\n]{0,2000}\)/g, '$1') // links → their text
+    .replace(/\[([^[\]\n]{0,500})\]\[[^[\]\n]{0,200}\]/g, '$1') // reference links
+    .replace(/<(https?:\/\/[^<>\s]{1,2000})>/g, '$1')
+    .replace(/^ {0,3}#{1,6}\s+/, '') // heading markers
+    .replace(/^(\s*>)+\s?/, '') // quotes
+    .replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, '') // list markers and task boxes
     .replace(/\|/g, ' ')
-    .replace(/(\*\*|__|~~)(?=\S)([\s\S]*?\S)\1/g, '$2')
-    .replace(/(^|[^\w*])[*_](?=\S)([^*_\n]*?\S)[*_](?=[^\w*]|$)/g, '$1$2')
-    .replace(/`+/g, '')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, '$1')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .replace(/\*+|~~|`+/g, '') // emphasis and code markers
+    .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1') // _emphasis_, not snake_case
+    .replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, '$1');
 }

@@ -1,4 +1,5 @@
 import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug } from '../domain/names.ts';
+import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { lineAt, lineOf, type ProblemList } from './problems.ts';
 
@@ -134,7 +135,11 @@ interface NavContext {
   nodes: Map<string, NavNode>;
 }
 
-function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx: NavContext, siblings: string[]): void {
+function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx: NavContext, siblings: string[], depth = 1): void {
+  if (depth > MAX_DEPTH) {
+    ctx.problems.error(ctx.path, `${at}: the navigation is nested deeper than ${MAX_DEPTH} levels`);
+    return;
+  }
   entries.forEach((raw, i) => {
     const here = `${at}[${i}]`;
     const entry = typeof raw === 'string' ? { slug: raw } : raw;
@@ -144,25 +149,26 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     }
     const e = entry as Record<string, unknown>;
     const slug = e.slug;
-    const line = typeof slug === 'string' ? lineOf(ctx.text, `"${slug}"`) : undefined;
+    // Found only when a problem is reported: searching the text for every entry would be quadratic.
+    const line = () => (typeof slug === 'string' ? lineOf(ctx.text, `"${slug}"`) : undefined);
     if (typeof slug !== 'string' || !isNodeSlug(slug)) {
-      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line);
+      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line());
       return;
     }
     if (ctx.nodes.has(slug)) {
-      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line);
+      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line());
       return;
     }
-    for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line);
+    for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line());
     const children = e.children ?? [];
-    if (!Array.isArray(children)) ctx.problems.error(ctx.path, `${here}.children must be an array`, line);
+    if (!Array.isArray(children)) ctx.problems.error(ctx.path, `${here}.children must be an array`, line());
     const kind = e.kind ?? (e.children !== undefined ? 'section' : 'topic');
-    if (kind !== 'section' && kind !== 'topic') ctx.problems.error(ctx.path, `${here}.kind must be "section" or "topic"`, line);
+    if (kind !== 'section' && kind !== 'topic') ctx.problems.error(ctx.path, `${here}.kind must be "section" or "topic"`, line());
     const icon = e.icon ?? null;
     if (icon !== null && (typeof icon !== 'string' || icon.length > ICON_MAX || !iconRe.test(icon))) {
-      ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line);
+      ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line());
     }
-    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line);
+    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line());
     const node: NavNode = {
       slug,
       kind: kind as NodeKind,
@@ -174,7 +180,7 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     };
     ctx.nodes.set(slug, node);
     siblings.push(slug);
-    if (Array.isArray(children)) readNav(children, slug, `${here}.children`, ctx, node.children);
+    if (Array.isArray(children)) readNav(children, slug, `${here}.children`, ctx, node.children, depth + 1);
   });
 }
 

@@ -45,6 +45,7 @@ export function createNode(state: VersionState, input: NodeCreateInput, now: str
 export function patchNode(state: VersionState, slug: string, input: NodePatchInput, pre: Precondition | null, now: string): VersionState {
   const node = requireNode(state, slug);
   assertUnchanged(`Node "${slug}"`, nodeUpdatedAt(state, slug), pre);
+  if (Object.values(input).every((v) => v === undefined)) return state;
   const structural = input.slug !== undefined || input.parentSlug !== undefined || input.sortOrder !== undefined || input.kind !== undefined || input.icon !== undefined;
   let current = slug;
   let next: VersionState = state;

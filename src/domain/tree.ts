@@ -62,6 +62,9 @@ export function ancestors(state: Pick<VersionState, 'nodes'>, slug: string): str
   return out;
 }
 
+/** How deep the tree may nest: deep enough for any help site, shallow enough to render and read back quickly. */
+export const MAX_DEPTH = 32;
+
 /** A requested position: move `slug` under `parentSlug`, at `sortOrder` (appended when absent). */
 export interface Placement {
   slug: string;
@@ -162,6 +165,22 @@ export class TreeDraft {
       const node = this.nodes.get(slug)!;
       this.nodes.set(slug, { ...node, parentSlug: move.parentSlug, updatedAt: stamp });
     }
+    for (const slug of moves.keys()) {
+      const depth = ancestors({ nodes: this.nodes }, slug).length + this.height(slug);
+      if (depth > MAX_DEPTH) throw new AppError('too_deep', `Moving "${slug}" there would nest the tree ${depth} levels deep; at most ${MAX_DEPTH} are allowed`, { slug, depth, max: MAX_DEPTH });
+    }
+  }
+
+  /** Levels from the node down to its deepest descendant (1 for a leaf). */
+  private height(slug: string): number {
+    let deepest = 1;
+    const stack: Array<[string, number]> = [[slug, 1]];
+    while (stack.length > 0) {
+      const [current, level] = stack.pop()!;
+      if (level > deepest) deepest = level;
+      for (const child of this.nodes.get(current)!.children) stack.push([child, level + 1]);
+    }
+    return deepest;
   }
 
   finish(): Pick<VersionState, 'nodes' | 'roots'> {

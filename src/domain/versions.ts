@@ -44,6 +44,7 @@ export function duplicateVersion(source: VersionState, slug: string, input: { la
 /** Changes a version's own fields; only supplied fields change. */
 export function patchVersion(state: VersionState, input: VersionInput, pre: Precondition | null, now: string): VersionState {
   assertUnchanged(`Version "${state.slug}"`, state.meta.updatedAt, pre);
+  if (Object.values(input).every((v) => v === undefined)) return state;
   if (input.languages !== undefined) assertLanguagesRemovable(state, input.languages);
   return withMeta(state, input, now);
 }

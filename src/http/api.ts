@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { jsonBodyParser, rawBodyOf } from './body.ts';
@@ -78,7 +79,7 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
         if (schema) check(schema, value, `path/${name}`);
       }
       const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
-      const body = e.body ? check(e.body, ctx.request.body ?? {}, 'body') : undefined;
+      const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
       if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
       const res = await e.handle({ ctx, actor, params, query, body });
       ctx.status = res.status ?? 200;
@@ -92,4 +93,16 @@ function queryObject(ctx: Context): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) out[k] = Array.isArray(v) ? v[v.length - 1] : v;
   return out;
+}
+
+/**
+ * Refuses strings with lone surrogates: they cannot be stored as UTF-8, so the file in git would
+ * differ from what the index holds.
+ */
+function wellFormed<T>(value: T, field: string): T {
+  if (typeof value === 'string') {
+    if (!(value as unknown as { isWellFormed(): boolean }).isWellFormed()) throw invalid(field, 'contains a lone surrogate (not valid Unicode text)');
+  } else if (Array.isArray(value)) value.forEach((v, i) => wellFormed(v, `${field}/${i}`));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) wellFormed(v, `${field}/${k}`);
+  return value;
 }

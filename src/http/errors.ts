@@ -9,13 +9,15 @@ export function toAppError(err: unknown, bodyLimit: number): AppError | null {
   if (e.status === 413 || e.type === 'entity.too.large') {
     return new AppError('payload_too_large', `The request body is larger than the limit of ${bodyLimit} bytes`, { limit: bodyLimit });
   }
-  if (e.type === 'entity.parse.failed' || (e.status === 400 && /JSON|Unexpected token|invalid/i.test(e.message ?? ''))) {
+  // Everything the body parser refuses as malformed (bad JSON, a forbidden "__proto__" key, a body
+  // that does not decompress as its Content-Encoding says) is the caller's JSON problem.
+  const code = (err as { code?: string }).code ?? '';
+  if (e.type === 'entity.parse.failed' || e.status === 400 || code.startsWith('Z_')) {
     return new AppError('invalid_json', `The request body is not valid JSON: ${e.message}`, { field: 'body' });
   }
   if (e.status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return new AppError('unsupported_media_type', `The request body's encoding is not supported: ${e.message}`);
   }
-  if (e.status === 400 && e.type === 'request.aborted') return new AppError('validation_failed', 'The request body was cut off', { field: 'body' });
   return null;
 }
 

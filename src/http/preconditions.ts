@@ -2,6 +2,8 @@ import type { Context } from 'koa';
 import type { Precondition } from '../domain/preconditions.ts';
 import { invalid } from '../errors.ts';
 
+/** RFC 9110's preferred HTTP-date (IMF-fixdate). */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
@@ -10,11 +12,15 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})
  */
 export function readPrecondition(ctx: Context, expectedUpdatedAt: string | undefined): Precondition | null {
   if (expectedUpdatedAt !== undefined) {
-    return { at: Date.parse(expectedUpdatedAt), precision: 'ms', source: 'expectedUpdatedAt', raw: expectedUpdatedAt };
+    const at = Date.parse(expectedUpdatedAt);
+    // The schema's date-time format allows a leap second (":60"), which Date cannot represent.
+    if (Number.isNaN(at)) throw invalid('body/expectedUpdatedAt', 'must be an ISO timestamp such as 2026-01-31T12:00:00.000Z');
+    return { at, precision: 'ms', source: 'expectedUpdatedAt', raw: expectedUpdatedAt };
   }
   const header = ctx.get('if-unmodified-since').trim();
   if (header === '') return null;
-  const at = Date.parse(header);
-  if (Number.isNaN(at)) throw invalid('header/if-unmodified-since', 'must be an ISO timestamp or an HTTP-date');
-  return { at, precision: ISO.test(header) ? 'ms' : 's', source: 'If-Unmodified-Since', raw: header };
+  const iso = ISO.test(header);
+  const at = iso || HTTP_DATE.test(header) ? Date.parse(header) : NaN;
+  if (Number.isNaN(at)) throw invalid('header/if-unmodified-since', 'must be an ISO timestamp or an HTTP-date (e.g. Sun, 06 Nov 1994 08:49:37 GMT)');
+  return { at, precision: iso ? 'ms' : 's', source: 'If-Unmodified-Since', raw: header };
 }

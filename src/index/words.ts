@@ -10,9 +10,22 @@ function segmenter(language: string): Intl.Segmenter {
   return s;
 }
 
+/** Segmenting one long string costs time quadratic in its length in V8, so text is cut into pieces first. */
+const PIECE = 1000;
+
 export function words(text: string, language: string): string[] {
   const out: string[] = [];
-  for (const part of segmenter(language).segment(text)) if (part.isWordLike) out.push(part.segment);
+  const s = segmenter(language);
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + PIECE);
+    // Cut at white space where there is some nearby, so no word is split (scripts without spaces may be).
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start + PIECE / 2) end = space;
+    }
+    for (const part of s.segment(text.slice(start, end))) if (part.isWordLike) out.push(part.segment);
+    start = end;
+  }
   return out;
 }
 

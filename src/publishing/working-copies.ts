@@ -29,7 +29,7 @@ export function createWorkingCopy(writer: Writer, version: string, author: Autho
 }
 
 /** Deletes a working copy, named by its own slug or its original's; refused while a publish request for it is open. */
-export async function discardWorkingCopy(
+export function discardWorkingCopy(
   writer: Writer,
   catalog: Catalog,
   openRequestFor: (slug: string) => PublishRequest | undefined,
@@ -38,10 +38,12 @@ export async function discardWorkingCopy(
 ): Promise<string> {
   const named = catalog.entry(version)?.state;
   const slug = named?.meta.workingCopyOf ? version : workingCopySlug(version);
-  const copy = catalog.entry(slug)?.state;
-  if (!copy || copy.meta.workingCopyOf === null) throw notFound('version', `No working copy of "${version}"`, { version });
-  const open = openRequestFor(slug);
-  if (open) throw new AppError('request_open', `Publish request ${open.id} for ${slug} is open (pull request #${open.prNumber}); cancel it first`, { request: open.id });
-  await writer.writeVersions([slug], author, () => ({ changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: undefined }));
-  return slug;
+  // Checked under the copy's lock, so two discards (or a discard and an import) cannot both act.
+  return writer.writeVersions([slug], author, (ctx) => {
+    const copy = ctx.exists(slug) ? ctx.read(slug) : null;
+    if (!copy || copy.meta.workingCopyOf === null) throw notFound('version', `No working copy of "${version}"`, { version });
+    const open = openRequestFor(slug);
+    if (open) throw new AppError('request_open', `Publish request ${open.id} for ${slug} is open (pull request #${open.prNumber}); cancel it first`, { request: open.id });
+    return { changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: slug };
+  });
 }

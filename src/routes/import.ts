@@ -7,6 +7,7 @@ import { demoteLatest } from '../domain/versions.ts';
 import type { VersionState } from '../domain/types.ts';
 import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
+import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import type { VersionChange } from '../storage/writer.ts';
 import { workingCopySlug } from '../publishing/working-copies.ts';
@@ -54,10 +55,11 @@ export function importRoutes({ catalog, writer, publisher }: Deps) {
         404: { description: 'Unknown version', schema: 'Error' },
       },
       handle: async ({ actor, params, body }) => {
-        const nodes = body.nodes ?? body.document?.nodes;
-        if (!nodes || (body.nodes && body.document)) {
+        const given = body.nodes ?? body.document?.nodes;
+        if (!given || (body.nodes && body.document)) {
           throw new AppError('validation_failed', 'body/nodes: give the nodes either as "nodes" or as "document": { "nodes" }', { field: 'body/nodes' });
         }
+        const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `body/nodes/${i}/translations`) } : n));
         const mode = body.mode ?? 'merge';
         if (body.dryRun) {
           const { state, diff } = applyImport(catalog.state(params.version), nodes, mode, new Date().toISOString(), () => randomUUID());

@@ -56,7 +56,8 @@ export function pdfRoutes({ catalog, config }: Deps) {
         const lang = language(query.lang ?? 'en', 'query/lang');
         const topics = query.topics ? [...new Set(query.topics.split(','))] : null;
         const selection = selectForPdf(state, topics, query.limit ? Number(query.limit) : null);
-        const fontBase = `${ctx.protocol}://${ctx.host}${config.basePath}/fonts`;
+        // Behind a shared cache, set HELP_PUBLIC_URL so that the URLs do not follow the caller's Host header.
+        const fontBase = `${config.publicUrl ?? `${ctx.protocol}://${ctx.host}`}${config.basePath}/fonts`;
         return { body: buildPdfBundle(state, lang, selection, fontBase, new Date().toISOString().slice(0, 10)) };
       },
     }),

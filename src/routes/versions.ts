@@ -7,6 +7,7 @@ import { languageList } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import type { WriteContext, VersionChange } from '../storage/writer.ts';
 import { presentVersion } from '../presenters/versions.ts';
+import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Deps } from './deps.ts';
 
 const VERSION_ERRORS = { 400: { description: 'Invalid body', schema: 'Error' }, 401: { description: 'No or invalid credential', schema: 'Error' }, 403: { description: 'The key lacks help:write', schema: 'Error' } };
@@ -108,10 +109,15 @@ export function versionRoutes({ catalog, writer }: Deps) {
       access: 'write',
       responses: { 200: { description: 'Deleted', schema: 'Ok' }, 401: VERSION_ERRORS[401], 403: VERSION_ERRORS[403], 404: { description: 'Unknown version', schema: 'Error' } },
       handle: async ({ actor, params }) => {
-        await writer.writeVersions([params.version], actor!, (ctx) => {
+        const wip = workingCopySlug(params.version);
+        await writer.writeVersions([params.version, wip], actor!, (ctx) => {
           // A version whose stored data is broken can still be deleted, to recover.
           if (!ctx.exists(params.version)) throw notFound('version', `No version "${params.version}"`, { version: params.version });
-          return { changes: [{ slug: params.version, after: null }], message: `Delete version ${params.version}`, result: undefined };
+          const changes: VersionChange[] = [{ slug: params.version, after: null }];
+          // Its working copy goes with it: a copy of nothing could never be published.
+          const copy = ctx.exists(wip) ? catalog.entry(wip)?.state : undefined;
+          if (copy?.meta.workingCopyOf === params.version) changes.push({ slug: wip, after: null });
+          return { changes, message: `Delete version ${params.version}${changes.length > 1 ? ` and its working copy ${wip}` : ''}`, result: undefined };
         });
         return { body: { ok: true } };
       },

@@ -5,7 +5,7 @@ import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
 import { KeyedMutex } from './mutex.ts';
-import type { Repository } from './repository.ts';
+import type { FolderChange, Repository } from './repository.ts';
 
 /** The new state of one version after a write; `null` deletes it. `copyOf` writes it as a copy of another version's folder. */
 export interface VersionChange {
@@ -92,10 +92,13 @@ export class Writer {
       readLatest: () => this.catalog.latest(),
     };
     const { changes, message, result } = plan(ctx);
-    if (changes.length === 0) return result; // nothing to write: no commit
     for (const change of changes) this.assertMayWrite(author, change);
+    // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
+    const folderChanges = changes.map((change) => this.folderChange(change));
     try {
-      const folders = await Promise.all(changes.map((change) => this.writeFolder(change)));
+      const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
+      // A write whose files come out byte for byte as they were makes no commit.
+      if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
       await this.repo.commit(folders, { author: author.name, message });
     } catch (err) {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
@@ -118,13 +121,13 @@ export class Writer {
     }
   }
 
-  private writeFolder(change: VersionChange) {
-    if (change.after === null) return this.repo.writeFolder({ slug: change.slug, remove: true });
+  private folderChange(change: VersionChange): FolderChange {
+    if (change.after === null) return { slug: change.slug, remove: true };
     const before = change.copyOf !== undefined ? this.catalog.state(change.copyOf) : (this.catalog.entry(change.slug)?.state ?? null);
     const base = change.copyOf !== undefined ? this.repo.folder(change.copyOf)! : undefined;
     const after = change.after;
     const files = new Map(changedPaths(before, after).map((path) => [path, renderFile(after, path)]));
-    return this.repo.writeFolder({ slug: change.slug, files, base });
+    return { slug: change.slug, files, base };
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
