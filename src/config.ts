@@ -20,6 +20,8 @@ export interface Config {
   readonly bodyLimit: number;
   /** Public origin of the service for absolute URLs it hands out, e.g. https://help.example.com (`HELP_PUBLIC_URL`; default: from the request's Host). */
   readonly publicUrl: string | null;
+  /** How long a CDN or browser may keep an anonymous read, in seconds (`HELP_CACHE_MAX_AGE`, default 60). */
+  readonly cacheMaxAge: number;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logging off). */
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),
     sampleContentDir: sample === 'off' ? null : resolve(sample),
+    cacheMaxAge: integer(env, 'HELP_CACHE_MAX_AGE', 60, 0, 31_536_000),
     bodyLimit: integer(env, 'HELP_BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     logLevel,
     basePath: '/help/v1' as const,

@@ -4,6 +4,7 @@ import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { jsonBodyParser, rawBodyOf } from './body.ts';
+import type { ResponseCache } from './cache.ts';
 
 /** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
 export type Access = 'public' | 'write' | 'credential';
@@ -48,6 +49,8 @@ export interface Endpoint<B = any, Q = any> {
   bodyLimit?: number;
   /** Keep the raw body text too (for signature checks). */
   rawBody?: boolean;
+  /** A public read whose answer depends only on the content, the caller's visibility and the URL (cached, with ETag). */
+  cache?: boolean;
   /** Header parameters the endpoint reads (documented in openapi.json). */
   headers?: Array<'If-Unmodified-Since'>;
   responses: Record<number, ResponseDoc>;
@@ -61,7 +64,7 @@ export const endpoint = <B = any, Q = any>(e: Endpoint<B, Q>): Endpoint<B, Q> =>
  * Mounts endpoints on a router: access check → body parsing (within the endpoint's limit) →
  * path/query/body validation → handler → status and body.
  */
-export function mount(router: Router, endpoints: readonly Endpoint[], defaultBodyLimit: number): void {
+export function mount(router: Router, endpoints: readonly Endpoint[], defaultBodyLimit: number, cache?: ResponseCache): void {
   for (const e of endpoints) {
     const parse = e.body ? jsonBodyParser(e.bodyLimit ?? defaultBodyLimit, e.rawBody) : null;
     router[e.method](e.path, async (ctx: Context, next) => {
@@ -81,7 +84,9 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
       const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
       if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
-      const res = await e.handle({ ctx, actor, params, query, body });
+      const run = async () => e.handle({ ctx, actor, params, query, body });
+      if (e.cache && cache) return cache.serve(ctx, actor, run);
+      const res = await run();
       ctx.status = res.status ?? 200;
       ctx.body = res.body;
     });

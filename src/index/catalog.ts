@@ -11,6 +11,8 @@ export type VersionEntry = { slug: string; state: VersionState; broken?: undefin
 export class Catalog {
   private readonly entries = new Map<string, VersionEntry>();
   private readonly listeners: Array<(slug: string, state: VersionState | null) => void> = [];
+  /** Moves on every change, so anything derived from the index can be keyed by it. */
+  generation = 0;
 
   /** Calls `listener` with every version state set from now on (derived indexes follow the catalog). */
   subscribe(listener: (slug: string, state: VersionState | null) => void): void {
@@ -41,12 +43,14 @@ export class Catalog {
   }
 
   set(slug: string, state: VersionState | null): void {
+    this.generation++;
     if (state === null) this.entries.delete(slug);
     else this.entries.set(slug, { slug, state });
     for (const listener of this.listeners) listener(slug, state);
   }
 
   setBroken(slug: string, reason: string): void {
+    this.generation++;
     this.entries.set(slug, { slug, broken: reason });
   }
 }

@@ -33,6 +33,7 @@ export function pdfRoutes({ catalog, config }: Deps) {
       method: 'get',
       path: '/versions/:version/pdf-bundle',
       operationId: 'getPdfBundle',
+      cache: true,
       summary: 'Everything a browser needs to render a PDF of a version or of chosen topics',
       description:
         '`latest` may stand for the slug. Topics are resolved to document order; sections bring their descendants; ancestors of chosen topics appear as chapter headings. At most 200 topics.',

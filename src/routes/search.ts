@@ -10,6 +10,7 @@ export function searchRoutes({ catalog, search }: Deps) {
       method: 'get',
       path: '/versions/:version/search',
       operationId: 'search',
+      cache: true,
       summary: 'Search titles, summaries and bodies of one language',
       description:
         'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match.',

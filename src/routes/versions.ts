@@ -36,6 +36,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       method: 'get',
       path: '/versions',
       operationId: 'listVersions',
+      cache: true,
       summary: 'List versions, newest first',
       description: 'Anonymous callers see published versions; a credential with help:read also sees drafts and archived versions, and hidden working copies with `includeWorkingCopies=true`.',
       tag: 'Versions',
