@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
-
-const REPO_ROOT = new URL('..', import.meta.url).pathname;
+import { assertError, isIso } from './helpers/assertions.ts';
+import { PROJECT, runProcess, type Run } from './helpers/process.ts';
+import { createNode, createVersion, startTestServer, waitForStatus, type TestServer } from './helpers/server.ts';
 
 describe('Authentication', () => {
   let s: TestServer;
@@ -318,44 +317,11 @@ describe('Authentication', () => {
   });
 });
 
-const isIso = (value: unknown) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value);
-
-function assertError(res: TestResponse, status: number, code: string, data: Record<string, unknown> = {}): void {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${res.text}`);
-}
-
-/** Polls /whoami with the key until it answers `status`, for at most 2 s. */
-async function waitForStatus(s: TestServer, key: string, status: number): Promise<void> {
-  const deadline = Date.now() + 2000;
-  let last = 0;
-  for (;;) {
-    last = (await s.request('GET', '/whoami', { key })).status;
-    if (last === status) return;
-    if (Date.now() > deadline) assert.fail(`the server still answered ${last} (not ${status}) after 2 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Runs `npm run --silent cli -- ...args` on the test server's data directory. */
-function cli(s: TestServer, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(s: TestServer, args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, HELP_DATA_DIR: s.dataDir };
   delete env.NODE_TEST_CONTEXT;
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill(), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runProcess('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: PROJECT, env, timeout: 60_000 });
 }
 
 /** Files of a commit that contain `text` (git grep exits 1 when there are none). */

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-function put(s: TestServer, version: string, slug: string, lang: string, body: Record<string, unknown>) {
-  return s.request('PUT', `/versions/${version}/topics/${slug}/translations/${lang}`, { body });
-}
+import { createNode, createVersion, putTranslation as put, startTestServer, type TestServer } from './helpers/server.ts';
 
 /** `git fsck --strict` exits non-zero on any problem (s.git throws then). */
 function assertFsckClean(s: TestServer): void {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
+import { assertError, isIso } from './helpers/assertions.ts';
+import { createNode, createVersion, startTestServer, waitForKey, type ListedNode, type TestServer } from './helpers/server.ts';
 
 /**
  * Reading content: tree, topic, node list and single translation.
@@ -475,17 +476,6 @@ interface TreeEntry {
   language: string;
 }
 
-interface ListedNode {
-  id: string;
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  sortOrder: number;
-  icon: string | null;
-  updatedAt: string;
-  translations: Record<string, { title: string; summary: string; updatedAt: string; bodyChars: number; bodyMd?: string }>;
-}
-
 /** Node ids of version r1, as node creation returned them. */
 const ids: Record<string, string> = {};
 
@@ -494,20 +484,3 @@ function entry(slug: string, kind: string, icon: string | null, sortOrder: numbe
   return { id: ids[slug], slug, kind, icon, sortOrder, title, summary, language, children };
 }
 
-const isIso = (value: unknown) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value);
-
-function assertError(res: TestResponse, status: number, code: string, data: Record<string, unknown> = {}): void {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${res.text}`);
-}
-
-async function waitForKey(s: TestServer, key: string): Promise<void> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    if ((await s.request('GET', '/whoami', { key })).status === 200) return;
-    if (Date.now() > deadline) throw new Error('the server did not accept the new key within 2 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

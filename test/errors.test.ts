@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
+import { assertError } from './helpers/assertions.ts';
 import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-/** Every error answers the JSON envelope with a known code and a message. */
-function assertError(res: { status: number; body: any }, status: number, code: string) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.equal(res.body.error.code, code);
-  assert.equal(typeof res.body.error.message, 'string');
-  assert.ok(res.body.error.message.length > 0);
-  assert.equal(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status, status);
-}
 
 describe('Errors and bad input', () => {
   let s: TestServer;

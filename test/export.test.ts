@@ -2,41 +2,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import yaml from 'js-yaml';
-import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-interface ExportTranslation {
-  title: string;
-  summary: string;
-  bodyMd: string;
-  updatedAt: string;
-}
-
-interface ExportNode {
-  id: string;
-  slug: string;
-  kind: 'section' | 'topic';
-  parentSlug: string | null;
-  icon: string | null;
-  sortOrder: number;
-  updatedAt: string;
-  translations: Record<string, ExportTranslation>;
-}
-
-interface ContentFile {
-  path: string;
-  content: string;
-}
+import { comparable } from './helpers/content.ts';
+import type { ContentFile } from './helpers/generate.ts';
+import { createNode, createVersion, exportOf, startTestServer, type ExportNode, type ExportTranslation, type TestServer } from './helpers/server.ts';
 
 const NODE_FIELDS = ['icon', 'id', 'kind', 'parentSlug', 'slug', 'sortOrder', 'translations', 'updatedAt'];
 const TRANSLATION_FIELDS = ['bodyMd', 'summary', 'title', 'updatedAt'];
 const VERSION_FIELDS = ['createdAt', 'hidden', 'isLatest', 'label', 'languages', 'slug', 'sortOrder', 'status', 'updatedAt', 'workingCopyOf'];
-
-/** A node without what an import may change (ids and stamps), for round-trip comparisons. */
-function comparable(n: ExportNode) {
-  const translations: Record<string, { title: string; summary: string; bodyMd: string }> = {};
-  for (const [language, t] of Object.entries(n.translations)) translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd };
-  return { slug: n.slug, kind: n.kind, parentSlug: n.parentSlug, icon: n.icon, sortOrder: n.sortOrder, translations };
-}
 
 /** Splits a content file into its YAML frontmatter (parsed) and its body. */
 function parseMarkdown(content: string): { data: Record<string, unknown>; body: string } {
@@ -77,12 +49,6 @@ describe('GET /versions/{version}/export', () => {
     await createNode(s, 'ex', { slug: 'ex-crlf', parentSlug: 'ex-c', translations: { en: { title: 'Windows', bodyMd: 'line one\r\nline two\r\n' } } });
   });
   after(() => s.close());
-
-  async function exportDoc(version: string): Promise<{ version: Record<string, unknown>; nodes: ExportNode[] }> {
-    const res = await s.request('GET', `/versions/${version}/export`);
-    assert.equal(res.status, 200, res.text.slice(0, 500));
-    return res.body;
-  }
 
   async function exportFiles(version: string): Promise<ContentFile[]> {
     const res = await s.request('GET', `/versions/${version}/export?format=files`);
@@ -138,7 +104,7 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('nodes come in document order with slug, kind, parentSlug, icon and sortOrder', async () => {
-      const doc = await exportDoc('ex');
+      const doc = await exportOf(s, 'ex');
       assert.deepEqual(doc.nodes.map((n) => n.slug), EX_ORDER);
       for (const n of doc.nodes) assert.deepEqual(Object.keys(n).sort(), NODE_FIELDS);
       const shape = doc.nodes.map((n) => ({ slug: n.slug, kind: n.kind, parentSlug: n.parentSlug, icon: n.icon, sortOrder: n.sortOrder }));
@@ -153,7 +119,7 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('every translation is there with title, summary, body and stamp', async () => {
-      const doc = await exportDoc('ex');
+      const doc = await exportOf(s, 'ex');
       const bySlug = new Map(doc.nodes.map((n) => [n.slug, n]));
       for (const n of doc.nodes) for (const t of Object.values(n.translations)) assert.deepEqual(Object.keys(t).sort(), TRANSLATION_FIELDS);
       assert.deepEqual(Object.keys(bySlug.get('ex-sec')!.translations).sort(), ['de', 'en']);
@@ -171,7 +137,7 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('ids, stamps and bodies agree with what the read endpoints show', async () => {
-      const doc = await exportDoc('ex');
+      const doc = await exportOf(s, 'ex');
       const listed = (await s.request('GET', '/versions/ex/nodes?include=bodies')).body.nodes as Array<ExportNode & { translations: Record<string, ExportTranslation & { bodyChars: number }> }>;
       assert.deepEqual(doc.nodes.map((n) => n.slug), listed.map((n) => n.slug));
       for (const [i, n] of doc.nodes.entries()) {
@@ -194,7 +160,7 @@ describe('GET /versions/{version}/export', () => {
       const put = await s.request('PUT', '/versions/ex-stamp/topics/page/translations/de', { body: { title: 'Seite', bodyMd: 'Neu.\n' } });
       assert.equal(put.status, 200, put.text);
       const stamp = put.body.translation.updatedAt as string;
-      const [node] = (await exportDoc('ex-stamp')).nodes;
+      const [node] = (await exportOf(s, 'ex-stamp')).nodes;
       assert.equal(node.translations.de.updatedAt, stamp);
       assert.equal(node.updatedAt, stamp);
       // the export's stamp is usable as expectedUpdatedAt
@@ -210,13 +176,13 @@ describe('GET /versions/{version}/export', () => {
       assert.equal(put.status, 200);
       const del = await s.request('DELETE', '/versions/ex-live/nodes/two');
       assert.equal(del.status, 200);
-      const doc = await exportDoc('ex-live');
+      const doc = await exportOf(s, 'ex-live');
       assert.deepEqual(doc.nodes.map(comparable), [{ slug: 'one', kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, translations: { en: { title: 'One again', summary: '', bodyMd: 'Changed.\n' } } }]);
     });
 
     test('a version without nodes exports an empty node list', async () => {
       await createVersion(s, 'ex-empty', { status: 'published' });
-      const doc = await exportDoc('ex-empty');
+      const doc = await exportOf(s, 'ex-empty');
       assert.equal(doc.version.slug, 'ex-empty');
       assert.deepEqual(doc.nodes, []);
       const files = await exportFiles('ex-empty');
@@ -252,7 +218,7 @@ describe('GET /versions/{version}/export', () => {
 
     test('each Markdown file parses back: frontmatter title and summary, body as stored', async () => {
       const files = await exportFiles('ex');
-      const doc = await exportDoc('ex');
+      const doc = await exportOf(s, 'ex');
       const bySlug = new Map(doc.nodes.map((n) => [n.slug, n]));
       for (const f of files.slice(1)) {
         const [language, name] = f.path.split('/');
@@ -296,7 +262,7 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('with a key, a draft version is exported', async () => {
-      const doc = await exportDoc('ex-draft');
+      const doc = await exportOf(s, 'ex-draft');
       assert.equal(doc.version.status, 'draft');
       assert.deepEqual(doc.nodes.map((n) => n.slug), ['secret']);
       const files = await exportFiles('ex-draft');
@@ -387,7 +353,7 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('export → import (replace) into another version → export gives the same nodes', async () => {
-      const source = await exportDoc('big');
+      const source = await exportOf(s, 'big');
       await createVersion(s, 'big-copy', { languages: ['en', 'de'] });
       await createNode(s, 'big-copy', { slug: 'stale', translations: { en: { title: 'Stale', bodyMd: 'Goes away.\n' } } });
       await createNode(s, 'big-copy', { slug: 't-0-0', translations: { en: { title: 'Old title', bodyMd: 'Old.\n' } } });
@@ -397,7 +363,7 @@ describe('GET /versions/{version}/export', () => {
       assert.deepEqual(res.body.diff.deleted, ['stale']);
       assert.equal(res.body.diff.created.length, 2999);
       assert.equal(s.commitCount(), commits + 1);
-      const copy = await exportDoc('big-copy');
+      const copy = await exportOf(s, 'big-copy');
       assert.equal(copy.nodes.length, 3000);
       assert.deepEqual(copy.nodes.map(comparable), source.nodes.map(comparable));
     });
@@ -405,7 +371,7 @@ describe('GET /versions/{version}/export', () => {
 
   describe('round trip through content files', () => {
     test('export?format=files → import-files into a new version → export gives the same nodes', async () => {
-      const source = await exportDoc('ex');
+      const source = await exportOf(s, 'ex');
       const files = await exportFiles('ex');
       const commits = s.commitCount();
       const res = await s.request('POST', '/versions/ex-files/import-files', { body: { files } });
@@ -415,7 +381,7 @@ describe('GET /versions/{version}/export', () => {
       assert.deepEqual(res.body.version, { slug: 'ex-files', exists: false, status: 'published', isLatest: false });
       assert.equal(res.body.summary.created, EX_ORDER.length);
       assert.equal(s.commitCount(), commits + 1);
-      const copy = await exportDoc('ex-files');
+      const copy = await exportOf(s, 'ex-files');
       assert.deepEqual(copy.nodes.map(comparable), source.nodes.map(comparable));
       assert.equal(copy.version.label, source.version.label);
       assert.deepEqual(copy.version.languages, source.version.languages);
@@ -434,12 +400,12 @@ describe('GET /versions/{version}/export', () => {
       });
       await createNode(s, 'ex-multi', { slug: 'grp', kind: 'section', translations: { en: { title: 'Group' }, de: { title: 'Gruppe' } } });
       await createNode(s, 'ex-multi', { slug: 'inner', parentSlug: 'grp', translations: { en: { title: '- dash: title', bodyMd: 'Inner.\n' } } });
-      const source = await exportDoc('ex-multi');
+      const source = await exportOf(s, 'ex-multi');
       const files = await exportFiles('ex-multi');
       assert.deepEqual(files.map((f) => f.path), ['version.json', 'en/welcome.md', 'ja/welcome.md', 'pt-BR/welcome.md', 'en/grp.md', 'de/grp.md', 'en/inner.md']);
       const res = await s.request('POST', '/versions/ex-multi-files/import-files', { body: { files } });
       assert.equal(res.status, 200, res.text.slice(0, 1000));
-      const copy = await exportDoc('ex-multi-files');
+      const copy = await exportOf(s, 'ex-multi-files');
       assert.deepEqual(copy.nodes.map(comparable), source.nodes.map(comparable));
       assert.deepEqual(copy.version.languages, ['en', 'de', 'ja', 'pt-BR']);
       // and the copy's files equal git's
@@ -450,13 +416,13 @@ describe('GET /versions/{version}/export', () => {
     });
 
     test('re-importing the exported files into the same version changes nothing', async () => {
-      const before = await exportDoc('ex-files');
+      const before = await exportOf(s, 'ex-files');
       const files = await exportFiles('ex-files');
       const res = await s.request('POST', '/versions/ex-files/import-files', { body: { files } });
       assert.equal(res.status, 200, res.text.slice(0, 1000));
       assert.equal(res.body.summary.unchanged, EX_ORDER.length);
       assert.equal(res.body.summary.created + res.body.summary.updated + res.body.summary.deleted, 0);
-      const after = await exportDoc('ex-files');
+      const after = await exportOf(s, 'ex-files');
       assert.deepEqual(after.nodes, before.nodes);
     });
   });

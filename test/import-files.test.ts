@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
+import { assertError } from './helpers/assertions.ts';
+import { md, versionJson as versionJsonText, type Problem } from './helpers/content.ts';
+import type { ContentFile } from './helpers/generate.ts';
+import { changedFiles } from './helpers/git.ts';
+import { createNode, createVersion, listNodes, startTestServer, waitForKey, type ListedNode, type TestResponse, type TestServer } from './helpers/server.ts';
 
-interface ContentFile {
-  path: string;
-  content: string;
-}
-
-interface Problem {
-  path: string;
-  line?: number;
-  message: string;
-}
-
-const md = (title: string, body = `Body of ${title}.\n`, extra = '') => `---\ntitle: ${title}\n${extra}---\n${body}`;
-const versionJson = (doc: Record<string, unknown>) => ({ path: 'version.json', content: `${JSON.stringify(doc, null, 2)}\n` });
+const versionJson = (doc: Record<string, unknown>): ContentFile => ({ path: 'version.json', content: versionJsonText(doc) });
 
 /** A small hand-written set: no ids, no stamps. */
 function handSet(extra: Record<string, unknown> = {}): ContentFile[] {
@@ -387,22 +379,22 @@ describe('POST /versions/{version}/import-files', () => {
     });
 
     test('the same hand-written files: everything unchanged, ids and stamps kept, no commit', async () => {
-      const before = await nodesOf(s, 'again');
+      const before = await listNodes(s, 'again');
       const commits = s.commitCount();
       const res = await importFiles('again', { files: handSet() });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.version.exists, true);
       assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] } });
-      assert.deepEqual(await nodesOf(s, 'again'), before);
+      assert.deepEqual(await listNodes(s, 'again'), before);
       assert.equal(s.commitCount(), commits, 'nothing to change, so nothing is committed');
     });
 
     test('the exported files: everything unchanged, ids and stamps kept', async () => {
-      const before = await nodesOf(s, 'again');
+      const before = await listNodes(s, 'again');
       const res = await importFiles('again', { files: exported });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] } });
-      assert.deepEqual(await nodesOf(s, 'again'), before);
+      assert.deepEqual(await listNodes(s, 'again'), before);
     });
 
     test('the exported files again: no file changes in git, so no commit', async () => {
@@ -414,7 +406,7 @@ describe('POST /versions/{version}/import-files', () => {
     });
 
     test('one changed file: only that node is updated and only that file changes in git', async () => {
-      const before = await nodesOf(s, 'again');
+      const before = await listNodes(s, 'again');
       const commits = s.commitCount();
       const files = exported.map((f) => (f.path === 'de/first-steps.md' ? { ...f, content: f.content.replace('Öffnen Sie die App.', 'Öffnen Sie zuerst die App.') } : f));
       assert.notDeepEqual(files, exported);
@@ -422,7 +414,7 @@ describe('POST /versions/{version}/import-files', () => {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.summary, { created: 0, updated: 1, deleted: 0, unchanged: 3, slugs: { created: [], updated: ['first-steps'], deleted: [] } });
       assert.equal(s.commitCount(), commits + 1);
-      const after = await nodesOf(s, 'again');
+      const after = await listNodes(s, 'again');
       for (const node of after) {
         const old = before.find((n) => n.slug === node.slug)!;
         assert.equal(node.id, old.id, `${node.slug} keeps its id`);
@@ -458,7 +450,7 @@ describe('POST /versions/{version}/import-files', () => {
       await createVersion(s, 'api-made');
       await createNode(s, 'api-made', { slug: 'basics', kind: 'section' });
       await createNode(s, 'api-made', { slug: 'faq' });
-      const before = await nodesOf(s, 'api-made');
+      const before = await listNodes(s, 'api-made');
       const res = await importFiles('api-made', {
         files: [versionJson({ languages: ['en', 'de'], nav: [{ slug: 'basics', children: [] }, 'faq', 'extra'] }), { path: 'en/basics.md', content: md('Basics') }, { path: 'en/faq.md', content: md('FAQ') }, { path: 'en/extra.md', content: md('Extra') }],
       });
@@ -467,7 +459,7 @@ describe('POST /versions/{version}/import-files', () => {
       assert.equal(res.body.version.status, 'published', 'the draft is published by the import');
       const listed = (await s.request('GET', '/versions', { key: null })).body as Array<{ slug: string; status: string }>;
       assert.equal(listed.find((v) => v.slug === 'api-made')?.status, 'published');
-      const after = await nodesOf(s, 'api-made');
+      const after = await listNodes(s, 'api-made');
       for (const slug of ['basics', 'faq']) assert.equal(after.find((n) => n.slug === slug)!.id, before.find((n) => n.slug === slug)!.id, slug);
       const extra = after.find((n) => n.slug === 'extra')!;
       assert.ok(typeof extra.id === 'string' && !before.some((n) => n.id === extra.id));
@@ -477,8 +469,8 @@ describe('POST /versions/{version}/import-files', () => {
       const files = (await s.request('GET', '/versions/hand/export?format=files')).body.files as ContentFile[];
       const res = await importFiles('hand-copy', { files });
       assert.equal(res.status, 200, res.text);
-      const source = await nodesOf(s, 'hand');
-      const copy = await nodesOf(s, 'hand-copy');
+      const source = await listNodes(s, 'hand');
+      const copy = await listNodes(s, 'hand-copy');
       assert.deepEqual(copy.map((n) => [n.slug, n.id]), source.map((n) => [n.slug, n.id]));
     });
   });
@@ -507,42 +499,3 @@ describe('POST /versions/{version}/import-files', () => {
     });
   });
 });
-
-interface ListedNode {
-  id: string;
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  sortOrder: number;
-  icon: string | null;
-  updatedAt: string;
-  translations: Record<string, { title: string; summary: string; updatedAt: string; bodyChars: number }>;
-}
-
-async function nodesOf(s: TestServer, version: string): Promise<ListedNode[]> {
-  const res = await s.request('GET', `/versions/${version}/nodes`);
-  assert.equal(res.status, 200, res.text);
-  return res.body.nodes;
-}
-
-/** Files changed by the newest commit, sorted. */
-function changedFiles(s: TestServer): string[] {
-  return s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').filter(Boolean).sort();
-}
-
-function assertError(res: TestResponse, status: number, code: string, data: Record<string, unknown> = {}): void {
-  assert.equal(res.status, status, res.text.slice(0, 2000));
-  assert.equal(res.body?.error?.code, code, res.text.slice(0, 2000));
-  assert.equal(typeof res.body.error.message, 'string');
-  for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${res.text.slice(0, 2000)}`);
-}
-
-/** Polls /whoami until the new key is accepted, for at most 2 s. */
-async function waitForKey(s: TestServer, key: string): Promise<void> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    if ((await s.request('GET', '/whoami', { key })).status === 200) return;
-    if (Date.now() > deadline) throw new Error('the server did not accept the new key within 2 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
+import { assertError } from './helpers/assertions.ts';
+import { comparable } from './helpers/content.ts';
+import { changedFiles } from './helpers/git.ts';
+import { createNode, createVersion, exportOf, startTestServer, waitForKey, type ExportDoc, type TestResponse, type TestServer } from './helpers/server.ts';
 
 /** POST /versions/{version}/import: JSON import documents, merge and replace, dry runs and invalid documents. */
 describe('POST /versions/{version}/import', () => {
@@ -188,7 +191,7 @@ describe('POST /versions/{version}/import', () => {
       assert.deepEqual(res.body.diff.created, ['welcome', 'tour', 'help']);
       assert.equal(res.body.version.slug, 'doc-target', "the document's version object does not rename the target");
       const target = await exportOf(s, 'doc-target');
-      assert.deepEqual(comparable(target), comparable(source));
+      assert.deepEqual(target.nodes.map(comparable), source.nodes.map(comparable));
       assert.equal(target.version.label, 'Version doc-target', "the document's version fields are ignored");
     });
 
@@ -196,7 +199,7 @@ describe('POST /versions/{version}/import', () => {
       await createVersion(s, 'nodes-target', { languages: ['en', 'de'] });
       const res = await importInto('nodes-target', { mode: 'merge', nodes: source.nodes });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(comparable(await exportOf(s, 'nodes-target')), comparable(source));
+      assert.deepEqual((await exportOf(s, 'nodes-target')).nodes.map(comparable), source.nodes.map(comparable));
     });
 
     test('both nodes and document is 400 and writes nothing', async () => {
@@ -450,70 +453,11 @@ describe('POST /versions/{version}/import', () => {
   });
 });
 
-interface ExportTranslation {
-  title: string;
-  summary: string;
-  bodyMd: string;
-  updatedAt: string;
-}
-
-interface ExportNode {
-  id: string;
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  icon: string | null;
-  sortOrder: number;
-  updatedAt: string;
-  translations: Record<string, ExportTranslation>;
-}
-
-interface ExportDoc {
-  version: Record<string, unknown>;
-  nodes: ExportNode[];
-}
-
 interface Pair {
   slug: string;
   language?: string;
 }
 
-async function exportOf(s: TestServer, version: string): Promise<ExportDoc> {
-  const res = await s.request('GET', `/versions/${version}/export`);
-  assert.equal(res.status, 200, res.text);
-  return res.body as ExportDoc;
-}
-
-/** The nodes without ids and stamps: what must survive an import into another version. */
-function comparable(doc: ExportDoc) {
-  return doc.nodes.map(({ id: _id, updatedAt: _u, translations, ...rest }) => ({
-    ...rest,
-    translations: Object.fromEntries(Object.entries(translations).map(([l, { updatedAt: _t, ...t }]) => [l, t])),
-  }));
-}
-
 function sortPairs<T extends Pair>(pairs: T[]): T[] {
   return [...pairs].sort((a, b) => a.slug.localeCompare(b.slug) || (a.language ?? '').localeCompare(b.language ?? ''));
-}
-
-/** Files changed by the newest commit, sorted. */
-function changedFiles(s: TestServer): string[] {
-  return s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').filter(Boolean).sort();
-}
-
-function assertError(res: TestResponse, status: number, code: string, data: Record<string, unknown> = {}): void {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${res.text}`);
-}
-
-/** Polls /whoami until the new key is accepted, for at most 2 s. */
-async function waitForKey(s: TestServer, key: string): Promise<void> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    if ((await s.request('GET', '/whoami', { key })).status === 200) return;
-    if (Date.now() > deadline) throw new Error('the server did not accept the new key within 2 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

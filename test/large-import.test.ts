@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { comparable } from './helpers/content.ts';
 import { generateDocSet, type ContentFile, type GeneratedNode, type GeneratedSet } from './helpers/generate.ts';
-import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+import { createVersion, exportOf, listNodes, startTestServer, type ListedNode, type TestResponse, type TestServer } from './helpers/server.ts';
+
+/** A timeout fit for multi-megabyte imports and exports. */
+const LARGE = { timeout: 50_000 };
 
 /**
  * Large documentation sets through both import paths: the JSON import and content files.
@@ -37,11 +41,11 @@ describe('large documentation sets', () => {
     assert.equal(res.body.diff.created.length, big.stats.nodes);
     assert.equal(res.body.diff.updatedTranslations.length, big.stats.translations);
     assert.equal(s.commitCount(), commits + 1);
-    const nodes = await listNodes(s, 'large-json');
+    const nodes = await listNodes(s, 'large-json', LARGE);
     assert.equal(nodes.length, big.stats.nodes);
     assert.deepEqual(nodes.map((n) => n.slug), big.nodes.map((n) => n.slug), 'document order as generated');
     assertCounts(nodes, big);
-    assert.deepEqual(comparable((await exportDoc(s, 'large-json')).nodes), comparableGenerated(big.nodes));
+    assert.deepEqual((await exportOf(s, 'large-json', LARGE)).nodes.map(comparable), comparableGenerated(big.nodes));
   });
 
   test('the same 2,000 nodes as content files exceed the 2,000-file limit: 413 limit_exceeded', async () => {
@@ -62,17 +66,17 @@ describe('large documentation sets', () => {
     assert.equal(res.body.summary.created, medium.stats.nodes);
     assert.deepEqual(res.body.version, { slug: 'large-files', exists: false, status: 'published', isLatest: true });
     assert.equal(s.commitCount(), commits + 1);
-    const nodes = await listNodes(s, 'large-files');
+    const nodes = await listNodes(s, 'large-files', LARGE);
     assert.equal(nodes.length, medium.stats.nodes);
     assertCounts(nodes, medium);
-    assert.deepEqual(comparable((await exportDoc(s, 'large-files')).nodes), comparableGenerated(medium.nodes));
+    assert.deepEqual((await exportOf(s, 'large-files', LARGE)).nodes.map(comparable), comparableGenerated(medium.nodes));
   });
 
   test('the JSON import of the same 666 nodes gives the same nodes as the content files', async () => {
     await createVersion(s, 'large-files-json', { languages: ['en', 'de', 'ja'] });
     const res = await send(s, 'POST', '/versions/large-files-json/import', { mode: 'replace', nodes: medium.nodes });
     assert.equal(res.status, 200, res.text.slice(0, 1000));
-    assert.deepEqual(comparable((await exportDoc(s, 'large-files-json')).nodes), comparable((await exportDoc(s, 'large-files')).nodes));
+    assert.deepEqual((await exportOf(s, 'large-files-json', LARGE)).nodes.map(comparable), (await exportOf(s, 'large-files', LARGE)).nodes.map(comparable));
   });
 
   test('search finds a generated word in en and in ja', async () => {
@@ -90,22 +94,22 @@ describe('large documentation sets', () => {
   });
 
   test('round trip: export → import (replace) into another version → export gives the same nodes', async () => {
-    const source = await exportDoc(s, 'large-json');
+    const source = await exportOf(s, 'large-json', LARGE);
     await createVersion(s, 'large-json-copy', { languages: ['en', 'de', 'ja'] });
     const res = await send(s, 'POST', '/versions/large-json-copy/import', { mode: 'replace', document: source });
     assert.equal(res.status, 200, res.text.slice(0, 1000));
-    const copy = await exportDoc(s, 'large-json-copy');
+    const copy = await exportOf(s, 'large-json-copy', LARGE);
     assert.equal(copy.nodes.length, source.nodes.length);
-    assert.deepEqual(comparable(copy.nodes), comparable(source.nodes));
+    assert.deepEqual(copy.nodes.map(comparable), source.nodes.map(comparable));
   });
 
   test('round trip: export → import (replace) into the same version changes nothing', async () => {
-    const source = await exportDoc(s, 'large-json');
+    const source = await exportOf(s, 'large-json', LARGE);
     const res = await send(s, 'POST', '/versions/large-json/import', { mode: 'replace', document: source });
     assert.equal(res.status, 200, res.text.slice(0, 1000));
     assert.equal(res.body.diff.unchanged.length, big.stats.nodes);
     assert.deepEqual([res.body.diff.created, res.body.diff.updated, res.body.diff.deleted, res.body.diff.updatedTranslations, res.body.diff.deletedTranslations], [[], [], [], [], []]);
-    assert.deepEqual(await exportDoc(s, 'large-json'), source);
+    assert.deepEqual(await exportOf(s, 'large-json', LARGE), source);
   });
 
   test('round trip: export?format=files → import-files into another version → export gives the same nodes', async () => {
@@ -117,65 +121,16 @@ describe('large documentation sets', () => {
     const res = await send(s, 'POST', '/versions/large-files-copy/import-files', { files });
     assert.equal(res.status, 200, res.text.slice(0, 1000));
     assert.equal(res.body.summary.created, medium.stats.nodes);
-    const source = await exportDoc(s, 'large-files');
-    const copy = await exportDoc(s, 'large-files-copy');
-    assert.deepEqual(comparable(copy.nodes), comparable(source.nodes));
+    const source = await exportOf(s, 'large-files', LARGE);
+    const copy = await exportOf(s, 'large-files-copy', LARGE);
+    assert.deepEqual(copy.nodes.map(comparable), source.nodes.map(comparable));
     assert.deepEqual(copy.nodes.map((n) => n.id), source.nodes.map((n) => n.id), 'ids travel in version.json');
   });
 });
 
-interface ExportNode {
-  id: string;
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  icon: string | null;
-  sortOrder: number;
-  updatedAt: string;
-  translations: Record<string, { title: string; summary: string; bodyMd: string; updatedAt: string }>;
-}
-
-interface ListedNode {
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  translations: Record<string, { bodyChars: number }>;
-}
-
-interface Answer {
-  status: number;
-  text: string;
-  body: any;
-}
-
-/** Like TestServer.request, with a timeout fit for multi-megabyte imports. */
-async function send(s: TestServer, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${s.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${s.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(50_000),
-  });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed };
-}
-
-async function exportDoc(s: TestServer, version: string): Promise<{ version: Record<string, unknown>; nodes: ExportNode[] }> {
-  const res = await send(s, 'GET', `/versions/${version}/export`);
-  assert.equal(res.status, 200, res.text.slice(0, 1000));
-  return res.body;
-}
-
-async function listNodes(s: TestServer, version: string): Promise<ListedNode[]> {
-  const res = await send(s, 'GET', `/versions/${version}/nodes`);
-  assert.equal(res.status, 200, res.text.slice(0, 1000));
-  return res.body.nodes;
+/** Like TestServer.request, with the LARGE timeout. */
+function send(s: TestServer, method: string, path: string, body?: unknown): Promise<TestResponse> {
+  return s.request(method, path, { body, ...LARGE });
 }
 
 /** Node, section, topic and per-language translation counts, and the depth, as generated. */
@@ -188,13 +143,6 @@ function assertCounts(nodes: ListedNode[], set: GeneratedSet): void {
   const parent = new Map(nodes.map((n) => [n.slug, n.parentSlug]));
   const depth = (slug: string): number => (parent.get(slug) ? 1 + depth(parent.get(slug)!) : 1);
   assert.equal(Math.max(...nodes.map((n) => depth(n.slug))), set.stats.depth);
-}
-
-function comparable(nodes: ExportNode[]) {
-  return nodes.map(({ id: _id, updatedAt: _u, translations, ...rest }) => ({
-    ...rest,
-    translations: Object.fromEntries(Object.entries(translations).map(([l, { updatedAt: _t, ...t }]) => [l, t])),
-  }));
 }
 
 function comparableGenerated(nodes: GeneratedNode[]) {

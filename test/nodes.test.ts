@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-interface ListedNode {
-  id: string;
-  slug: string;
-  kind: string;
-  parentSlug: string | null;
-  sortOrder: number;
-  icon: string | null;
-  updatedAt: string;
-  translations: Record<string, { title: string; summary: string; updatedAt: string; bodyChars: number }>;
-}
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { assertError, ISO_MS } from './helpers/assertions.ts';
+import { changesOf } from './helpers/git.ts';
+import { createNode, createVersion, listNodes, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
 /** Every file path of the head commit below a folder. */
 function filesAt(s: TestServer, folder: string): string[] {
   return s.git('ls-tree', '-r', '--name-only', 'HEAD', `${folder}/`).trim().split('\n').filter(Boolean).sort();
-}
-
-/** The `status\tpath` lines of the head commit. */
-function headChanges(s: TestServer): string[] {
-  return s.git('show', '--no-renames', '--name-status', '--format=', 'HEAD').trim().split('\n').filter(Boolean).sort();
 }
 
 /** The slugs listed in a version.json's nav, with their parents, in document order. */
@@ -38,20 +22,6 @@ function navOf(s: TestServer, version: string): Array<{ slug: string; parentSlug
   };
   walk(doc.nav, null);
   return out;
-}
-
-async function listNodes(s: TestServer, version: string): Promise<ListedNode[]> {
-  const res = await s.request('GET', `/versions/${version}/nodes`);
-  assert.equal(res.status, 200, res.text);
-  return res.body.nodes as ListedNode[];
-}
-
-function assertError(res: { status: number; body: any; text: string }, status: number, code: string): any {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  assert.equal(typeof res.body.error.requestId, 'string');
-  return res.body.error;
 }
 
 describe('Nodes: POST /versions/{version}/nodes', () => {
@@ -110,7 +80,7 @@ describe('Nodes: POST /versions/{version}/nodes', () => {
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(s.commitCount(), commits + 1);
-    assert.deepEqual(headChanges(s), ['A\tfiles/de/install.md', 'A\tfiles/en/install.md', 'M\tfiles/version.json']);
+    assert.deepEqual(changesOf(s), ['A\tfiles/de/install.md', 'A\tfiles/en/install.md', 'M\tfiles/version.json']);
     const en = s.git('show', 'HEAD:files/en/install.md');
     assert.ok(en.startsWith('---\n'), en);
     const close = en.indexOf('\n---\n', 3);
@@ -306,11 +276,7 @@ describe('Nodes: POST /versions/{version}/nodes', () => {
     assertError(anon, 401, 'unauthorized');
     assert.ok(anon.headers.get('www-authenticate'));
     const reader = await s.createKey({ name: 'reader', scopes: 'help:read' });
-    const deadline = Date.now() + 2000;
-    while ((await s.request('GET', '/whoami', { key: reader })).status !== 200) {
-      assert.ok(Date.now() < deadline, 'the new key was not accepted within 2 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitForKey(s, reader);
     const ro = await s.request('POST', '/versions/c1/nodes', { key: reader, body: { slug: 'ro', translations: { en: { title: 'R' } } } });
     assertError(ro, 403, 'insufficient_scope');
     assert.equal(s.commitCount(), commits);
@@ -339,7 +305,7 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
     assert.equal(res.body.parentSlug, null);
     assert.equal(res.body.sortOrder, 0);
     assert.equal(s.commitCount(), commits + 1);
-    assert.deepEqual(headChanges(s), ['A\tr1/de/renamed.md', 'A\tr1/en/renamed.md', 'D\tr1/de/old.md', 'D\tr1/en/old.md', 'M\tr1/version.json']);
+    assert.deepEqual(changesOf(s), ['A\tr1/de/renamed.md', 'A\tr1/en/renamed.md', 'D\tr1/de/old.md', 'D\tr1/en/old.md', 'M\tr1/version.json']);
     assert.deepEqual(filesAt(s, 'r1'), ['r1/de/renamed.md', 'r1/en/after.md', 'r1/en/kid-a.md', 'r1/en/kid-b.md', 'r1/en/renamed.md', 'r1/version.json']);
     assert.equal(s.git('show', 'HEAD:r1/en/renamed.md'), oldEn);
     assert.deepEqual(navOf(s, 'r1').map((n) => [n.slug, n.parentSlug]), [['renamed', null], ['kid-a', 'renamed'], ['kid-b', 'renamed'], ['after', null]]);
@@ -394,7 +360,7 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
     assert.equal(res.body.parentSlug, 'p2');
     assert.equal(res.body.sortOrder, 1);
     assert.equal(s.commitCount(), commits + 1);
-    assert.deepEqual(headChanges(s), ['M\tmv/version.json']);
+    assert.deepEqual(changesOf(s), ['M\tmv/version.json']);
     let nodes = await listNodes(s, 'mv');
     assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [['p1', null, 0], ['n2', 'p1', 0], ['p2', null, 1], ['m1', 'p2', 0], ['n1', 'p2', 1]]);
 
@@ -517,7 +483,7 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
     const res = await s.request('PATCH', '/versions/mg/nodes/m', { body: { translations: { en: { summary: 'S-en-2' } } } });
     assert.equal(res.status, 200, res.text);
     assert.equal(s.commitCount(), commits + 1);
-    const changed = headChanges(s);
+    const changed = changesOf(s);
     assert.ok(changed.includes('M\tmg/en/m.md'), changed.join(', '));
     assert.deepEqual(changed.filter((c) => c.endsWith('.md')), ['M\tmg/en/m.md']);
     const en = (await s.request('GET', '/versions/mg/topics/m/translations/en')).body;
@@ -589,7 +555,7 @@ describe('Nodes: DELETE /versions/{version}/nodes/{slug}', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { ok: true, removed: ['sec', 'a', 'a2', 'a1', 'b', 'b1'] });
     assert.equal(s.commitCount(), commits + 1);
-    assert.deepEqual(headChanges(s), [
+    assert.deepEqual(changesOf(s), [
       'D\td1/de/a.md', 'D\td1/de/b1.md', 'D\td1/de/sec.md',
       'D\td1/en/a.md', 'D\td1/en/a1.md', 'D\td1/en/a2.md', 'D\td1/en/b.md', 'D\td1/en/b1.md', 'D\td1/en/sec.md',
       'M\td1/version.json',
@@ -608,7 +574,7 @@ describe('Nodes: DELETE /versions/{version}/nodes/{slug}', () => {
     const res = await s.request('DELETE', '/versions/d1/nodes/keep-last');
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { ok: true, removed: ['keep-last'] });
-    assert.deepEqual(headChanges(s), ['D\td1/en/keep-last.md', 'M\td1/version.json']);
+    assert.deepEqual(changesOf(s), ['D\td1/en/keep-last.md', 'M\td1/version.json']);
   });
 
   test('a deleted slug can be created again', async () => {

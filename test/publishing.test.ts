@@ -1,25 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createKey } from '../src/cli/keys.ts';
+import { assertError } from './helpers/assertions.ts';
+import { writeFiles } from './helpers/content.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
+import type { ContentFile } from './helpers/generate.ts';
+import { PUSH_CLI, runProcess, type Run } from './helpers/process.ts';
 import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
 
-const PROJECT = fileURLToPath(new URL('..', import.meta.url));
-const PUSH_CLI = join(PROJECT, 'bin', 'help-push.mjs');
 const SECRET = 'whsec-publishing-test';
-
-interface ContentFile {
-  path: string;
-  content: string;
-}
 
 interface RequestObj {
   id: string;
@@ -969,12 +964,6 @@ describe('The OpenAPI document', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-function assertError(res: TestResponse, status: number, code: string): void {
-  assert.equal(res.status, status, res.text.slice(0, 2000));
-  assert.equal(res.body?.error?.code, code, res.text.slice(0, 2000));
-  assert.equal(typeof res.body.error.message, 'string');
-}
-
 /**
  * Starts a server whose data directory already holds a publisher key (issued before the start, as
  * an administrator would), so the key is known from the first request.
@@ -998,16 +987,9 @@ async function findRequest(s: TestServer, id: string): Promise<RequestObj> {
 /** GitHub's X-Hub-Signature-256 of a body. */
 const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-async function postWebhook(s: TestServer, body: string, headers: Record<string, string>): Promise<TestResponse> {
-  const res = await fetch(`${s.url}/webhooks/github`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+/** Posts a webhook delivery as GitHub does: no key, the body as is. */
+function postWebhook(s: TestServer, body: string, headers: Record<string, string>): Promise<TestResponse> {
+  return s.request('POST', '/webhooks/github', { key: null, raw: body, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 const deliver = (s: TestServer, d: { body: string; headers: Record<string, string> }) => postWebhook(s, d.body, d.headers);
@@ -1055,26 +1037,12 @@ function bodySections(body: string): Record<string, string> {
 /** Writes a branch's files (path → content) into a new temporary folder. */
 function writeFolder(files: Map<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'help-checkout-'));
-  for (const [path, content] of files) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
+  writeFiles(dir, files);
   return dir;
 }
 
 /** Runs node without blocking the event loop (the server under test runs in this process). */
-function runNode(args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill(), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runNode(args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<Run> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...opts.env };
+  return runProcess(process.execPath, args, { cwd: opts.cwd, env, timeout: 60_000 });
 }

@@ -1,36 +1,20 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import yaml from 'js-yaml';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { createKey } from '../src/cli/keys.ts';
+import { md, versionJson, writeFiles, type Problem } from './helpers/content.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
+import { PROJECT, PUSH_CLI, runProcess, type Run } from './helpers/process.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
-const PROJECT = fileURLToPath(new URL('..', import.meta.url));
-const PUSH_CLI = join(PROJECT, 'bin', 'help-push.mjs');
 const WORKFLOW = join(PROJECT, 'examples', 'content-repo', '.github', 'workflows', 'help-content.yml');
 const TOOLS_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
-
-interface Problem {
-  path: string;
-  line?: number;
-  message: string;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const md = (title: string, body = `Body of ${title}.\n`, extra = '') => `---\ntitle: ${title}\n${extra}---\n${body}`;
-const versionJson = (doc: Record<string, unknown>) => `${JSON.stringify(doc, null, 2)}\n`;
 
 /** A valid version folder's files (paths inside the folder). */
 function goodVersion(label: string): Record<string, string> {
@@ -53,30 +37,9 @@ function brokenVersion(): Record<string, string> {
   };
 }
 
-/** Writes files into `root` below `prefix`. */
-function writeFiles(root: string, prefix: string, files: Record<string, string>): void {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(root, prefix, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
-}
-
 /** Runs a command without blocking the event loop (the server under test runs in this process). */
 function run(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: { PATH: TOOLS_PATH, HOME: tmpdir(), ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill(), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runProcess(cmd, args, { cwd: opts.cwd, env: { PATH: TOOLS_PATH, HOME: tmpdir(), ...opts.env }, timeout: 90_000 });
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
@@ -110,9 +73,9 @@ describe('The push command (bin/help-push.mjs push)', () => {
     gh = await new FakeGitHub().start();
     ({ s, publisher } = await startService(gh));
     repo = mkdtempSync(join(tmpdir(), 'help-content-repo-'));
-    writeFiles(repo, 'docs/v1', goodVersion('Version 1'));
-    writeFiles(repo, 'docs/v2', goodVersion('Version 2'));
-    writeFiles(repo, 'docs/bad', brokenVersion());
+    writeFiles(join(repo, 'docs/v1'), goodVersion('Version 1'));
+    writeFiles(join(repo, 'docs/v2'), goodVersion('Version 2'));
+    writeFiles(join(repo, 'docs/bad'), brokenVersion());
   });
   after(async () => {
     await s.close();
@@ -214,7 +177,7 @@ describe('The push command (bin/help-push.mjs push)', () => {
     });
 
     test('annotation properties are escaped as GitHub workflow commands require (a comma in a file name)', async () => {
-      writeFiles(repo, 'docs/odd', { 'version.json': versionJson({ languages: ['en'], nav: ['a'] }), 'en/a.md': md('A'), 'en/a,b.md': md('Typo') });
+      writeFiles(join(repo, 'docs/odd'), { 'version.json': versionJson({ languages: ['en'], nav: ['a'] }), 'en/a.md': md('A'), 'en/a,b.md': md('Typo') });
       const r = await push(['--dir', 'docs/odd', '--version', 'odd', '--dry-run'], { HELP_KEY: s.key, GITHUB_ACTIONS: 'true' });
       assert.equal(r.code, 1, r.stderr);
       assert.ok(lines(r.stderr).some((l) => l.startsWith('docs/odd/en/a,b.md: ')), r.stderr);
@@ -359,8 +322,8 @@ describe('The content repository workflow (examples/content-repo/.github/workflo
     repo = mkdtempSync(join(tmpdir(), 'help-content-checkout-'));
     runnerTemp = mkdtempSync(join(tmpdir(), 'help-runner-temp-'));
     git('init', '-q', '-b', 'main');
-    writeFiles(repo, 'docs/v1', goodVersion('Version 1'));
-    writeFiles(repo, 'docs/v2', goodVersion('Version 2'));
+    writeFiles(join(repo, 'docs/v1'), goodVersion('Version 1'));
+    writeFiles(join(repo, 'docs/v2'), goodVersion('Version 2'));
     writeFileSync(join(repo, 'README.md'), '# Help content\n');
     commit('Base content');
     // v1 is live on the service already (as the base commit says).

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { assertError } from './helpers/assertions.ts';
+import { changesOf } from './helpers/git.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 type Row = [slug: string, parentSlug: string | null, sortOrder: number];
@@ -8,18 +10,6 @@ interface TreeEntry {
   slug: string;
   sortOrder: number;
   children: TreeEntry[];
-}
-
-function assertError(res: { status: number; body: any; text: string }, status: number, code: string): any {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  assert.equal(typeof res.body.error.requestId, 'string');
-  return res.body.error;
-}
-
-function changesOf(s: TestServer, rev = 'HEAD'): string[] {
-  return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).sort();
 }
 
 /** Every node of GET /nodes as [slug, parentSlug, sortOrder], in the answer's order. */

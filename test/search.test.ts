@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { md } from './helpers/content.ts';
 import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
 
 interface Hit {
@@ -533,7 +534,6 @@ describe('GET /versions/{version}/search', () => {
     });
 
     const versionJson = (nav: unknown[]) => JSON.stringify({ label: 'From files', languages: ['en', 'de'], nav }, null, 2);
-    const md = (title: string, body: string) => `---\ntitle: ${title}\n---\n${body}`;
 
     test('after import-files into a new version its content is found', async () => {
       const res = await s.request('POST', '/versions/from-files/import-files', {

@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createKey } from '../src/cli/keys.ts';
 import { KeyFile } from '../src/auth/key-file.ts';
+import { PROJECT } from './helpers/process.ts';
 import { startTestServer } from './helpers/server.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SAMPLE = join(ROOT, 'content-sample');
+const SAMPLE = join(PROJECT, 'content-sample');
 
 describe('Running it', () => {
   test('an empty data directory gets the sample content as the latest published version, once', async () => {
@@ -60,7 +59,7 @@ describe('Running it', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     const { key } = await createKey(new KeyFile(dataDir), { name: 'ops' });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
+      cwd: PROJECT,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', HELP_DATA_DIR: dataDir, HELP_SAMPLE_CONTENT: SAMPLE, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

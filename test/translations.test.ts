@@ -1,21 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** The `status\tpath` lines of a commit. */
-function changesOf(s: TestServer, rev = 'HEAD'): string[] {
-  return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).sort();
-}
-
-function assertError(res: { status: number; body: any; text: string }, status: number, code: string): any {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  assert.equal(typeof res.body.error.requestId, 'string');
-  return res.body.error;
-}
+import { assertError, ISO_MS } from './helpers/assertions.ts';
+import { changesOf } from './helpers/git.ts';
+import { createNode, createVersion, putTranslation as put, startTestServer, type TestServer } from './helpers/server.ts';
 
 /** The body of a stored Markdown file: everything after the closing frontmatter line. */
 function storedBody(s: TestServer, path: string): string {
@@ -24,10 +11,6 @@ function storedBody(s: TestServer, path: string): string {
   const close = text.indexOf('\n---\n', 3);
   assert.ok(close > 0, text);
   return text.slice(close + 5);
-}
-
-function put(s: TestServer, version: string, slug: string, lang: string, body: Record<string, unknown>, headers?: Record<string, string>) {
-  return s.request('PUT', `/versions/${version}/topics/${slug}/translations/${lang}`, { body, headers });
 }
 
 describe('Translations: PUT /versions/{version}/topics/{slug}/translations/{lang}', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
+import { assertError, isIso } from './helpers/assertions.ts';
+import { createNode, createVersion, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
 describe('Versions', () => {
   let s: TestServer;
@@ -708,32 +709,13 @@ interface VersionObj {
   updatedAt: string;
 }
 
-const isIso = (value: unknown) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value);
-
 function assertNewestFirst(list: VersionObj[]): void {
   for (let i = 1; i < list.length; i++) {
     assert.ok(list[i - 1].createdAt >= list[i].createdAt, `${list[i - 1].slug} (${list[i - 1].createdAt}) before ${list[i].slug} (${list[i].createdAt})`);
   }
 }
 
-function assertError(res: TestResponse, status: number, code: string, data: Record<string, unknown> = {}): void {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.body?.error?.code, code, res.text);
-  assert.equal(typeof res.body.error.message, 'string');
-  for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${res.text}`);
-}
-
 /** The version's stored version.json at the head of main. */
 function versionFile(s: TestServer, slug: string): Record<string, unknown> {
   return JSON.parse(s.git('show', `main:${slug}/version.json`)) as Record<string, unknown>;
-}
-
-/** Waits (at most 2 s) until the running server accepts a newly issued key. */
-async function waitForKey(s: TestServer, key: string): Promise<void> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    if ((await s.request('GET', '/whoami', { key })).status === 200) return;
-    if (Date.now() > deadline) throw new Error('the server did not accept the new key within 2 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

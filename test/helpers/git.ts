@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { writeFiles } from './content.ts';
 
 /** Commits files into a bare repository's main branch with the system git, as a writer pushing by hand would. */
 export function commitWithGit(gitdir: string, files: Record<string, string>, message: string, opts: { replace?: boolean } = {}): void {
@@ -21,10 +22,7 @@ export function commitWithGit(gitdir: string, files: Record<string, string>, mes
       git('remote', 'add', 'origin', gitdir);
     }
     if (opts.replace) git('rm', '-rq', '--ignore-unmatch', '.');
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(work, path)), { recursive: true });
-      writeFileSync(join(work, path), content);
-    }
+    writeFiles(work, files);
     git('add', '-A');
     git('commit', '-qm', message);
     git('push', '-q', 'origin', 'HEAD:main');
@@ -37,4 +35,19 @@ export function commitWithGit(gitdir: string, files: Record<string, string>, mes
 export function looseObjects(gitdir: string): number {
   const out = execFileSync('git', ['count-objects', '-v'], { cwd: gitdir, encoding: 'utf8' });
   return Number(/^count: (\d+)/m.exec(out)![1]);
+}
+
+/** Anything that runs the system git on the data repository (a TestServer does). */
+interface HasGit {
+  git(...args: string[]): string;
+}
+
+/** Files changed by the newest commit, sorted. */
+export function changedFiles(s: HasGit): string[] {
+  return s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').filter(Boolean).sort();
+}
+
+/** The `status\tpath` lines of a commit (renames as a deletion and an addition), sorted. */
+export function changesOf(s: HasGit, rev = 'HEAD'): string[] {
+  return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).sort();
 }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,8 @@ export interface RequestOptions {
   raw?: string;
   key?: string | null;
   headers?: Record<string, string>;
+  /** How long to wait for the answer, in ms (10 s by default; more for multi-megabyte bodies). */
+  timeout?: number;
 }
 
 export interface TestResponse {
@@ -99,7 +102,7 @@ async function send(base: string, method: string, path: string, key: string | nu
     body = JSON.stringify(o.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(o.timeout ?? 10_000) });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
@@ -123,4 +126,77 @@ export async function createNode(s: TestServer, version: string, node: Record<st
   const res = await s.request('POST', `/versions/${version}/nodes`, { body });
   if (res.status !== 200) throw new Error(`create node ${node.slug}: ${res.status} ${res.text}`);
   return res.body;
+}
+
+/** PUTs a translation of a node (a topic or a section) and answers the response. */
+export function putTranslation(s: TestServer, version: string, slug: string, lang: string, body: Record<string, unknown>, headers?: Record<string, string>) {
+  return s.request('PUT', `/versions/${version}/topics/${slug}/translations/${lang}`, { body, headers });
+}
+
+/** Polls /whoami with the key until it answers `status`, for at most 2 s. */
+export async function waitForStatus(s: TestServer, key: string, status: number): Promise<void> {
+  const deadline = Date.now() + 2000;
+  let last = 0;
+  for (;;) {
+    last = (await s.request('GET', '/whoami', { key })).status;
+    if (last === status) return;
+    if (Date.now() > deadline) assert.fail(`the server still answered ${last} (not ${status}) after 2 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits (at most 2 s) until the running server accepts a newly issued key. */
+export function waitForKey(s: TestServer, key: string): Promise<void> {
+  return waitForStatus(s, key, 200);
+}
+
+/** A node as GET /versions/{version}/nodes lists it (`bodyMd` only with `include=bodies`). */
+export interface ListedNode {
+  id: string;
+  slug: string;
+  kind: string;
+  parentSlug: string | null;
+  sortOrder: number;
+  icon: string | null;
+  updatedAt: string;
+  translations: Record<string, { title: string; summary: string; updatedAt: string; bodyChars: number; bodyMd?: string }>;
+}
+
+/** The nodes of GET /versions/{version}/nodes, asserting a 200. */
+export async function listNodes(s: TestServer, version: string, opts: { timeout?: number } = {}): Promise<ListedNode[]> {
+  const res = await s.request('GET', `/versions/${version}/nodes`, { timeout: opts.timeout });
+  assert.equal(res.status, 200, res.text.slice(0, 2000));
+  return res.body.nodes as ListedNode[];
+}
+
+export interface ExportTranslation {
+  title: string;
+  summary: string;
+  bodyMd: string;
+  updatedAt: string;
+}
+
+/** A node of GET /versions/{version}/export. */
+export interface ExportNode {
+  id: string;
+  slug: string;
+  kind: 'section' | 'topic';
+  parentSlug: string | null;
+  icon: string | null;
+  sortOrder: number;
+  updatedAt: string;
+  translations: Record<string, ExportTranslation>;
+}
+
+/** The JSON document of GET /versions/{version}/export. */
+export interface ExportDoc {
+  version: Record<string, unknown>;
+  nodes: ExportNode[];
+}
+
+/** The JSON export of a version, asserting a 200. */
+export async function exportOf(s: TestServer, version: string, opts: { timeout?: number } = {}): Promise<ExportDoc> {
+  const res = await s.request('GET', `/versions/${version}/export`, { timeout: opts.timeout });
+  assert.equal(res.status, 200, res.text.slice(0, 2000));
+  return res.body as ExportDoc;
 }
