@@ -1,0 +1,127 @@
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { now } from './util.ts';
+
+/**
+ * Git settings that make the baselines durable, like the service: every object, pack, index and
+ * ref that git writes is fsynced (git 2.36+; older gits ignore unknown settings).
+ */
+export const DURABLE = ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync'];
+
+const AUTHOR = 'bench <bench@example.invalid> 1700000000 +0000';
+
+export function gitInitBare(gitdir: string): void {
+  fs.mkdirSync(gitdir, { recursive: true });
+  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
+}
+
+export function git(gitdir: string, ...args: string[]): string {
+  return execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+}
+
+export function commitCount(gitdir: string): number {
+  try {
+    return Number(git(gitdir, 'rev-list', '--count', 'main').trim());
+  } catch {
+    return 0;
+  }
+}
+
+/** The pieces of a fast-import stream. */
+export const fi = {
+  commit(message: string, opts: { from?: string } = {}): string {
+    const msg = Buffer.from(message, 'utf8');
+    return `commit refs/heads/main\nauthor ${AUTHOR}\ncommitter ${AUTHOR}\ndata ${msg.length}\n${message}\n${opts.from ? `from ${opts.from}\n` : ''}`;
+  },
+  /** An inline file; returns [header, bytes, LF] so large contents are not copied into one string. */
+  file(path: string, content: string | Buffer): Buffer[] {
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    return [Buffer.from(`M 100644 inline ${path}\ndata ${bytes.length}\n`), bytes, Buffer.from('\n')];
+  },
+  /** The optional blank line that ends a commit. */
+  endCommit: '\n',
+  checkpoint: 'checkpoint\n\n',
+  done: 'done\n',
+};
+
+export type Chunk = string | Buffer;
+
+/**
+ * Runs `git fast-import` on `gitdir` with the given stream. With `prebuilt`, every chunk exists before
+ * git starts, so the time measured (spawn to exit) is git's own; otherwise chunks are produced lazily
+ * (large sets), with back-pressure.
+ */
+export async function fastImport(gitdir: string, chunks: Iterable<Chunk>, opts: { durable?: boolean } = {}): Promise<{ ms: number }> {
+  const args = [...(opts.durable ? DURABLE : []), '--git-dir', gitdir, 'fast-import', '--quiet', '--done'];
+  const started = now();
+  const proc = spawn('git', args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  let err = '';
+  proc.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-8192)));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code) => resolve(code));
+  });
+  const stdin = proc.stdin;
+  let broken: Error | null = null;
+  stdin.on('error', (e) => (broken = e));
+  for (const chunk of chunks) {
+    if (broken) break;
+    if (!stdin.write(chunk)) await new Promise<void>((resolve) => stdin.once('drain', resolve));
+  }
+  stdin.end();
+  const code = await exited;
+  const ms = now() - started;
+  if (code !== 0 || broken) throw new Error(`git fast-import failed (${code}): ${err || (broken as Error | null)?.message}`);
+  return { ms };
+}
+
+/** A whole version as one commit: `files` (paths inside the version folder) under `<slug>/`. */
+export function* versionCommit(slug: string, files: Iterable<{ path: string; content: string }>, message: string): Generator<Chunk> {
+  yield fi.commit(message);
+  for (const f of files) yield* fi.file(`${slug}/${f.path}`, f.content);
+  yield fi.endCommit;
+  yield fi.done;
+}
+
+/**
+ * The cold-read ceiling: `git ls-tree -r` lists every blob of the version, `git cat-file --batch`
+ * reads them all. Returns the time of both (spawn to last byte) and the bytes read.
+ */
+export async function catFileVersion(gitdir: string, slug: string): Promise<{ ms: number; blobs: number; bytes: number }> {
+  const started = now();
+  const listing = await run('git', ['--git-dir', gitdir, 'ls-tree', '-r', 'main', `${slug}/`]);
+  const oids = listing
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.includes(' blob '))
+    .map((l) => l.split(/\s+/)[2]);
+  const proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let bytes = 0;
+  proc.stdout.on('data', (c: Buffer) => (bytes += c.length));
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
+  proc.stdin.end(`${oids.join('\n')}\n`);
+  const code = await exited;
+  const ms = now() - started;
+  if (code !== 0) throw new Error(`git cat-file --batch failed (${code})`);
+  return { ms, blobs: oids.length, bytes };
+}
+
+function run(cmd: string, args: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    proc.stdout.on('data', (c: Buffer) => out.push(c));
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    proc.once('error', reject);
+    proc.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${cmd} ${args.join(' ')}: ${code} ${err}`))));
+  });
+}
+
+/** Copies a folder (a repository, before a scenario changes it). */
+export function copyDir(from: string, to: string): void {
+  fs.cpSync(from, to, { recursive: true });
+}
+
+export const contentGit = (dataDir: string) => join(dataDir, 'content.git');

@@ -1,0 +1,118 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createServer } from 'node:net';
+import * as os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** The project folder (bench/lib/../..). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const now = () => performance.now();
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export const MB = 1024 * 1024;
+
+/** A free TCP port on 127.0.0.1 (the kernel picks it; it is released before it is returned). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in bytes, from /proc/<pid>/status (VmRSS); NaN when unavailable. */
+export function rssOf(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Samples a process's RSS every `intervalMs` until stopped, each sample with the value of `progress()` at that moment. */
+export function sampleRss(pid: number, intervalMs = 5, progress: () => number = () => 0) {
+  const samples: Array<{ rss: number; at: number }> = [];
+  const take = () => {
+    const rss = rssOf(pid);
+    if (!Number.isNaN(rss)) samples.push({ rss, at: progress() });
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
+}
+
+export function hasCommand(cmd: string, args: string[] = ['--version']): boolean {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+}
+
+export function gitVersion(): string | null {
+  try {
+    return execFileSync('git', ['--version'], { encoding: 'utf8' }).trim().replace(/^git version /, '');
+  } catch {
+    return null;
+  }
+}
+
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  git: string | null;
+  autocannon: string;
+}
+
+export function machineInfo(): Machine {
+  const cpus = os.cpus();
+  let autocannon = 'unknown';
+  try {
+    autocannon = (JSON.parse(fs.readFileSync(`${PROJECT_ROOT}node_modules/autocannon/package.json`, 'utf8')) as { version: string }).version;
+  } catch {
+    /* not installed */
+  }
+  return {
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    git: gitVersion(),
+    autocannon,
+  };
+}
+
+/** Writes a progress line to stderr (the table goes to stdout). */
+export function progress(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+export const round = (v: number, digits = 1) => (Number.isFinite(v) ? Math.round(v * 10 ** digits) / 10 ** digits : v);

@@ -1,0 +1,696 @@
+/**
+ * The benchmark suite: `npm run bench -- [--nodes 2000|10000] [--duration 10] [--only P1,P3]`.
+ *
+ * Measures the real service (a child process on a free port of 127.0.0.1 with a temporary data
+ * directory) against the physical limits of the same machine in the same run, and prints one table
+ * (also written to bench/results.json). bench/README.md explains each scenario.
+ *
+ * Exit status: 0 when every scenario ran (whether or not its target was met), 1 when the suite itself
+ * failed (a scenario could not run), 2 for a usage error.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { capture, startBareKoa, type BareKoa, type Captured } from './lib/bare-koa.ts';
+import { dataDirIn, importFilesSet, mainSet, prepareDataDir, summarize, type SetSummary } from './lib/dataset.ts';
+import { catFileVersion, commitCount, copyDir, fastImport, fi, gitInitBare, versionCommit, type Chunk } from './lib/git.ts';
+import { download, request } from './lib/http.ts';
+import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
+import { settle, startService, type ServiceChild } from './lib/service.ts';
+import { renderTable, type Row } from './lib/table.ts';
+import { hasCommand, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep } from './lib/util.ts';
+
+const SCENARIOS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'] as const;
+const READ_SCENARIOS = ['P1', 'P2', 'P5', 'P6', 'P7'];
+const VERSION = 'v1';
+const API = `/help/v1/versions/${VERSION}`;
+/** Distinct topic URLs of P1 (the "hot" pages), spread over the document and the three languages. */
+const HOT_TOPICS = 200;
+/** P5 stops measuring restarts once they took this long together (at least one is measured). */
+const RESTART_BUDGET_MS = 60_000;
+/** Nodes of the version the write scenarios work on. */
+const WRITE_NODES = 2000;
+
+interface Options {
+  nodes: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+  restarts: number;
+  only: Set<string>;
+  profile: string | null;
+  keep: boolean;
+  out: string;
+}
+
+const USAGE = `usage: npm run bench -- [--nodes 2000|10000] [--duration 10] [--only P1,P3]
+  --nodes N         size of the documentation set of the read scenarios (default 2000; 10000 for the full targets)
+  --duration S      seconds of each measured HTTP run and of the sequential writes (default 10)
+  --warmup S        seconds of warm-up before each measured run (default 3)
+  --connections N   concurrent connections of the read scenarios (default 50)
+  --restarts N      most cold starts measured in P5 (default 3; fewer when they take over ${RESTART_BUDGET_MS / 1000} s together)
+  --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')})
+  --profile DIR     run the service children with --cpu-prof, writing profiles to DIR
+  --keep            keep the temporary data directories (their path is printed)
+  --out FILE        results file (default bench/results.json)`;
+
+class UsageError extends Error {}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      nodes: { type: 'string', default: '2000' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '50' },
+      restarts: { type: 'string', default: '3' },
+      only: { type: 'string' },
+      profile: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      out: { type: 'string', default: join(PROJECT_ROOT, 'bench', 'results.json') },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const number = (name: string, v: string, min: number) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, not ${JSON.stringify(v)}`);
+    return n;
+  };
+  const only = new Set((values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
+  for (const id of only) if (!(SCENARIOS as readonly string[]).includes(id)) throw new UsageError(`--only: unknown scenario ${id} (known: ${SCENARIOS.join(', ')})`);
+  let profile: string | null = null;
+  if (values.profile) {
+    fs.mkdirSync(values.profile, { recursive: true });
+    profile = fs.realpathSync(values.profile);
+  }
+  return {
+    nodes: Math.floor(number('nodes', values.nodes!, 10)),
+    duration: number('duration', values.duration!, 1),
+    warmup: number('warmup', values.warmup!, 0),
+    connections: Math.floor(number('connections', values.connections!, 1)),
+    restarts: Math.floor(number('restarts', values.restarts!, 1)),
+    only,
+    profile,
+    keep: values.keep!,
+    out: values.out!,
+  };
+}
+
+interface Ctx {
+  opts: Options;
+  work: string;
+  rows: Row[];
+  details: Record<string, unknown>;
+  /** Run at the end, last first, whatever happens. */
+  cleanup: Array<() => Promise<unknown>>;
+  nodeArgs(name: string): string[];
+  failures: string[];
+}
+
+const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b !== 0 && Number.isFinite(a) && Number.isFinite(b) ? a / b : null);
+
+/** Runs one scenario; a failure is recorded as an error row and does not stop the others. */
+async function scenario(ctx: Ctx, id: string, name: string, fn: () => Promise<void>): Promise<void> {
+  if (!ctx.opts.only.has(id)) return;
+  progress(`${id}: ${name}`);
+  const started = now();
+  try {
+    await fn();
+  } catch (err) {
+    progress(`${id} FAILED: ${(err as Error).stack ?? String(err)}`);
+    ctx.failures.push(`${id}: ${(err as Error).message}`);
+    ctx.rows.push({ id, scenario: name, measured: null, unit: '', baseline: null, baselineLabel: '', ratio: null, target: '', met: null, error: (err as Error).message });
+  }
+  progress(`${id}: done in ${round((now() - started) / 1000)} s`);
+}
+
+/** A load run whose answers must all be 2xx (time-outs are a result, not a failure: they are reported). */
+async function loadChecked(what: string, opts: LoadOptions): Promise<LoadResult> {
+  const r = await load({ ...opts, settle: opts.settle ?? (() => settle(opts.origin)) });
+  if (r.non2xx > 0 || r.errors > r.timeouts) throw new Error(`${what}: ${r.non2xx} non-2xx answers, ${r.errors - r.timeouts} errors`);
+  return r;
+}
+
+/** A running server on a version of `nodes` nodes, with a key that may write. */
+interface Running {
+  svc: ServiceChild;
+  dataDir: string;
+  key: string;
+  nodes: number;
+}
+
+// ---------------------------------------------------------------- P2 in process
+
+interface SearchProbe {
+  /** Resolves when the child has built its index. */
+  built: Promise<number>;
+  /** Starts the timing and resolves with the child's result. */
+  measure(): Promise<InProcessSearch>;
+  stop(): void;
+}
+
+interface InProcessSearch {
+  buildMs: number;
+  queries: number;
+  empty: number;
+  timed: number;
+  meanHits: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  p50ByLanguage: Record<string, number>;
+}
+
+/** Starts bench/search-inproc.ts, which builds the search index of the same set while the suite sets up. */
+function startSearchProbe(ctx: Ctx, queries: SetSummary['queries']): SearchProbe {
+  const queriesFile = join(ctx.work, 'queries.json');
+  fs.writeFileSync(queriesFile, JSON.stringify(queries));
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/search-inproc.ts', String(ctx.opts.nodes), queriesFile, String(ctx.opts.duration)], {
+    cwd: PROJECT_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-8192)));
+  const lines: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else lines.push(line);
+  });
+  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`search-inproc exited with ${code}: ${err}`))));
+  exited.catch(() => undefined);
+  const nextLine = () => Promise.race([lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiting.push(resolve)), exited]);
+  const built = nextLine().then((line) => (JSON.parse(line) as { built: number }).built);
+  built.catch(() => undefined);
+  ctx.cleanup.push(async () => proc.exitCode === null && proc.kill('SIGKILL'));
+  return {
+    built,
+    measure: async () => {
+      await built;
+      proc.stdin!.write('go\n');
+      return JSON.parse(await nextLine()) as InProcessSearch;
+    },
+    stop: () => {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the read side: P1, P2, P5, P6, P7
+
+async function readScenarios(ctx: Ctx): Promise<Running | null> {
+  const { opts, rows, details } = ctx;
+  progress(`generating the ${opts.nodes}-node set (3 languages)`);
+  let t = now();
+  let set: ReturnType<typeof mainSet> | null = mainSet(opts.nodes);
+  const summary: SetSummary = summarize(set);
+  details.set = { nodes: summary.nodes, translations: summary.translations, files: summary.files, contentBytes: summary.contentBytes, stats: set.stats, generateMs: round(now() - t) };
+  const dataDir = dataDirIn(ctx.work, 'main');
+  t = now();
+  const { key } = await prepareDataDir(dataDir, VERSION, set.files);
+  details.setupFastImportMs = round(now() - t);
+  set = null; // the big strings are in git now
+  // The in-process search probe builds its own index meanwhile (it measures only when told to).
+  const probe = opts.only.has('P2') ? startSearchProbe(ctx, summary.queries) : null;
+  progress(`starting the service on ${summary.files} files (${round(summary.contentBytes / MB)} MB)${probe ? '; the in-process search probe builds its index meanwhile' : ''}`);
+  let svc: ServiceChild | null = await startService({ dataDir, nodeArgs: ctx.nodeArgs('main') });
+  ctx.cleanup.push(async () => svc?.stop());
+  details.firstStartMs = round(svc.readyMs);
+  progress(`ready in ${round(svc.readyMs)} ms (first start, not measured: other set-up work ran alongside)`);
+  if (probe) {
+    progress('waiting for the in-process search probe to finish building');
+    await probe.built.catch(() => undefined);
+  }
+
+  await scenario(ctx, 'P7', 'memory at rest after load (server RSS)', async () => {
+    await sleep(3000);
+    const samples: number[] = [];
+    for (let i = 0; i < 10; i++, await sleep(100)) samples.push(svc!.rss());
+    const rss = median(samples);
+    const limit = 3 * summary.contentBytes + 100 * MB;
+    rows.push({
+      id: 'P7',
+      scenario: 'memory at rest after load (server RSS)',
+      measured: rss / MB,
+      unit: 'MB',
+      baseline: summary.contentBytes / MB,
+      baselineLabel: 'content bytes',
+      ratio: rss / summary.contentBytes,
+      target: `≤ 3× content + 100 MB (${Math.round(limit / MB)} MB)`,
+      met: rss <= limit,
+    });
+  });
+
+  const topicUrls: string[] = [];
+  const answers: Captured[] = [];
+  if (opts.only.has('P1') || opts.only.has('P2')) {
+    for (let i = 0; i < Math.min(HOT_TOPICS, summary.nodes * 3); i++) {
+      const slug = summary.slugs[Math.floor((i * summary.nodes) / HOT_TOPICS) % summary.nodes];
+      topicUrls.push(`${API}/topics/${slug}?language=${['en', 'de', 'ja'][i % 3]}`);
+    }
+    for (const url of topicUrls) {
+      const a = await capture(svc.origin, url);
+      if (a.status !== 200) throw new Error(`GET ${url}: ${a.status}`);
+      answers.push(a);
+    }
+    const sizes = answers.map((a) => a.body.length);
+    details.topicAnswers = { urls: topicUrls.length, meanBytes: round(sizes.reduce((s, v) => s + v, 0) / sizes.length, 0), maxBytes: Math.max(...sizes) };
+  }
+
+  // P6, first run: the cold export, whose bytes the bare Koa server then serves; RSS sampled throughout.
+  const exportUrl = `${API}/export`;
+  const exportRuns: ExportRun[] = [];
+  let exportBody: Buffer | null = null;
+  if (opts.only.has('P6')) {
+    try {
+      const first = await exportOnce(svc, exportUrl, true);
+      exportRuns.push(first.run);
+      exportBody = first.body;
+    } catch (err) {
+      ctx.failures.push(`P6: ${(err as Error).message}`);
+    }
+  }
+
+  let koa: BareKoa | null = null;
+  if (answers.length > 0 || exportBody) {
+    const served = [...answers];
+    if (exportBody) served.push({ url: exportUrl, status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: exportBody });
+    koa = await startBareKoa(join(ctx.work, 'bare-koa'), served);
+    ctx.cleanup.push(async () => koa?.stop());
+    exportBody = null;
+  }
+
+  await scenario(ctx, 'P6', 'export of the whole version', async () => {
+    if (exportRuns.length === 0) throw new Error('the first export failed');
+    for (let i = 0; i < 3; i++) exportRuns.push((await exportOnce(svc!, exportUrl, false)).run);
+    const baseline: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await download(`${koa!.origin}${exportUrl}`);
+      if (r.status !== 200 || r.bytes !== exportRuns[0].bytes) throw new Error(`bare Koa export: ${r.status}, ${r.bytes} bytes`);
+      if (i > 0) baseline.push(r.ms);
+    }
+    const ms = median(exportRuns.slice(1).map((r) => r.ms));
+    const koaMs = median(baseline);
+    const bytes = exportRuns[0].bytes;
+    const growth = Math.max(...exportRuns.map((r) => r.peak - r.before));
+    const lateGrowth = Math.max(...exportRuns.map((r) => r.secondHalfGrowth));
+    details.export = {
+      bytes,
+      runs: exportRuns.map((r) => ({ ms: round(r.ms), beforeMB: round(r.before / MB), peakMB: round(r.peak / MB), afterMB: round(r.after / MB), secondHalfGrowthMB: round(r.secondHalfGrowth / MB, 2) })),
+      bareKoaMs: baseline.map((v) => round(v)),
+    };
+    rows.push({
+      id: 'P6',
+      scenario: `export of the whole version (${round(bytes / MB)} MB), to the last byte`,
+      measured: ms,
+      unit: 'ms',
+      baseline: koaMs,
+      baselineLabel: 'bare Koa, same bytes',
+      ratio: ratio(ms, koaMs),
+      target: '≤ 300 ms',
+      met: ms <= 300,
+      note: `first (cold) export ${round(exportRuns[0].ms)} ms`,
+    });
+    rows.push({
+      id: 'P6b',
+      scenario: 'export: server RSS growth during the second half of the stream',
+      measured: lateGrowth / MB,
+      unit: 'MB',
+      baseline: bytes / 2 / MB,
+      baselineLabel: 'bytes sent in it',
+      ratio: lateGrowth / (bytes / 2),
+      target: '≤ 0.05× (flat while it streams)',
+      met: lateGrowth <= 0.05 * (bytes / 2),
+      note: `RSS peak − before, whole stream: ${round(growth / MB)} MB (worst of ${exportRuns.length} runs)`,
+    });
+  });
+
+  let ceiling: LoadResult | null = null;
+  const bareKoaTopics = async () => {
+    if (!ceiling) {
+      progress('  bare Koa ceiling: GET topic, the same bytes from memory');
+      ceiling = await loadChecked('bare Koa', { origin: koa!.origin, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+      details.bareKoaTopic = ceiling;
+    }
+    return ceiling;
+  };
+
+  await scenario(ctx, 'P1', `anonymous GET topic, ${opts.connections} connections`, async () => {
+    const base = await bareKoaTopics();
+    progress('  service: GET topic');
+    const r = await loadChecked('GET topic', { origin: svc!.origin, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    let n = 0;
+    progress('  service: GET topic with a cache-busting parameter');
+    const miss = await loadChecked('GET topic (cache miss)', { origin: svc!.origin, paths: () => `${topicUrls[n % topicUrls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    details.topic = { cached: r, uncached: miss };
+    rows.push({ id: 'P1', scenario: `GET topic, anonymous, ${topicUrls.length} hot URLs (answer cache)`, measured: r.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(r.rps, base.rps), target: '≥ 0.9× baseline', met: r.rps >= 0.9 * base.rps });
+    rows.push({ id: 'P1b', scenario: `GET topic p99 latency at ${opts.connections} connections`, measured: r.p99, unit: 'ms', baseline: base.p99, baselineLabel: 'bare Koa', ratio: ratio(r.p99, base.p99), target: '< 10 ms', met: r.p99 < 10, note: `p50 ${r.p50} ms (bare Koa ${base.p50} ms)` });
+    rows.push({ id: 'P1c', scenario: 'GET topic, every request a cache miss', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms` });
+  });
+
+  await scenario(ctx, 'P2', 'search, two-word queries', async () => {
+    const base = await bareKoaTopics();
+    // In process first, while nothing else runs.
+    if (!probe) throw new Error('no search probe');
+    progress('  in process: SearchIndex.search() on the same set (child process)');
+    const inproc = await probe.measure();
+    probe.stop();
+    // Only queries that find something are measured (an empty answer is cheaper than a real one).
+    // Every query is two words of one title, so each should find at least that node.
+    const queries: SetSummary['queries'] = [];
+    const empty: SetSummary['queries'] = [];
+    for (const query of summary.queries) {
+      const url = `${API}/search?q=${encodeURIComponent(query.q)}&lang=${query.language}`;
+      const res = await request('GET', `${svc!.origin}${url}`);
+      if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${res.text.slice(0, 200)}`);
+      ((JSON.parse(res.text) as { hits: unknown[] }).hits.length === 0 ? empty : queries).push(query);
+    }
+    if (queries.length < summary.queries.length / 2) throw new Error(`${empty.length} of ${summary.queries.length} queries find nothing`);
+    const urls = queries.map(({ language, q }) => `${API}/search?q=${encodeURIComponent(q)}&lang=${language}`);
+    let n = 0;
+    progress(`  service: ${urls.length} distinct queries, every request a cache miss`);
+    const miss = await loadChecked('search', { origin: svc!.origin, paths: () => `${urls[n % urls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    progress('  service: the same queries repeated (answer cache)');
+    const cached = await loadChecked('search (cached)', { origin: svc!.origin, paths: urls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    details.search = { queries: queries.length, emptyQueries: empty, uncached: miss, cached, inProcess: inproc };
+    const timeouts = miss.timeouts > 0 ? `; ${miss.timeouts} requests timed out` : '';
+    rows.push({ id: 'P2', scenario: `search, two words, ${urls.length} distinct queries, no answer cache`, measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(miss.rps, base.rps), target: '≥ 0.5× baseline', met: miss.rps >= 0.5 * base.rps, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms at ${opts.connections} connections${timeouts}` });
+    const byLanguage = Object.entries(inproc.p50ByLanguage).map(([k, v]) => `${k} ${round(v, 2)}`).join(', ');
+    rows.push({ id: 'P2b', scenario: 'search in process (SearchIndex.search), p50', measured: inproc.p50, unit: 'ms', baseline: null, baselineLabel: '', ratio: null, target: '< 2 ms', met: inproc.p50 < 2, note: `mean ${round(inproc.mean, 2)} ms, p99 ${round(inproc.p99, 2)} ms over ${inproc.timed} searches; p50 by language: ${byLanguage}; ${round(inproc.meanHits)} hits on average` });
+    rows.push({ id: 'P2c', scenario: 'search, the same queries repeated (answer cache)', measured: cached.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(cached.rps, base.rps), target: '—', met: null });
+    if (empty.length > 0) {
+      const sample = empty.slice(0, 4).map((e) => `${e.language} "${e.q}"`).join(', ');
+      rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
+    }
+  });
+  probe?.stop();
+
+  await koa?.stop();
+  koa = null;
+
+  await scenario(ctx, 'P5', 'cold start to ready', async () => {
+    await svc!.stop();
+    svc = null;
+    const gitdir = join(dataDir, 'content.git');
+    const reads: Array<{ ms: number; blobs: number; bytes: number }> = [];
+    for (let i = 0; i < 3; i++) reads.push(await catFileVersion(gitdir, VERSION));
+    const starts: Array<{ ms: number; rssMB: number }> = [];
+    let spent = 0;
+    for (let i = 0; i < opts.restarts && (i === 0 || spent < RESTART_BUDGET_MS); i++) {
+      if (svc) {
+        await (svc as ServiceChild).stop();
+        svc = null;
+      }
+      const s = await startService({ dataDir, nodeArgs: ctx.nodeArgs(`restart-${i + 1}`) });
+      svc = s;
+      spent += s.readyMs;
+      starts.push({ ms: s.readyMs, rssMB: round(s.rss() / MB) });
+      progress(`  start ${i + 1}: ready in ${round(s.readyMs)} ms`);
+    }
+    const ms = median(starts.map((s) => s.ms));
+    const catMs = median(reads.map((r) => r.ms));
+    details.coldStart = { starts: starts.map((s) => ({ ...s, ms: round(s.ms) })), catFile: reads.map((r) => ({ ms: round(r.ms), blobs: r.blobs, bytes: r.bytes })) };
+    rows.push({ id: 'P5', scenario: `cold start to ready (spawn → /healthz 200), median of ${starts.length}`, measured: ms, unit: 'ms', baseline: catMs, baselineLabel: 'git ls-tree + cat-file --batch', ratio: ratio(ms, catMs), target: '≤ 1,500 ms', met: ms <= 1500 });
+    rows.push({ id: 'P5b', scenario: 'cold start vs reading every blob with git', measured: ms, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(ms, catMs), target: '≤ 4× baseline', met: ms <= 4 * catMs });
+  });
+  return svc ? { svc, dataDir, key, nodes: opts.nodes } : null;
+}
+
+interface ExportRun {
+  ms: number;
+  bytes: number;
+  before: number;
+  peak: number;
+  after: number;
+  /** Highest RSS while the second half of the bytes arrived, minus the highest before that. */
+  secondHalfGrowth: number;
+}
+
+/** GET /export to the last byte, sampling the server's RSS every 5 ms (and noting when half the bytes were in). */
+async function exportOnce(svc: ServiceChild, url: string, keep: boolean): Promise<{ run: ExportRun; body: Buffer | null }> {
+  const before: number[] = [];
+  for (let i = 0; i < 10; i++, await sleep(20)) before.push(svc.rss());
+  const counter = { bytes: 0 };
+  const sampler = sampleRss(svc.pid, 5, () => counter.bytes);
+  const res = await download(`${svc.origin}${url}`, { keep, counter });
+  const samples = sampler.stop();
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+  const half = res.bytes / 2;
+  const firstHalf = samples.filter((s) => s.at < half).map((s) => s.rss);
+  const secondHalf = samples.filter((s) => s.at >= half).map((s) => s.rss);
+  const all = samples.map((s) => s.rss);
+  const run: ExportRun = {
+    ms: res.ms,
+    bytes: res.bytes,
+    before: median(before),
+    peak: Math.max(...all),
+    after: all[all.length - 1],
+    secondHalfGrowth: firstHalf.length > 0 && secondHalf.length > 0 ? Math.max(0, Math.max(...secondHalf) - Math.max(...firstHalf)) : 0,
+  };
+  return { run, body: res.body ?? null };
+}
+
+// ---------------------------------------------------------------- the write side: P3, P4
+
+async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
+  const { opts, rows, details } = ctx;
+  const { svc, key } = server;
+  const gitdir = join(server.dataDir, 'content.git');
+  const set = mainSet(WRITE_NODES);
+  const pairs = set.nodes.flatMap((n) => Object.entries(n.translations).map(([language, t]) => ({ slug: n.slug, language, t })));
+
+  await scenario(ctx, 'P3', `PUT translation, sequential, ${WRITE_NODES.toLocaleString('en-US')}-node version`, async () => {
+    let i = 0;
+    const written: Array<{ path: string; content: string; message: string }> = [];
+    const put = async (record: boolean) => {
+      const p = pairs[(i * 7919) % pairs.length];
+      const body = { title: p.t.title, summary: p.t.summary, bodyMd: `${p.t.bodyMd}\nRevision ${i}.\n` };
+      i++;
+      const res = await request('PUT', `${svc.origin}${API}/topics/${p.slug}/translations/${p.language}`, { key, body: JSON.stringify(body) });
+      if (res.status !== 200) throw new Error(`PUT ${p.language}/${p.slug}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (record) {
+        // The file the service wrote (docs/content-format.md), for the baseline to write the same bytes.
+        const { updatedAt } = (JSON.parse(res.text) as { translation: { updatedAt: string } }).translation;
+        const front = [`title: ${JSON.stringify(body.title)}`, ...(body.summary ? [`summary: ${JSON.stringify(body.summary)}`] : []), `updatedAt: '${updatedAt}'`];
+        written.push({ path: `${VERSION}/${p.language}/${p.slug}.md`, content: `---\n${front.join('\n')}\n---\n${body.bodyMd}`, message: `Update translation ${p.language}/${p.slug} in ${VERSION}` });
+      }
+      return res.ms;
+    };
+    const warmEnd = now() + opts.warmup * 1000;
+    while (now() < warmEnd) await put(false);
+    // The baseline works on a copy of the repository as it is now (the server is idle between writes).
+    const copy = join(ctx.work, 'p3-fast-import.git');
+    copyDir(gitdir, copy);
+    const before = commitCount(gitdir);
+    const latencies: number[] = [];
+    const started = now();
+    const end = started + opts.duration * 1000;
+    while (now() < end) latencies.push(await put(true));
+    const elapsed = now() - started;
+    const acks = latencies.length;
+    const commits = commitCount(gitdir) - before;
+    const rate = acks / (elapsed / 1000);
+
+    progress(`  git fast-import: ${acks} commits with a checkpoint after each, on a copy of the repository`);
+    const chunks: Chunk[] = [];
+    written.forEach((w, k) => chunks.push(fi.commit(w.message, k === 0 ? { from: 'refs/heads/main^0' } : {}), ...fi.file(w.path, w.content), fi.endCommit, fi.checkpoint));
+    chunks.push(fi.done);
+    const fiRun = await fastImport(copy, chunks, { durable: true });
+    const fiRate = acks / (fiRun.ms / 1000);
+    const copyCommits = commitCount(copy) - before;
+
+    // Durability: each acknowledged write is a commit on disk; with strace, count the fsyncs per write.
+    let fsyncPerWrite: number | null = null;
+    if (hasCommand('strace', ['-V'])) {
+      progress('  strace: fsync calls of 20 more writes');
+      fsyncPerWrite = await fsyncsPerWrite(svc.pid, 20, () => put(false), join(ctx.work, 'strace.txt'));
+    }
+    details.writes = {
+      acks,
+      commits,
+      elapsedMs: round(elapsed),
+      latency: { p50: round(median(latencies), 2), p99: round(percentile(latencies, 99), 2), max: round(Math.max(...latencies), 2) },
+      fastImport: { ms: round(fiRun.ms), commits: copyCommits },
+      fsyncPerWrite,
+    };
+    rows.push({ id: 'P3', scenario: `PUT translation, sequential, ${WRITE_NODES.toLocaleString('en-US')}-node version`, measured: rate, unit: 'commits/s', baseline: fiRate, baselineLabel: 'fast-import + checkpoint, fsync', ratio: ratio(rate, fiRate), target: '≥ 0.6× baseline', met: rate >= 0.6 * fiRate, note: `${acks} writes in ${round(elapsed / 1000)} s, p50 ${round(median(latencies), 2)} ms, p99 ${round(percentile(latencies, 99), 2)} ms` });
+    const durable = commits === acks && copyCommits === acks && (fsyncPerWrite === null || fsyncPerWrite >= 6);
+    rows.push({
+      id: 'P3b',
+      scenario: 'every write durable: one commit on disk per acknowledged write; fsync calls per write (strace)',
+      measured: fsyncPerWrite,
+      unit: 'fsync/write',
+      baseline: null,
+      baselineLabel: '',
+      ratio: null,
+      target: `commits = acks (${commits} = ${acks}); ≥ 6 fsync/write (5 objects + ref)`,
+      met: durable,
+      note: fsyncPerWrite === null ? 'strace not available or not permitted: only the commit count was checked' : undefined,
+    });
+  });
+
+  await scenario(ctx, 'P4', 'import-files, 2,000 files / 10 MB', async () => {
+    const runs: Array<{ ms: number; fastImportMs: number; bytes: number; files: number }> = [];
+    for (let k = 1; k <= 3; k++) {
+      const { files, bytes } = importFilesSet(100 + k);
+      if (files.length !== 2000 || bytes > 10 * MB) throw new Error(`the import set has ${files.length} files, ${bytes} bytes`);
+      const slug = `imp${k}`;
+      const body = JSON.stringify({ files });
+      const res = await request('POST', `${svc.origin}/help/v1/versions/${slug}/import-files`, { key, body });
+      if (res.status !== 200) throw new Error(`import-files: ${res.status} ${res.text.slice(0, 300)}`);
+      const fresh = join(ctx.work, `p4-${k}.git`);
+      gitInitBare(fresh);
+      const chunks = [...versionCommit(slug, files, `Import content files into ${slug}`)];
+      const fiRun = await fastImport(fresh, chunks, { durable: true });
+      runs.push({ ms: res.ms, fastImportMs: fiRun.ms, bytes, files: files.length });
+      progress(`  run ${k}: import-files ${round(res.ms)} ms, fast-import ${round(fiRun.ms)} ms`);
+    }
+    const ms = median(runs.map((r) => r.ms));
+    const fiMs = median(runs.map((r) => r.fastImportMs));
+    details.importFiles = runs.map((r) => ({ ...r, ms: round(r.ms), fastImportMs: round(r.fastImportMs) }));
+    rows.push({ id: 'P4', scenario: `import-files, ${runs[0].files.toLocaleString('en-US')} files / ${round(runs[0].bytes / MB)} MB, new version (median of 3)`, measured: ms, unit: 'ms', baseline: fiMs, baselineLabel: 'fast-import, one commit, fsync', ratio: ratio(ms, fiMs), target: '≤ 3× baseline', met: ms <= 3 * fiMs });
+  });
+}
+
+/** Attaches strace to the server, makes `writes` writes, and returns the fsync calls per write (null when it cannot trace). */
+async function fsyncsPerWrite(pid: number, writes: number, write: () => Promise<unknown>, file: string): Promise<number | null> {
+  const proc = spawn('strace', ['-f', '-qq', '-p', String(pid), '-e', 'trace=fsync,fdatasync', '-c', '-o', file], { stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  await sleep(1000);
+  if (proc.exitCode !== null) return null;
+  for (let k = 0; k < writes; k++) await write();
+  await sleep(200);
+  proc.kill('SIGINT');
+  await exited;
+  if (!fs.existsSync(file)) return null;
+  let calls = 0;
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fsync|fdatasync)\s*$/gm)) calls += Number(m[1]);
+  return calls / writes;
+}
+
+/** A data directory and a server on the 2,000-node set, for the write scenarios (started early: loading takes long). */
+async function startWriteServer(ctx: Ctx): Promise<Running> {
+  const dataDir = dataDirIn(ctx.work, 'writes');
+  const { key } = await prepareDataDir(dataDir, VERSION, mainSet(WRITE_NODES).files);
+  const svc = await startService({ dataDir, nodeArgs: ctx.nodeArgs('writes') });
+  ctx.cleanup.push(async () => svc.stop());
+  progress(`write server (${WRITE_NODES} nodes) ready in ${round(svc.readyMs)} ms`);
+  return { svc, dataDir, key, nodes: WRITE_NODES };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  let opts: Options;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const machine = machineInfo();
+  const startedAt = new Date();
+  const work = fs.mkdtempSync(join(os.tmpdir(), 'help-bench-'));
+  const ctx: Ctx = {
+    opts,
+    work,
+    rows: [],
+    details: {},
+    cleanup: [],
+    failures: [],
+    // One folder per child: the main thread's profile is CPU.<date>.<time>.<pid>.0.<n>.cpuprofile (thread 0); tsx's loader thread writes one too.
+    nodeArgs: (name) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : []),
+  };
+  const machineLine = `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, git ${machine.git ?? 'not installed'}, ${machine.platform}, autocannon ${machine.autocannon}`;
+  progress(`machine: ${machineLine}`);
+  progress(`work folder: ${work}`);
+  const interrupted = () => {
+    progress('interrupted: stopping the children');
+    void Promise.allSettled(ctx.cleanup.map((c) => c())).then(() => {
+      if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
+      process.exit(130);
+    });
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  if (machine.git === null) {
+    console.error('git is not installed: the suite writes its data sets and its baselines with git');
+    return 1;
+  }
+  const wantsReads = READ_SCENARIOS.some((id) => opts.only.has(id));
+  const wantsWrites = opts.only.has('P3') || opts.only.has('P4');
+  try {
+    // The write scenarios reuse the read scenarios' server when it holds the 2,000-node set; otherwise
+    // their server starts now, loading alongside the set-up of the read side (nothing is measured yet).
+    let writeServer: Promise<Running> | null = null;
+    if (wantsWrites && (!wantsReads || opts.nodes !== WRITE_NODES)) {
+      writeServer = startWriteServer(ctx);
+      writeServer.catch(() => undefined);
+    }
+    let running: Running | null = null;
+    if (wantsReads) running = await readScenarios(ctx);
+    if (wantsWrites) {
+      if (writeServer) {
+        await running?.svc.stop();
+        running = await writeServer;
+      } else if (!running) {
+        running = await startWriteServer(ctx);
+      } else progress('write scenarios on the running 2,000-node server');
+      await writeScenarios(ctx, running);
+    }
+  } catch (err) {
+    ctx.failures.push((err as Error).message);
+    progress(`suite failed: ${(err as Error).stack}`);
+  } finally {
+    for (const c of ctx.cleanup.reverse()) await c().catch(() => undefined);
+    if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
+  }
+
+  const order = (id: string) => SCENARIOS.indexOf(id.slice(0, 2) as (typeof SCENARIOS)[number]) * 10 + (id.length > 2 ? id.charCodeAt(2) - 96 : 0);
+  ctx.rows.sort((a, b) => order(a.id) - order(b.id));
+  const set = ctx.details.set as { nodes: number; files: number; contentBytes: number } | undefined;
+  const met = ctx.rows.filter((r) => r.met === true).length;
+  const missed = ctx.rows.filter((r) => r.met === false).map((r) => r.id);
+  const lines = [
+    `Help content service benchmark, ${startedAt.toISOString()}`,
+    `Machine: ${machineLine}`,
+    set
+      ? `Set: ${set.nodes.toLocaleString('en-US')} nodes × 3 languages (en, de, ja), ${set.files.toLocaleString('en-US')} files, ${round(set.contentBytes / MB)} MB of content; P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`
+      : `Set: P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`,
+    `Runs: ${opts.duration} s measured after ${opts.warmup} s of warm-up, ${opts.connections} connections, autocannon on 127.0.0.1; service and bare Koa each in a child process`,
+    '',
+    renderTable(ctx.rows),
+    '',
+    ...ctx.rows.filter((r) => r.note).map((r) => `${r.id}: ${r.note}`),
+    '',
+    `Targets met: ${met} of ${met + missed.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''}.`,
+  ];
+  if (ctx.failures.length) lines.push(`Suite failures: ${ctx.failures.join('; ')}`);
+  console.log(lines.join('\n'));
+
+  const results = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine,
+    options: { ...opts, only: [...opts.only] },
+    rows: ctx.rows,
+    details: ctx.details,
+    failures: ctx.failures,
+  };
+  fs.writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
+  progress(`results written to ${opts.out}${opts.keep ? `; data kept in ${work}` : ''}`);
+  return ctx.failures.length > 0 ? 1 : 0;
+}
+
+process.exit(await main());

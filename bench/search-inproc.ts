@@ -1,0 +1,77 @@
+/**
+ * P2, in process: the time of one search in the service's own search index, without HTTP.
+ *
+ * Run by bench/run.ts as a child process (so the index's memory does not disturb the other figures):
+ *   node --import tsx bench/search-inproc.ts <nodes> <queries.json> <budget seconds>
+ * It regenerates the same documentation set (the generator is deterministic) and builds the version's
+ * state and SearchIndex exactly as the service does when it loads. Building takes long, so it is done
+ * while the suite sets up; the child then prints `{"built":ms}` and waits for a line on stdin before it
+ * measures (so the timing runs while nothing else does). It runs every query once (warm-up; queries that
+ * find nothing are left out, as in the HTTP scenario), then times `search()` calls round-robin until every
+ * query was timed `passes` times or the budget is spent (at least once each). Prints one JSON line.
+ */
+import * as fs from 'node:fs';
+import { createInterface } from 'node:readline';
+import { readFileSet } from '../src/content/file-set.ts';
+import { ProblemList } from '../src/content/problems.ts';
+import { SearchIndex } from '../src/index/search.ts';
+import { derivedId } from '../src/storage/load.ts';
+import { mainSet } from './lib/dataset.ts';
+import { median, percentile } from './lib/util.ts';
+
+const nodes = Number(process.argv[2]);
+const queries = JSON.parse(fs.readFileSync(process.argv[3], 'utf8')) as Array<{ language: string; q: string }>;
+const budgetMs = Number(process.argv[4] ?? 10) * 1000;
+const passes = 5;
+
+let t = performance.now();
+const set = mainSet(nodes);
+const files = new Map(set.files.map((f) => [f.path, f.content]));
+const problems = new ProblemList();
+const state = readFileSet(files, { slug: 'v1', fallbackStamp: '1970-01-01T00:00:00.000Z', idFor: (s) => derivedId('v1', s) }, problems);
+if (state === null) throw new Error(`the generated set does not load: ${JSON.stringify(problems.errors.slice(0, 3))}`);
+files.clear();
+const index = new SearchIndex();
+const indexStarted = performance.now();
+index.update('v1', state);
+const buildMs = performance.now() - indexStarted;
+process.stdout.write(`${JSON.stringify({ built: performance.now() - t })}\n`);
+
+// Wait for the go-ahead.
+const lines = createInterface({ input: process.stdin });
+await new Promise<void>((resolve) => lines.once('line', () => resolve()));
+lines.close();
+
+const found: typeof queries = [];
+let hits = 0;
+for (const query of queries) {
+  const n = index.search(state, query.language, query.q).length;
+  if (n > 0) found.push(query);
+  hits += n;
+}
+const times: number[] = [];
+const byLanguage: Record<string, number[]> = {};
+const started = performance.now();
+for (let pass = 0; pass < passes; pass++) {
+  for (const { language, q } of found) {
+    t = performance.now();
+    index.search(state, language, q);
+    const ms = performance.now() - t;
+    times.push(ms);
+    (byLanguage[language] ??= []).push(ms);
+  }
+  if (performance.now() - started > budgetMs) break;
+}
+process.stdout.write(
+  `${JSON.stringify({
+    buildMs,
+    queries: found.length,
+    empty: queries.length - found.length,
+    timed: times.length,
+    meanHits: hits / Math.max(1, found.length),
+    mean: times.reduce((a, b) => a + b, 0) / Math.max(1, times.length),
+    p50: median(times),
+    p99: percentile(times, 99),
+    p50ByLanguage: Object.fromEntries(Object.entries(byLanguage).map(([l, v]) => [l, median(v)])),
+  })}\n`,
+);
