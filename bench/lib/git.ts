@@ -48,12 +48,12 @@ export const fi = {
 export type Chunk = string | Buffer;
 
 /**
- * Runs `git fast-import` on `gitdir` with the given stream. With `prebuilt`, every chunk exists before
- * git starts, so the time measured (spawn to exit) is git's own; otherwise chunks are produced lazily
- * (large sets), with back-pressure.
+ * Runs `git fast-import` on `gitdir` with the given stream (`depth`: its --depth, the longest delta chain;
+ * `durable`: fsync everything, as the service does). Chunks are written with back-pressure; to time git
+ * alone, pass an array built beforehand (the time runs from spawn to exit).
  */
-export async function fastImport(gitdir: string, chunks: Iterable<Chunk>, opts: { durable?: boolean } = {}): Promise<{ ms: number }> {
-  const args = [...(opts.durable ? DURABLE : []), '--git-dir', gitdir, 'fast-import', '--quiet', '--done'];
+export async function fastImport(gitdir: string, chunks: Iterable<Chunk>, opts: { durable?: boolean; depth?: number } = {}): Promise<{ ms: number }> {
+  const args = [...(opts.durable ? DURABLE : []), '--git-dir', gitdir, 'fast-import', '--quiet', '--done', ...(opts.depth !== undefined ? [`--depth=${opts.depth}`] : [])];
   const started = now();
   const proc = spawn('git', args, { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
