@@ -133,12 +133,20 @@ async function scenario(ctx: Ctx, id: string, name: string, fn: () => Promise<vo
   progress(`${id}: done in ${round((now() - started) / 1000)} s`);
 }
 
-/** A load run whose answers must all be 2xx (time-outs are a result, not a failure: they are reported). */
+/**
+ * A load run whose answers must all be 2xx. Time-outs are a result, not a failure (they are reported); so are
+ * a few connection errors on a saturated server (at most 1 % of the answers), whose messages go to the details.
+ */
 async function loadChecked(what: string, opts: LoadOptions): Promise<LoadResult> {
   const r = await load({ ...opts, settle: opts.settle ?? (() => settle(opts.origin)) });
-  if (r.non2xx > 0 || r.errors > r.timeouts) throw new Error(`${what}: ${r.non2xx} non-2xx answers, ${r.errors - r.timeouts} errors`);
+  const errors = r.errors - r.timeouts;
+  if (errors > 0) progress(`  ${what}: ${errors} request errors: ${r.errorMessages.join('; ')}`);
+  if (r.non2xx > 0 || errors > Math.max(1, 0.01 * r.requests)) throw new Error(`${what}: ${r.non2xx} non-2xx answers, ${errors} errors (${r.errorMessages.join('; ')})`);
   return r;
 }
+
+const fmtUs = (us: number | null) => (us === null ? '?' : us >= 10_000 ? `${round(us / 1000, 1)} ms` : `${Math.round(us)} µs`);
+const fmtCores = (c: number | null) => (c === null ? '?' : round(c, 2).toFixed(2));
 
 /** A running server on a version of `nodes` nodes, with a key that may write. */
 interface Running {
@@ -339,7 +347,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
   const bareKoaTopics = async () => {
     if (!ceiling) {
       progress('  bare Koa ceiling: GET topic, the same bytes from memory');
-      ceiling = await loadChecked('bare Koa', { origin: koa!.origin, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+      ceiling = await loadChecked('bare Koa', { origin: koa!.origin, pid: koa!.proc.pid, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
       details.bareKoaTopic = ceiling;
     }
     return ceiling;
@@ -348,14 +356,17 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
   await scenario(ctx, 'P1', `anonymous GET topic, ${opts.connections} connections`, async () => {
     const base = await bareKoaTopics();
     progress('  service: GET topic');
-    const r = await loadChecked('GET topic', { origin: svc!.origin, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    const r = await loadChecked('GET topic', { origin: svc!.origin, pid: svc!.pid, paths: topicUrls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
     let n = 0;
     progress('  service: GET topic with a cache-busting parameter');
-    const miss = await loadChecked('GET topic (cache miss)', { origin: svc!.origin, paths: () => `${topicUrls[n % topicUrls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    const miss = await loadChecked('GET topic (cache miss)', { origin: svc!.origin, pid: svc!.pid, paths: () => `${topicUrls[n % topicUrls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
     details.topic = { cached: r, uncached: miss };
     rows.push({ id: 'P1', scenario: `GET topic, anonymous, ${topicUrls.length} hot URLs (answer cache)`, measured: r.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(r.rps, base.rps), target: '≥ 0.9× baseline', met: r.rps >= 0.9 * base.rps });
     rows.push({ id: 'P1b', scenario: `GET topic p99 latency at ${opts.connections} connections`, measured: r.p99, unit: 'ms', baseline: base.p99, baselineLabel: 'bare Koa', ratio: ratio(r.p99, base.p99), target: '< 10 ms', met: r.p99 < 10, note: `p50 ${r.p50} ms (bare Koa ${base.p50} ms)` });
-    rows.push({ id: 'P1c', scenario: 'GET topic, every request a cache miss', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms` });
+    rows.push({ id: 'P1c', scenario: 'GET topic, every request a cache miss', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer` });
+    // The load generator shares the machine: when the baseline server is not busy, its req/s is the generator's limit,
+    // and CPU time per answer is the fairer comparison.
+    rows.push({ id: 'P1d', scenario: 'GET topic (answer cache): server CPU time per answer', measured: r.cpuPerRequestUs, unit: 'µs', baseline: base.cpuPerRequestUs, baselineLabel: 'bare Koa', ratio: ratio(r.cpuPerRequestUs, base.cpuPerRequestUs), target: '— (lower is better)', met: null, note: `server cores busy during the run: service ${fmtCores(r.serverCores)}, bare Koa ${fmtCores(base.serverCores)} (the rest of the machine runs autocannon)` });
   });
 
   await scenario(ctx, 'P2', 'search, two-word queries', async () => {
@@ -379,12 +390,12 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     const urls = queries.map(({ language, q }) => `${API}/search?q=${encodeURIComponent(q)}&lang=${language}`);
     let n = 0;
     progress(`  service: ${urls.length} distinct queries, every request a cache miss`);
-    const miss = await loadChecked('search', { origin: svc!.origin, paths: () => `${urls[n % urls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    const miss = await loadChecked('search', { origin: svc!.origin, pid: svc!.pid, paths: () => `${urls[n % urls.length]}&_bench=${n++}`, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
     progress('  service: the same queries repeated (answer cache)');
-    const cached = await loadChecked('search (cached)', { origin: svc!.origin, paths: urls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
+    const cached = await loadChecked('search (cached)', { origin: svc!.origin, pid: svc!.pid, paths: urls, connections: opts.connections, duration: opts.duration, warmup: opts.warmup });
     details.search = { queries: queries.length, emptyQueries: empty, uncached: miss, cached, inProcess: inproc };
     const timeouts = miss.timeouts > 0 ? `; ${miss.timeouts} requests timed out` : '';
-    rows.push({ id: 'P2', scenario: `search, two words, ${urls.length} distinct queries, no answer cache`, measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(miss.rps, base.rps), target: '≥ 0.5× baseline', met: miss.rps >= 0.5 * base.rps, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms at ${opts.connections} connections${timeouts}` });
+    rows.push({ id: 'P2', scenario: `search, two words, ${urls.length} distinct queries, no answer cache`, measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(miss.rps, base.rps), target: '≥ 0.5× baseline', met: miss.rps >= 0.5 * base.rps, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms at ${opts.connections} connections${timeouts}; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer, ${fmtCores(miss.serverCores)} cores busy` });
     const byLanguage = Object.entries(inproc.p50ByLanguage).map(([k, v]) => `${k} ${round(v, 2)}`).join(', ');
     rows.push({ id: 'P2b', scenario: 'search in process (SearchIndex.search), p50', measured: inproc.p50, unit: 'ms', baseline: null, baselineLabel: '', ratio: null, target: '< 2 ms', met: inproc.p50 < 2, note: `mean ${round(inproc.mean, 2)} ms, p99 ${round(inproc.p99, 2)} ms over ${inproc.timed} searches; p50 by language: ${byLanguage}; ${round(inproc.meanHits)} hits on average` });
     rows.push({ id: 'P2c', scenario: 'search, the same queries repeated (answer cache)', measured: cached.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(cached.rps, base.rps), target: '—', met: null });

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { cpuSecondsOf } from './util.ts';
 
 export interface LoadOptions {
   /** http://127.0.0.1:PORT */
@@ -11,6 +12,8 @@ export interface LoadOptions {
   /** Seconds of warm-up run just before, not measured. */
   warmup: number;
   headers?: Record<string, string>;
+  /** The server's pid: its CPU time during the measured run is reported. */
+  pid?: number;
   /** Waits until the server has worked off what the warm-up left in flight. */
   settle?: () => Promise<unknown>;
 }
@@ -30,9 +33,15 @@ export interface LoadResult {
   /** Bytes per second received. */
   throughput: number;
   duration: number;
+  /** Cores the server used during the measured run (CPU seconds / seconds), when its pid was given. */
+  serverCores: number | null;
+  /** Server CPU time per 2xx answer, in µs. */
+  cpuPerRequestUs: number | null;
+  /** The first few request errors (time-outs, resets), as autocannon reported them. */
+  errorMessages: string[];
 }
 
-function once(opts: LoadOptions, duration: number): Promise<autocannon.Result> {
+function once(opts: LoadOptions, duration: number): Promise<autocannon.Result & { errorMessages: string[] }> {
   const requests: autocannon.Request[] =
     typeof opts.paths === 'function'
       ? [
@@ -42,13 +51,14 @@ function once(opts: LoadOptions, duration: number): Promise<autocannon.Result> {
           },
         ]
       : opts.paths.map((path) => ({ method: 'GET', path }));
-  return autocannon({
-    url: opts.origin,
-    connections: opts.connections,
-    duration,
-    headers: opts.headers,
-    requests,
-    timeout: 30,
+  const errorMessages: string[] = [];
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ url: opts.origin, connections: opts.connections, duration, headers: opts.headers, requests, timeout: 30 }, (err, result) =>
+      err ? reject(err) : resolve({ ...result, errorMessages }),
+    );
+    instance.on('reqError', (err: Error) => {
+      if (errorMessages.length < 5) errorMessages.push(err.message || String(err));
+    });
   });
 }
 
@@ -58,7 +68,9 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     await once(opts, opts.warmup);
     await opts.settle?.();
   }
+  const cpuBefore = opts.pid ? cpuSecondsOf(opts.pid) : Number.NaN;
   const r = await once(opts, opts.duration);
+  const cpu = opts.pid ? cpuSecondsOf(opts.pid) - cpuBefore : Number.NaN;
   await opts.settle?.();
   const ok = r['2xx'];
   return {
@@ -73,5 +85,8 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     max: r.latency.max,
     throughput: r.throughput.average,
     duration: r.duration,
+    serverCores: Number.isFinite(cpu) ? cpu / r.duration : null,
+    cpuPerRequestUs: Number.isFinite(cpu) && ok > 0 ? (cpu / ok) * 1e6 : null,
+    errorMessages: r.errorMessages,
   };
 }

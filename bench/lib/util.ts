@@ -51,6 +51,26 @@ export function rssOf(pid: number): number {
   }
 }
 
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds a process has used so far, all threads, user + system (/proc/<pid>/stat); NaN when unavailable. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ", field 3 (state) is fields[0]; utime and stime are fields 14 and 15.
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped, each sample with the value of `progress()` at that moment. */
 export function sampleRss(pid: number, intervalMs = 5, progress: () => number = () => 0) {
   const samples: Array<{ rss: number; at: number }> = [];
