@@ -21,7 +21,7 @@ import { download, request } from './lib/http.ts';
 import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { settle, startService, type ServiceChild } from './lib/service.ts';
 import { renderTable, type Row } from './lib/table.ts';
-import { hasCommand, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep } from './lib/util.ts';
+import { hasCommand, machineBusySeconds, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep, suiteCpuSeconds } from './lib/util.ts';
 
 const SCENARIOS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'] as const;
 const READ_SCENARIOS = ['P1', 'P2', 'P5', 'P6', 'P7'];
@@ -611,6 +611,9 @@ async function main(): Promise<number> {
   }
   const machine = machineInfo();
   const startedAt = new Date();
+  const busyAtStart = machineBusySeconds();
+  const suiteCpuAtStart = suiteCpuSeconds();
+  const wallAtStart = now();
   const work = fs.mkdtempSync(join(os.tmpdir(), 'help-bench-'));
   const ctx: Ctx = {
     opts,
@@ -668,6 +671,11 @@ async function main(): Promise<number> {
     if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
   }
 
+  // Other processes on the machine distort every figure: what the machine spent beyond the suite and its children.
+  const wallSeconds = (now() - wallAtStart) / 1000;
+  const foreignSeconds = machineBusySeconds() - busyAtStart - (suiteCpuSeconds() - suiteCpuAtStart);
+  const foreignShare = foreignSeconds / (wallSeconds * machine.cores);
+  ctx.details.otherLoad = { cpuSeconds: round(foreignSeconds), shareOfMachine: round(foreignShare, 3), wallSeconds: round(wallSeconds) };
   const order = (id: string) => SCENARIOS.indexOf(id.slice(0, 2) as (typeof SCENARIOS)[number]) * 10 + (id.length > 2 ? id.charCodeAt(2) - 96 : 0);
   ctx.rows.sort((a, b) => order(a.id) - order(b.id));
   const set = ctx.details.set as { nodes: number; files: number; contentBytes: number } | undefined;
@@ -680,6 +688,7 @@ async function main(): Promise<number> {
       ? `Set: ${set.nodes.toLocaleString('en-US')} nodes × 3 languages (en, de, ja), ${set.files.toLocaleString('en-US')} files, ${round(set.contentBytes / MB)} MB of content; P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`
       : `Set: P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`,
     `Runs: ${opts.duration} s measured after ${opts.warmup} s of warm-up, ${opts.connections} connections, autocannon on 127.0.0.1; service and bare Koa each in a child process`,
+    `Other load on the machine during the suite: ${round(Math.max(0, foreignShare) * 100)} % of its CPU (${round(Math.max(0, foreignSeconds))} core-seconds in ${round(wallSeconds)} s)${foreignShare > 0.05 ? ' — WARNING: other processes competed with the suite; its figures are low. Rerun on a quiet machine.' : ''}`,
     '',
     renderTable(ctx.rows),
     '',

@@ -71,6 +71,28 @@ export function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** Machine-wide CPU seconds spent busy (all cores: user, nice, system, irq, softirq, steal), from /proc/stat. */
+export function machineBusySeconds(): number {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + (steal || 0)) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds of this process and of its children that have ended (/proc/self/stat: utime, stime, cutime, cstime). */
+export function suiteCpuSeconds(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped, each sample with the value of `progress()` at that moment. */
 export function sampleRss(pid: number, intervalMs = 5, progress: () => number = () => 0) {
   const samples: Array<{ rss: number; at: number }> = [];
