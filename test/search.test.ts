@@ -603,3 +603,18 @@ describe('GET /versions/{version}/search', () => {
     });
   });
 });
+
+describe('Search keeps Japanese voiced kana apart', () => {
+  test('ラベル (label) is found, and does not match ラヘル', async () => {
+    const s = await startTestServer();
+    try {
+      await createVersion(s, 'kana', { status: 'published', languages: ['en', 'ja'] });
+      await createNode(s, 'kana', { slug: 'labels', translations: { en: { title: 'Labels' }, ja: { title: 'ラベル 設定', bodyMd: 'ラベルを設定します。' } } });
+      await createNode(s, 'kana', { slug: 'other', translations: { en: { title: 'Other' }, ja: { title: 'ラヘル', bodyMd: 'ラヘル' } } });
+      const hit = await s.request('GET', `/versions/kana/search?q=${encodeURIComponent('ラベル 設定')}&lang=ja`, { key: null });
+      assert.deepEqual(hit.body.hits.map((h: { slug: string }) => h.slug), ['labels']);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -29,8 +29,10 @@ export function words(text: string, language: string): string[] {
   return out;
 }
 
-/** Lower case, without diacritics: `Éclair` → `eclair`. */
-export const fold = (term: string) => term.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+/** Lower case, without accents: `Éclair` → `eclair`. */
+// Only the combining marks of Latin, Greek and Cyrillic accents go: the voicing marks of Japanese
+// kana (バ vs ハ) make different words.
+export const fold = (term: string) => term.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
 
 /** The folded text with, for each of its characters, the index of the character it came from. */
 export function foldWithMap(text: string): { folded: string; source: number[] } {
