@@ -47,6 +47,12 @@ export function durableFs(gitdir: string) {
   const promises = {
     ...fs.promises,
     writeFile: (target: string, data: string | Uint8Array) => writeFileDurable(tempDir, target, data),
+    // A new folder (objects/ab/) must itself be on disk before the objects renamed into it count.
+    mkdir: async (dir: string, options?: fs.MakeDirectoryOptions) => {
+      const made = await fs.promises.mkdir(dir, options);
+      await fsyncDir(dirname(dir));
+      return made;
+    },
   };
   return { promises };
 }
