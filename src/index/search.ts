@@ -50,6 +50,28 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * The version's index in a form that can be kept on disk beside a snapshot of its state, so a
+   * restart adopts it instead of rebuilding it; null when the version is not indexed.
+   */
+  save(slug: string): Uint8Array | null {
+    void slug;
+    return null;
+  }
+
+  /**
+   * Adopts an index made by save() for `state` (the same state it was saved with, as restored from
+   * the snapshot). Returns false when `saved` cannot be used (another format); the caller then lets
+   * update() build the index. Call it before the state is set in the catalog, so update() finds
+   * nothing to do.
+   */
+  restore(slug: string, state: VersionState, saved: Uint8Array): boolean {
+    void slug;
+    void state;
+    void saved;
+    return false;
+  }
+
   /** Topics where every word of `q` occurs as a word or word prefix, in document order, at most 50. */
   search(state: VersionState, language: string, q: string): Hit[] {
     const index = this.versions.get(state.slug)?.get(language);
