@@ -58,7 +58,8 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  mount(api, apiEndpoints(deps), deps.config.bodyLimit, new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge));
+  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge);
+  mount(api, apiEndpoints(deps), deps.config.bodyLimit, cache);
 
   const system = new Router();
   system.get('/healthz', (ctx) => {
@@ -67,6 +68,11 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   });
 
   app.use(requestLogging(log));
+  // Hot anonymous reads are answered here, before everything that could not change their answer.
+  app.use((ctx, next) => {
+    if (!cache.answerAnonymous(ctx)) return next();
+    ctx.state.cached = true;
+  });
   app.use(errorBoundary(deps.config.bodyLimit));
   app.use(system.routes());
   app.use(async (ctx, next) => {

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { KeyFile } from '../src/auth/key-file.ts';
+import { createKey } from '../src/cli/keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { startService, type RunningService } from '../src/service.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 describe('Caching of public reads: ETag, If-None-Match, Cache-Control', () => {
@@ -58,5 +68,148 @@ describe('Caching of public reads: ETag, If-None-Match, Cache-Control', () => {
     assert.equal((await s.request('GET', '/versions/v2/tree', { key: null })).status, 404);
     await createVersion(s, 'v2', { status: 'published' });
     assert.equal((await s.request('GET', '/versions/v2/tree', { key: null })).status, 200);
+  });
+});
+
+/** One answer exactly as it came over the wire: status, header lines in order, body bytes. */
+interface RawAnswer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Buffer;
+}
+
+function raw(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${path}`, { method, headers, agent: false }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        const pairs: Array<[string, string]> = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i].toLowerCase(), res.rawHeaders[i + 1]]);
+        resolve({ status: res.statusCode ?? 0, headers: pairs, body: Buffer.concat(parts) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The answer without its Date header (the only line two identical answers may differ in). */
+const withoutDate = (a: RawAnswer) => ({ ...a, headers: a.headers.filter(([k]) => k !== 'date') });
+
+describe('The answer cache before the router: hits are the same answers, cheaper', () => {
+  let dataDir: string;
+  let service: RunningService;
+  let base: string;
+  let key: string;
+  const lines: Array<Record<string, any>> = [];
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    key = (await createKey(new KeyFile(dataDir), { name: 'writer' })).key;
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({ LOG_LEVEL: 'info' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+    service = await startService(config, pino({ level: 'info' }, sink));
+    await service.ready;
+    base = service.url;
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) => assert.equal((await raw(base, 'POST', path, auth, JSON.stringify(body))).status, 200, path);
+    await post('/versions', { slug: 'pub', label: 'Published', languages: ['en', 'de'], status: 'published' });
+    await post('/versions', { slug: 'draft', label: 'Draft', languages: ['en'] });
+    await post('/versions/pub/nodes', { slug: 'a', kind: 'topic', translations: { en: { title: 'A', bodyMd: 'Alpha body\n' } } });
+    await post('/versions/draft/nodes', { slug: 'd', kind: 'topic', translations: { en: { title: 'Secret', bodyMd: 'Not yet public\n' } } });
+  });
+  after(async () => {
+    await service.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The request log line of the answer with this request id. */
+  const lineOf = (requestId: string) => lines.find((l) => l.msg === 'request' && l.requestId === requestId);
+
+  test('a hit is byte for byte the miss that filled it, headers included, for GET, HEAD and 304', async () => {
+    const path = '/versions/pub/topics/a?language=de';
+    const ask = (id: string, method = 'GET', extra: Record<string, string> = {}) => raw(base, method, path, { 'x-request-id': id, ...extra });
+    const miss = await ask('same-id');
+    const hit = await ask('same-id');
+    assert.equal(miss.status, 200);
+    assert.deepEqual(withoutDate(hit), withoutDate(miss));
+    assert.deepEqual(
+      miss.headers.map(([k]) => k).filter((k) => !['date', 'connection', 'keep-alive'].includes(k)),
+      ['x-request-id', 'etag', 'vary', 'cache-control', 'content-type', 'content-length'],
+    );
+    assert.equal(JSON.parse(hit.body.toString('utf8')).language, 'en');
+    // The log tells a hit from a miss; both keep their line.
+    const [first, second] = lines.filter((l) => l.requestId === 'same-id');
+    assert.equal(first.cached, undefined);
+    assert.equal(second.cached, true);
+    assert.equal(second.status, 200);
+    assert.equal(second.path, '/help/v1/versions/pub/topics/a');
+
+    const head = await ask('same-id', 'HEAD');
+    assert.equal(head.body.length, 0);
+    assert.deepEqual(withoutDate(head).headers, withoutDate(miss).headers);
+
+    const etag = miss.headers.find(([k]) => k === 'etag')![1];
+    const notModified = await ask('same-id', 'GET', { 'if-none-match': `"other", ${etag}` });
+    assert.equal(notModified.status, 304);
+    assert.equal(notModified.body.length, 0);
+    assert.deepEqual(
+      notModified.headers.filter(([k]) => ['x-request-id', 'etag', 'vary', 'cache-control'].includes(k)),
+      miss.headers.filter(([k]) => ['x-request-id', 'etag', 'vary', 'cache-control'].includes(k)),
+    );
+    // Without a request id of the caller's, each answer gets its own.
+    const ids = new Set([(await raw(base, 'GET', path)).headers, (await raw(base, 'GET', path)).headers].map((h) => h.find(([k]) => k === 'x-request-id')![1]));
+    assert.equal(ids.size, 2);
+  });
+
+  test('a write moves every cached answer on: new body, new ETag, the old ETag no longer 304', async () => {
+    const path = '/versions/pub/topics/a';
+    const before = await raw(base, 'GET', path);
+    const etag = before.headers.find(([k]) => k === 'etag')![1];
+    assert.equal((await raw(base, 'GET', path, { 'if-none-match': etag })).status, 304);
+    const put = await raw(base, 'PUT', `${path}/translations/en`, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ title: 'A2', bodyMd: 'Changed\n' }));
+    assert.equal(put.status, 200);
+    const after = await raw(base, 'GET', path, { 'if-none-match': etag });
+    assert.equal(after.status, 200);
+    assert.equal(JSON.parse(after.body.toString('utf8')).title, 'A2');
+    assert.notEqual(after.headers.find(([k]) => k === 'etag')![1], etag);
+  });
+
+  test('callers with a key, drafts and bodies never come from (or go into) the anonymous cache', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    // A draft read with a key first: anonymous callers still get 404.
+    assert.equal((await raw(base, 'GET', '/versions/draft/topics/d', auth)).status, 200);
+    assert.equal((await raw(base, 'GET', '/versions/draft/topics/d')).status, 404);
+    assert.equal((await raw(base, 'GET', '/versions/draft/topics/d')).status, 404);
+    // Bodies in the list are for callers who may read drafts, whichever asked first.
+    const withKey = await raw(base, 'GET', '/versions/pub/nodes?include=bodies', auth);
+    assert.equal(JSON.parse(withKey.body.toString('utf8')).nodes[0].translations.en.bodyMd, 'Changed\n');
+    for (let i = 0; i < 2; i++) {
+      const anon = await raw(base, 'GET', '/versions/pub/nodes?include=bodies');
+      assert.equal(JSON.parse(anon.body.toString('utf8')).nodes[0].translations.en.bodyMd, undefined);
+      assert.equal(anon.headers.find(([k]) => k === 'cache-control')![1], 'public, max-age=60');
+    }
+    const again = await raw(base, 'GET', '/versions/pub/nodes?include=bodies', { ...auth, 'x-request-id': 'keyed' });
+    assert.equal(again.headers.find(([k]) => k === 'cache-control')![1], 'private, no-cache');
+    assert.equal(JSON.parse(again.body.toString('utf8')).nodes[0].translations.en.bodyMd, 'Changed\n');
+    assert.equal(lineOf('keyed')?.actor, 'writer');
+    assert.equal(lineOf('keyed')?.cached, undefined);
+  });
+
+  test('a wrong key or a body that is not JSON is refused even when the URL is cached', async () => {
+    const path = '/versions/pub/topics/a';
+    assert.equal((await raw(base, 'GET', path)).status, 200);
+    assert.equal((await raw(base, 'GET', path)).status, 200);
+    const wrong = await raw(base, 'GET', path, { authorization: 'Bearer nope' });
+    assert.equal(wrong.status, 401);
+    assert.equal(JSON.parse(wrong.body.toString('utf8')).error.code, 'unauthorized');
+    const text = await raw(base, 'GET', path, { 'content-type': 'text/plain', 'content-length': '5' }, 'hello');
+    assert.equal(text.status, 415);
   });
 });

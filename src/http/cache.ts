@@ -3,40 +3,107 @@ import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { canReadUnpublished, type Actor } from './actor.ts';
 
+/** A serialized answer, as it was sent the first time. */
+interface CachedAnswer {
+  /** The index generation it was built from; an entry of an older generation is a miss. */
+  generation: number;
+  etag: string;
+  body: Buffer;
+}
+
+type Visibility = 'public' | 'all';
+
 /**
  * Public reads are answered from a cache of serialized responses, keyed by the index's generation
  * (it moves on every write), what the caller may see, and the URL; each answer carries an ETag
  * (a weak validator over the same key), so `If-None-Match` gets a 304 without any work, and
  * `Cache-Control` lets a CDN in front keep anonymous answers for `maxAge` seconds.
+ *
+ * An anonymous GET/HEAD whose exact URL was answered in this generation is served by `answerAnonymous`
+ * before the router, body parsing, validation and authentication: none of them could change its
+ * answer, and a hot help page then costs about what sending its bytes costs.
  */
 export class ResponseCache {
-  private readonly lru = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (v) => v.length + 64 });
+  private readonly lru = new LRUCache<string, CachedAnswer>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (v, k) => v.body.length + k.length + 128 });
+  private readonly publicControl: string;
 
   constructor(
     private readonly generation: () => number,
-    private readonly maxAge: number,
-  ) {}
+    maxAge: number,
+  ) {
+    this.publicControl = `public, max-age=${maxAge}`;
+  }
 
-  /** Answers from the cache (or with 304) when it can; else runs `produce` and keeps its JSON. */
+  /**
+   * The fast path: answers from the cache when the request is an anonymous GET/HEAD without a body
+   * whose exact URL has a current entry; false (nothing touched) otherwise.
+   */
+  answerAnonymous(ctx: Context): boolean {
+    const method = ctx.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const headers = ctx.req.headers;
+    // A credential (even a wrong one: that is a 401) and a body (possibly a 415) take the full path.
+    if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    const entry = this.lru.get(keyOf('public', ctx));
+    if (entry === undefined || entry.generation !== this.generation()) return false;
+    this.send(ctx, 'public', entry.etag, entry.body);
+    return true;
+  }
+
+  /** The full path (after authentication and validation): answers from the cache, or runs `produce` and keeps its JSON. */
   async serve(ctx: Context, actor: Actor | null, produce: () => Promise<{ status?: number; body: unknown }>): Promise<void> {
-    const visibility = canReadUnpublished(actor) ? 'all' : 'public';
-    const key = `${this.generation()}|${visibility}|${ctx.host}|${ctx.url}`;
-    const etag = `W/"${createHash('sha1').update(key).digest('base64url')}"`;
+    const visibility: Visibility = canReadUnpublished(actor) ? 'all' : 'public';
+    const key = keyOf(visibility, ctx);
+    const generation = this.generation();
+    const entry = this.lru.get(key);
+    if (entry !== undefined && entry.generation === generation) return this.send(ctx, visibility, entry.etag, entry.body);
+    const etag = this.etag(visibility, ctx, generation);
+    if (matches(ctx, etag)) return this.send(ctx, visibility, etag, null);
+    const res = await produce();
+    const body = Buffer.from(JSON.stringify(res.body), 'utf8');
+    // The index may have moved on while the answer was built (produce is async): keep it only if not.
+    if ((res.status ?? 200) === 200 && this.generation() === generation) this.lru.set(key, { generation, etag, body });
+    this.send(ctx, visibility, etag, body);
+  }
+
+  /** The validator of what `ctx`'s URL answers to `visibility` now (also for answers not kept here, such as exports). */
+  etag(visibility: Visibility, ctx: Context, generation = this.generation()): string {
+    return `W/"${createHash('sha1').update(`${generation}|${keyOf(visibility, ctx)}`).digest('base64url')}"`;
+  }
+
+  /** The validator headers every cached answer carries (`vary` for answers that also vary by something else). */
+  setValidators(ctx: Context, visibility: Visibility, etag: string, vary = 'Authorization'): void {
     ctx.set('ETag', etag);
-    ctx.set('Vary', 'Authorization');
-    ctx.set('Cache-Control', visibility === 'public' ? `public, max-age=${this.maxAge}` : 'private, no-cache');
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+    ctx.set('Vary', vary);
+    ctx.set('Cache-Control', visibility === 'public' ? this.publicControl : 'private, no-cache');
+  }
+
+  /**
+   * Both paths answer through here, so a cached answer carries the same status and headers, in the
+   * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
+   */
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null): void {
+    this.setValidators(ctx, visibility, etag);
+    if (body === null || matches(ctx, etag)) {
       ctx.status = 304;
       return;
     }
-    let text = this.lru.get(key);
-    if (text === undefined) {
-      const res = await produce();
-      text = JSON.stringify(res.body);
-      if ((res.status ?? 200) === 200) this.lru.set(key, text);
-    }
     ctx.status = 200;
     ctx.type = 'application/json';
-    ctx.body = text;
+    ctx.body = body;
   }
+}
+
+const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
+
+/** Whether `If-None-Match` names `etag` or is `*` (weak comparison: `W/` does not count, RFC 9110 13.1.2). */
+export function matches(ctx: Context, etag: string): boolean {
+  const header = ctx.req.headers['if-none-match'];
+  if (header === undefined || header === '') return false;
+  if (header === etag) return true;
+  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
+  return header.split(',').some((v) => {
+    const t = v.trim();
+    return t === '*' || (t.startsWith('W/') ? t.slice(2) : t) === opaque;
+  });
 }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { Logger } from 'pino';
 import { AppError, notFound } from '../errors.ts';
+import { requestLog } from './logging.ts';
 
 /** Turns anything thrown below into an AppError: the one place where failures become HTTP answers. */
 export function toAppError(err: unknown, bodyLimit: number): AppError | null {
@@ -37,10 +37,10 @@ export function errorBoundary(bodyLimit: number): Middleware {
     } catch (err) {
       let appError = toAppError(err, (ctx.state.bodyLimit as number | undefined) ?? bodyLimit);
       if (appError === null) {
-        (ctx.state.log as Logger).error({ err }, 'unexpected error');
+        requestLog(ctx).error({ err }, 'unexpected error');
         appError = new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log');
       } else if (appError.status >= 500 && appError.cause !== undefined) {
-        (ctx.state.log as Logger).error({ err: appError.cause, code: appError.code }, appError.message);
+        requestLog(ctx).error({ err: appError.cause, code: appError.code }, appError.message);
       }
       if (appError.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
       ctx.status = appError.status;
