@@ -18,6 +18,7 @@ import { SearchIndex } from './index/search.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './storage/load.ts';
 import { Repository } from './storage/repository.ts';
+import { SnapshotKeeper } from './storage/snapshot-keeper.ts';
 import { Writer } from './storage/writer.ts';
 import { GitHubHost, type RepositoryHost } from './publishing/github.ts';
 import { Publisher } from './publishing/publisher.ts';
@@ -43,16 +44,20 @@ const SERVICE_AUTHOR = { name: 'help-content-service', canWritePublished: true }
 export interface ServiceOptions {
   /** The repository host for publish requests (default: GitHub through octokit, when publishing is on). */
   host?: RepositoryHost;
+  /** How long writes must be quiet before changed versions are snapshotted (default 5 s). */
+  snapshotQuietMs?: number;
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const releaseLock = acquireLock(config.dataDir);
   try {
-    const repo = await Repository.open(join(config.dataDir, 'content.git'));
     const catalog = new Catalog();
     const search = new SearchIndex();
     catalog.subscribe((slug, state) => search.update(slug, state));
+    const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs });
+    snapshots.preload();
+    const repo = await Repository.open(join(config.dataDir, 'content.git'));
     const clock = new Clock();
     const writer = new Writer(repo, catalog, clock, config.publishing !== null);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
@@ -72,7 +77,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
 
     const ready = (async () => {
       const started = Date.now();
-      await loadCatalog(repo, catalog, clock, log);
+      await loadCatalog(repo, catalog, clock, log, { search, snapshots });
+      snapshots.follow(repo);
       if (catalog.all().length === 0 && config.sampleContentDir !== null) await importSample(config.sampleContentDir, writer, log);
       isReady = true;
       // Requests recorded just before a crash are matched to their pull requests (in the background: GitHub may be slow).
@@ -89,6 +95,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         });
         await ready.catch(() => undefined);
         await writer.drain();
+        await snapshots.close();
         keys.stop();
         releaseLock();
       })());

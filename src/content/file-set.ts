@@ -22,17 +22,19 @@ export interface ReadOptions {
 /**
  * Builds a version's state from its content files (paths relative to the version folder).
  * Every problem is collected in `problems`; the state is returned only when there are no errors.
+ * A translation file may be given already parsed (a Translation read from the same bytes before):
+ * it is taken as it is, so a start that re-reads only changed files keeps the other records.
  */
-export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOptions, problems: ProblemList): VersionState | null {
+export function readFileSet(files: ReadonlyMap<string, string | Translation>, opts: ReadOptions, problems: ProblemList): VersionState | null {
   const versionText = files.get(VERSION_FILE);
-  if (versionText === undefined) {
+  if (typeof versionText !== 'string') {
     problems.error(VERSION_FILE, 'version.json is missing');
     return null;
   }
   const parsed = parseVersionFile(VERSION_FILE, versionText, problems);
   if (parsed === null) {
     // Without a readable version.json the files can still be checked on their own (frontmatter).
-    for (const [path, text] of files) if (TRANSLATION_PATH.test(path)) parseMarkdownFile(path, text, problems);
+    for (const [path, text] of files) if (TRANSLATION_PATH.test(path) && typeof text === 'string') parseMarkdownFile(path, text, problems);
     return null;
   }
   const enabled = new Set(parsed.meta.languages);
@@ -65,13 +67,18 @@ export function readFileSet(files: ReadonlyMap<string, string>, opts: ReadOption
       problems.error(path, `a second file for ${language}/${slug}.md`);
       continue;
     }
+    const byLanguage = translations.get(slug) ?? new Map<string, Translation>();
+    if (typeof text !== 'string') {
+      byLanguage.set(language, text);
+      translations.set(slug, byLanguage);
+      continue;
+    }
     const md = parseMarkdownFile(path, text, problems);
     if (md === null) {
       present.add(`${language}/${slug}`);
       continue;
     }
     if (md.bodyMd.trim() === '' && parsed.nodes.get(slug)!.kind === 'topic') problems.warn(path, 'the topic has an empty body');
-    const byLanguage = translations.get(slug) ?? new Map<string, Translation>();
     byLanguage.set(language, { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? opts.fallbackStamp });
     translations.set(slug, byLanguage);
   }

@@ -4,9 +4,14 @@ import type { Clock } from '../clock.ts';
 import { readFileSet } from '../content/file-set.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { isVersionSlug } from '../domain/names.ts';
-import type { VersionState } from '../domain/types.ts';
+import type { Translation, VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
+import type { SearchIndex } from '../index/search.ts';
+import { catFileBlobs, GitUnavailableError } from './blob-reader.ts';
+import { EMPTY_TREE, type TreeNode } from './git-objects.ts';
 import type { Repository } from './repository.ts';
+import type { SnapshotKeeper } from './snapshot-keeper.ts';
+import type { Snapshot, SnapshotFile } from './snapshot.ts';
 
 /** Stamp for hand-written files without one: fixed, so it does not move between restarts. */
 const UNSTAMPED = '1970-01-01T00:00:00.000Z';
@@ -19,12 +24,21 @@ export function derivedId(version: string, slug: string): string {
 
 export const formatProblem = (p: ContentProblem) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`;
 
+/** What a start can use besides git: the search index to restore, and the snapshots of an earlier run. */
+export interface LoadOptions {
+  search?: SearchIndex;
+  snapshots?: SnapshotKeeper;
+}
+
 /**
  * Builds the in-memory index from the head commit. A version folder that cannot be read or parsed
- * is marked broken with the reason (and not served); the others are served.
+ * is marked broken with the reason (and not served); the others are served. A folder whose snapshot
+ * matches its tree is restored from it; one whose snapshot is of an older tree is patched with the
+ * files that changed since; the others are read whole (with the system git when it is installed).
  */
-export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clock, log: Logger): Promise<void> {
-  for (const [slug, tree] of repo.folders()) {
+export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clock, log: Logger, opts: LoadOptions = {}): Promise<void> {
+  const folders = repo.folders();
+  for (const [slug, tree] of folders) {
     const broken = (reason: string) => {
       log.error({ version: slug, reason }, 'version cannot be served');
       catalog.setBroken(slug, reason);
@@ -38,23 +52,127 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
       broken(unreadable);
       continue;
     }
-    let files: Map<string, string>;
+    const started = performance.now();
+    const snap = await openSnapshot(opts.snapshots?.take(slug), log, slug);
+    if (snap && snap.tree.oid === tree.oid) {
+      if (snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+      observeStamps(snap.state, clock);
+      catalog.set(slug, snap.state);
+      log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
+      continue;
+    }
+    let result: { state: VersionState | null; problems: ProblemList; read: number };
     try {
-      files = await repo.readFolder(tree);
+      result = snap ? await patchFromSnapshot(repo, snap, tree) : await readWhole(repo, slug, tree);
     } catch (err) {
       broken(`a file cannot be read from git: ${(err as Error).message}`);
       continue;
     }
-    const problems = new ProblemList();
-    const state = readFileSet(files, { slug, fallbackStamp: UNSTAMPED, idFor: (s) => derivedId(slug, s) }, problems);
+    const { state, problems, read } = result;
     if (state === null) {
       broken(`${problems.errors.length} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
       continue;
     }
+    // The index saved with the older state is adopted first; setting the new state then re-indexes only the changed documents.
+    if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
     observeStamps(state, clock);
     catalog.set(slug, state);
+    opts.snapshots?.markDirty(slug);
+    log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
   }
   resolveLatest(catalog, log);
+  await opts.snapshots?.removeOthers(new Set(folders.keys()));
+}
+
+async function openSnapshot(file: Promise<SnapshotFile> | undefined, log: Logger, slug: string): Promise<Snapshot | null> {
+  if (!file) return null;
+  try {
+    return await (await file).open();
+  } catch (err) {
+    log.warn({ version: slug, reason: (err as Error).message }, 'snapshot ignored; reading the version from git');
+    return null;
+  }
+}
+
+function readOptions(slug: string) {
+  return { slug, fallbackStamp: UNSTAMPED, idFor: (s: string) => derivedId(slug, s) };
+}
+
+async function readWhole(repo: Repository, slug: string, tree: TreeNode) {
+  const files = await readFiles(repo, blobsOf(tree));
+  const problems = new ProblemList();
+  return { state: readFileSet(files, readOptions(slug), problems), problems, read: files.size };
+}
+
+/**
+ * The state at `tree`, from a snapshot of an older tree of the same folder: git trees are content
+ * addressed, so only subtrees whose ids differ are compared, and only the files that differ are read.
+ * Unchanged translations are reused as they are (the search index keeps its documents for them).
+ */
+async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNode) {
+  const changed = new Set<string>();
+  diffTrees(snap.tree, tree, '', changed);
+  const files = new Map<string, string | Translation>();
+  const toRead: Array<[string, string]> = [];
+  for (const [path, oid] of blobsOf(tree)) {
+    const reused = changed.has(path) ? undefined : unchangedTranslation(snap.state, path);
+    if (reused) files.set(path, reused);
+    else {
+      files.set(path, ''); // keeps the tree's order; filled in below
+      toRead.push([path, oid]);
+    }
+  }
+  for (const [path, text] of await readFiles(repo, toRead)) files.set(path, text);
+  const problems = new ProblemList();
+  return { state: readFileSet(files, readOptions(snap.slug), problems), problems, read: toRead.length };
+}
+
+const TRANSLATION_FILE = /^([^/]+)\/([^/]+)\.md$/;
+
+function unchangedTranslation(state: VersionState, path: string): Translation | undefined {
+  const m = TRANSLATION_FILE.exec(path);
+  return m ? state.translations.get(m[2])?.get(m[1]) : undefined;
+}
+
+/** Adds to `changed` every blob path under `now` that is new or differs from `before`. */
+function diffTrees(before: TreeNode, now: TreeNode, prefix: string, changed: Set<string>): void {
+  if (before.oid === now.oid) return;
+  for (const [name, entry] of now.entries) {
+    const old = before.entries.get(name);
+    if (old?.oid === entry.oid && old.kind === entry.kind) continue;
+    if (entry.kind === 'tree') diffTrees(old?.kind === 'tree' ? old.tree : EMPTY_TREE, entry.tree, `${prefix}${name}/`, changed);
+    else changed.add(`${prefix}${name}`);
+  }
+}
+
+/** Every blob of a folder, as [path inside the folder, blob id]. */
+function blobsOf(tree: TreeNode): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const walk = (node: TreeNode, prefix: string) => {
+    for (const [name, e] of node.entries) {
+      if (e.kind === 'tree') walk(e.tree, `${prefix}${name}/`);
+      else out.push([`${prefix}${name}`, e.oid]);
+    }
+  };
+  walk(tree, '');
+  return out;
+}
+
+/** Blobs as text: through `git cat-file --batch` when git can be run, else through isomorphic-git. */
+async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (blobs.length === 0) return out;
+  try {
+    await catFileBlobs(
+      repo.gitdir,
+      blobs.map(([, oid]) => oid),
+      (i, bytes) => out.set(blobs[i][0], bytes.toString('utf8')),
+    );
+    return out;
+  } catch (err) {
+    if (!(err instanceof GitUnavailableError)) throw err;
+  }
+  return repo.readBlobs(blobs);
 }
 
 function observeStamps(state: VersionState, clock: Clock): void {

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { clearTempDir, durableFs } from './durable-fs.ts';
+import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { Mutex } from './mutex.ts';
+import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
 
 export const BRANCH = 'refs/heads/main';
 
@@ -18,6 +19,14 @@ export type FolderChange =
   | { slug: string; files: FileChanges; base?: TreeNode }
   | { slug: string; remove: true };
 
+/** A folder's new tree, with the objects (deflated, not yet on disk) that `commit` writes along with it. */
+export interface FolderWrite {
+  slug: string;
+  /** null removes the folder. */
+  tree: TreeNode | null;
+  entries: readonly PackEntry[];
+}
+
 export interface CommitInfo {
   author: string;
   message: string;
@@ -26,7 +35,8 @@ export interface CommitInfo {
 /**
  * The bare git repository that holds all content: one branch, `main`, with one folder per version.
  * Trees are kept in memory so a commit writes only the blobs and trees on the changed paths.
- * Objects and the ref are written durably; a commit resolves only once its ref is on disk.
+ * Each commit's objects go into one pack file (pack-writer.ts); the pack and the ref are written
+ * durably, and a commit resolves only once its ref is on disk.
  */
 export class Repository {
   readonly fs: ReturnType<typeof durableFs>;
@@ -50,6 +60,7 @@ export class Repository {
       await git.init({ fs: repo.fs, gitdir, bare: true, defaultBranch: 'main' });
     }
     await clearTempDir(gitdir);
+    await removeIndexesWithoutPack(gitdir);
     await repo.readHead();
     return repo;
   }
@@ -71,22 +82,18 @@ export class Repository {
     return entry?.kind === 'tree' ? entry.tree : null;
   }
 
-  /** Every file of a folder, read from git (only at start and for broken-folder diagnosis). */
-  async readFolder(tree: TreeNode): Promise<Map<string, string>> {
-    const files: Array<[string, string]> = [];
-    const walk = (node: TreeNode, prefix: string) => {
-      for (const [name, e] of node.entries) {
-        if (e.kind === 'tree') walk(e.tree, `${prefix}${name}/`);
-        else files.push([`${prefix}${name}`, e.oid]);
-      }
-    };
-    walk(tree, '');
+  /**
+   * Blobs as text, by [path, blob id], through isomorphic-git (at start, when the system git cannot
+   * be used). Reads run 32 at a time on the shared cache.
+   */
+  async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    await inBatches(files, 32, async ([path, oid]) => {
+    await inBatches(blobs, 32, async ([path, oid]) => {
       const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
       out.set(path, Buffer.from(blob).toString('utf8'));
     });
-    return out;
+    // In the order asked for, as a folder read in one pass would give them.
+    return new Map(blobs.map(([path]) => [path, out.get(path)!]));
   }
 
   private async readHead(): Promise<void> {
@@ -139,11 +146,12 @@ export class Repository {
   }
 
   /**
-   * Prepares and writes the objects of one folder's change (blobs and the folder's trees), without
-   * touching the branch. Call under the folder's lock; `commit` then links the folder in.
+   * Prepares the objects of one folder's change (blobs and the folder's trees: hashed and deflated,
+   * not yet written) outside the commit lock; `commit` writes them with the commit that links the
+   * folder in. Call under the folder's lock.
    */
-  async writeFolder(change: FolderChange): Promise<{ slug: string; tree: TreeNode | null }> {
-    if ('remove' in change) return { slug: change.slug, tree: null };
+  async writeFolder(change: FolderChange): Promise<FolderWrite> {
+    if ('remove' in change) return { slug: change.slug, tree: null, entries: [] };
     const objects: PreparedObject[] = [];
     const pathChanges = new Map<string, PathChange>();
     for (const [path, content] of change.files) {
@@ -155,36 +163,69 @@ export class Repository {
       }
     }
     const tree = patchTree(change.base ?? this.folder(change.slug) ?? EMPTY_TREE, pathChanges, objects);
-    await this.writeObjects(objects);
-    return { slug: change.slug, tree };
+    return { slug: change.slug, tree, entries: await packEntries(objects) };
   }
 
   /**
-   * Makes one commit linking the given folder trees into the branch. Serialized across all
-   * versions; resolves once the branch ref is durable. The in-memory head moves only after that.
+   * Makes one commit linking the given folder trees into the branch; its objects and the folders'
+   * go to disk as one pack. Serialized across all versions; resolves once the branch ref is
+   * durable. The in-memory head moves only after that.
+   *
+   * Order on disk: the pack, its index and the new ref's content are written and fsynced (in
+   * parallel, the ref still in a temp file); then pack and index are renamed into objects/pack/ and
+   * that folder is fsynced; only then is the ref renamed over refs/heads/main and refs/heads/
+   * fsynced. A crash at any point leaves main on the old commit or on the new one, whose objects
+   * are all on disk.
    */
-  commit(folders: ReadonlyArray<{ slug: string; tree: TreeNode | null }>, info: CommitInfo): Promise<string> {
+  commit(folders: ReadonlyArray<FolderWrite>, info: CommitInfo): Promise<string> {
     return this.commitMutex.run(async () => {
       const objects: PreparedObject[] = [];
       const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
       const root = patchTree(this.root, changes, objects);
       const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: new Date() });
       objects.push(commit);
-      await this.writeObjects(objects);
-      await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref: BRANCH, value: commit.oid, force: true });
+      const entries = [...folders.flatMap((f) => f.entries), ...objects.map(packEntry)];
+      await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), commit.oid);
       this.head = commit.oid;
       this.root = root;
       return commit.oid;
     });
   }
 
-  private async writeObjects(objects: PreparedObject[]): Promise<void> {
-    const unique = new Map(objects.map((o) => [o.oid, o]));
-    await Promise.all(
-      [...unique.values()].map((o) =>
-        git.writeObject({ fs: this.fs, gitdir: this.gitdir, type: 'blob', object: o.deflated, format: 'deflated', oid: o.oid }),
-      ),
-    );
+  private get tempDir(): string {
+    return join(this.gitdir, TEMP_DIR);
+  }
+
+  private async writeRefAfter(staging: Promise<{ publish(): Promise<void>; discard(): Promise<void> }>, oid: string): Promise<void> {
+    const [pack, ref] = await Promise.allSettled([staging, stageFile(this.tempDir, `${oid}\n`)]);
+    if (pack.status === 'rejected' || ref.status === 'rejected') {
+      if (pack.status === 'fulfilled') await pack.value.discard();
+      if (ref.status === 'fulfilled') await discardFiles([ref.value]);
+      throw pack.status === 'rejected' ? pack.reason : (ref as PromiseRejectedResult).reason;
+    }
+    try {
+      await pack.value.publish();
+      // The ref is replaced by a rename, never rewritten in place: a crash cannot leave it empty.
+      await publishFiles(join(this.gitdir, 'refs', 'heads'), [{ temp: ref.value, name: BRANCH.slice('refs/heads/'.length) }]);
+    } catch (err) {
+      await pack.value.discard();
+      await discardFiles([ref.value]);
+      throw err;
+    }
+  }
+}
+
+/**
+ * An index whose pack is missing would make readers fail on objects they look up in it. The pack
+ * is always renamed into place before its index (by this service and by git), so such an index
+ * can only be left by a crash in between, with no ref pointing at its objects.
+ */
+async function removeIndexesWithoutPack(gitdir: string): Promise<void> {
+  const dir = join(gitdir, 'objects', 'pack');
+  await fs.promises.mkdir(dir, { recursive: true });
+  const names = new Set(await fs.promises.readdir(dir));
+  for (const name of names) {
+    if (name.endsWith('.idx') && !names.has(`${name.slice(0, -4)}.pack`)) await fs.promises.rm(join(dir, name), { force: true });
   }
 }
 

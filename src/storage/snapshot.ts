@@ -1,0 +1,233 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import * as v8 from 'node:v8';
+import { Worker } from 'node:worker_threads';
+import type { NodeRec, TranslationsOf, VersionMeta, VersionState } from '../domain/types.ts';
+import type { TreeNode } from './git-objects.ts';
+
+/**
+ * A version's in-memory state kept on disk beside the repository, so a start restores it instead of
+ * reading and parsing every file again. It is a cache: keyed by the folder's tree id, checked by a
+ * checksum, and safe to delete (the next start reads git and writes a new one).
+ *
+ * File layout: the parts (v8-serialized), then the search index's bytes, then a JSON trailer
+ * (format, Node version, slug, tree id, part lengths, SHA-256 of everything before it), its length
+ * as a 32-bit number, and MAGIC. The trailer comes last so the file is written in one pass.
+ */
+const FORMAT = 1;
+const MAGIC = Buffer.from('help-snapshot\n', 'latin1');
+const SUFFIX = '.snapshot';
+/** Translations per serialized part: a part takes a few milliseconds, so writing never holds the event loop long. */
+const PART_NODES = 250;
+/** Above this many bytes the checksum is computed on another thread while the main one deserializes. */
+const PARALLEL_HASH_BYTES = 8 * 1024 * 1024;
+
+export interface Snapshot {
+  slug: string;
+  /** The version folder's tree as the state was taken from it (with its language folders, for the diff). */
+  tree: TreeNode;
+  state: VersionState;
+  /** The search index's own bytes (SearchIndex.save), or null. */
+  search: Uint8Array | null;
+}
+
+interface Trailer {
+  format: number;
+  node: string;
+  slug: string;
+  tree: string;
+  parts: number[];
+  search: number | null;
+  sha256: string;
+}
+
+interface Head {
+  tree: TreeNode;
+  slug: string;
+  meta: VersionMeta;
+  nodes: ReadonlyMap<string, NodeRec>;
+  roots: readonly string[];
+}
+
+export class SnapshotFormatError extends Error {}
+
+export const snapshotFile = (dir: string, slug: string) => join(dir, `${slug}${SUFFIX}`);
+
+/** Slugs of the snapshots in `dir`. */
+export function snapshotSlugs(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).flatMap((name) => (name.endsWith(SUFFIX) ? [name.slice(0, -SUFFIX.length)] : []));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Writes a snapshot durably (temp file, fsync, rename, fsync of the folder). Serializes part by
+ * part and awaits each write, so requests keep being served meanwhile.
+ */
+export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ bytes: number; longestStepMs: number }> {
+  await fs.promises.mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${snap.slug}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.promises.open(temp, 'w');
+  const hash = createHash('sha256');
+  const parts: number[] = [];
+  let bytes = 0;
+  let longestStepMs = 0;
+  const put = async (data: Uint8Array) => {
+    hash.update(data);
+    bytes += data.length;
+    await handle.write(data);
+  };
+  try {
+    const { state } = snap;
+    const pieces: Array<() => Buffer> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
+    const entries = [...state.translations];
+    for (let i = 0; i < entries.length; i += PART_NODES) pieces.push(() => v8.serialize(entries.slice(i, i + PART_NODES)));
+    for (const piece of pieces) {
+      const started = performance.now();
+      const data = piece();
+      longestStepMs = Math.max(longestStepMs, performance.now() - started);
+      parts.push(data.length);
+      await put(data);
+    }
+    if (snap.search) await put(snap.search);
+    const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search?.length ?? null, sha256: hash.digest('hex') };
+    const json = Buffer.from(JSON.stringify(trailer), 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(json.length);
+    await handle.write(Buffer.concat([json, length, MAGIC]));
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await fs.promises.rename(temp, snapshotFile(dir, snap.slug));
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+  const folder = await fs.promises.open(dir, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+  return { bytes, longestStepMs };
+}
+
+/** Removes a version's snapshot (the version is gone). */
+export async function removeSnapshot(dir: string, slug: string): Promise<void> {
+  await fs.promises.rm(snapshotFile(dir, slug), { force: true });
+}
+
+/** Removes temp files a crash left in the middle of a snapshot write. */
+export async function clearSnapshotTemps(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dir);
+  } catch {
+    return;
+  }
+  await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => fs.promises.rm(join(dir, n), { force: true })));
+}
+
+/** A snapshot file read into memory, its trailer checked; `open()` deserializes it after verifying the checksum. */
+export interface SnapshotFile {
+  slug: string;
+  tree: string;
+  open(): Promise<Snapshot>;
+}
+
+/**
+ * Reads a snapshot file and checks its trailer (format, Node version, lengths). Throws
+ * SnapshotFormatError when the file cannot be used; `open()` throws it when the checksum does not match.
+ */
+export async function readSnapshot(dir: string, slug: string): Promise<SnapshotFile> {
+  const path = snapshotFile(dir, slug);
+  const handle = await fs.promises.open(path, 'r');
+  let data: Buffer;
+  try {
+    const { size } = await handle.stat();
+    if (size < MAGIC.length + 4) throw new SnapshotFormatError(`${size} bytes, too short`);
+    // Shared memory, so the checksum thread reads the same bytes without a copy.
+    data = Buffer.from(new SharedArrayBuffer(size));
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(data, at, size - at, at);
+      if (bytesRead === 0) throw new SnapshotFormatError('shorter than its size');
+      at += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  if (!data.subarray(data.length - MAGIC.length).equals(MAGIC)) throw new SnapshotFormatError('no end marker (torn or not a snapshot)');
+  const trailerLength = data.readUInt32BE(data.length - MAGIC.length - 4);
+  const trailerEnd = data.length - MAGIC.length - 4;
+  const payloadEnd = trailerEnd - trailerLength;
+  if (payloadEnd < 0) throw new SnapshotFormatError('trailer longer than the file');
+  let trailer: Trailer;
+  try {
+    trailer = JSON.parse(data.toString('utf8', payloadEnd, trailerEnd)) as Trailer;
+  } catch {
+    throw new SnapshotFormatError('unreadable trailer');
+  }
+  if (trailer.format !== FORMAT) throw new SnapshotFormatError(`format ${trailer.format}, not ${FORMAT}`);
+  if (trailer.node !== process.version) throw new SnapshotFormatError(`written by Node ${trailer.node}, this is ${process.version}`);
+  if (trailer.slug !== slug) throw new SnapshotFormatError(`holds version "${trailer.slug}"`);
+  const total = trailer.parts.reduce((a, b) => a + b, 0) + (trailer.search ?? 0);
+  if (total !== payloadEnd || trailer.parts.length === 0) throw new SnapshotFormatError('its parts do not add up to its size');
+  const payload = data.subarray(0, payloadEnd);
+  return {
+    slug,
+    tree: trailer.tree,
+    open: async () => {
+      const checksum = sha256(payload);
+      let snap: Snapshot | null = null;
+      let failure: unknown = null;
+      try {
+        snap = deserialize(payload, trailer);
+      } catch (err) {
+        failure = err;
+      }
+      // The checksum decides: nothing deserialized from a file that does not match it is used.
+      if ((await checksum) !== trailer.sha256) throw new SnapshotFormatError('checksum mismatch (the file is damaged)');
+      if (failure !== null || snap === null) throw new SnapshotFormatError(`cannot be deserialized: ${(failure as Error)?.message}`);
+      if (snap.tree.oid !== trailer.tree) throw new SnapshotFormatError('its tree does not match its trailer');
+      return snap;
+    },
+  };
+}
+
+function deserialize(payload: Buffer, trailer: Trailer): Snapshot {
+  let at = 0;
+  const next = (length: number) => payload.subarray(at, (at += length));
+  const head = v8.deserialize(next(trailer.parts[0])) as Head;
+  const translations = new Map<string, TranslationsOf>();
+  for (const length of trailer.parts.slice(1)) for (const [slug, byLanguage] of v8.deserialize(next(length)) as Array<[string, TranslationsOf]>) translations.set(slug, byLanguage);
+  const search = trailer.search === null ? null : Uint8Array.prototype.slice.call(next(trailer.search));
+  const state: VersionState = { slug: head.slug, meta: head.meta, nodes: head.nodes, roots: head.roots, translations };
+  return { slug: trailer.slug, tree: head.tree, state, search };
+}
+
+/** SHA-256 of `data`: on a worker thread for large files (the main thread deserializes meanwhile). */
+function sha256(data: Buffer): Promise<string> {
+  if (data.length < PARALLEL_HASH_BYTES || !(data.buffer instanceof SharedArrayBuffer)) return Promise.resolve(createHash('sha256').update(data).digest('hex'));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(
+      `const { parentPort, workerData: w } = require('node:worker_threads');
+       const hash = require('node:crypto').createHash('sha256');
+       hash.update(new Uint8Array(w.buffer, w.offset, w.length));
+       parentPort.postMessage(hash.digest('hex'));`,
+      { eval: true, workerData: { buffer: data.buffer, offset: data.byteOffset, length: data.length } },
+    );
+    worker.once('message', (hex: string) => {
+      resolve(hex);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
