@@ -245,6 +245,23 @@ describe('GET /versions/{version}/search', () => {
       assert.match(hit.snippet, /armadillo docs/);
     });
 
+    test('a match deep in a long body: the snippet shows the lines around it, cut at words, with … on both sides', async () => {
+      const filler = Array.from({ length: 400 }, (_, i) => `Line ${i} of *padding* text about nothing in particular.`).join('\n');
+      const bodyMd = `${filler}\n\nHere the **quokka** appears, and the text goes on after it for a while longer.\n${filler}\n`;
+      await createNode(s, 'ss', { slug: 'deep', translations: { en: { title: 'Deep page', bodyMd } } });
+      const [hit] = await hits('ss', 'quokka');
+      assert.equal(hit.slug, 'deep');
+      assert.match(hit.snippet, /^…[a-z ]*particular\. Here the quokka appears, and the text goes on after it for a while longer\. Line 0 of .*…$/);
+      assert.ok([...hit.snippet].length <= 162, `about 160 characters: ${hit.snippet.length}`);
+      assert.ok(!hit.snippet.includes('*'), hit.snippet);
+    });
+
+    test('a match at the very start: no … before it', async () => {
+      await createNode(s, 'ss', { slug: 'first', translations: { en: { title: 'First', bodyMd: 'Wombat first.\nAnd then more.\n' } } });
+      const [hit] = await hits('ss', 'wombat');
+      assert.equal(hit.snippet, 'Wombat first. And then more.');
+    });
+
     test('the snippet falls back to the summary when only the summary matches', async () => {
       const [hit] = await hits('ss', 'ocelot');
       assert.equal(hit.slug, 'sum');
@@ -297,6 +314,22 @@ describe('GET /versions/{version}/search', () => {
       assert.match(res.body.hits[0].snippet, /账户/);
       assert.deepEqual(slugsOf(await hits('cjk', '设置', { lang: 'zh' })), ['account']);
       assert.deepEqual(slugsOf(await hits('cjk', '密码', { lang: 'zh' })), ['other']);
+    });
+
+    test('a Japanese word inside a compound is found, and a single character finds every text holding it', async () => {
+      await createNode(s, 'cjk', { slug: 'admin', translations: { en: { title: 'Admin' }, ja: { title: '管理画面', bodyMd: '管理画面からメンバーを招待します。\n' } } });
+      assert.deepEqual(slugsOf(await hits('cjk', '画面', { lang: 'ja' })), ['admin']);
+      assert.deepEqual(slugsOf(await hits('cjk', '管理画面 招待', { lang: 'ja' })), ['admin']);
+      assert.deepEqual(slugsOf(await hits('cjk', '定', { lang: 'ja' })), ['account']);
+      assert.deepEqual(slugsOf(await hits('cjk', '面', { lang: 'ja' })), ['admin'], 'the last character of a run');
+      assert.deepEqual(await hits('cjk', '画面設定', { lang: 'ja' }), [], 'every pair of the query word must occur');
+    });
+
+    test('a query mixing Latin and Japanese words needs both', async () => {
+      await createNode(s, 'cjk', { slug: 'api-ja', translations: { en: { title: 'API' }, ja: { title: 'API キー', bodyMd: 'REST APIのキーを作成します。\n' } } });
+      assert.deepEqual(slugsOf(await hits('cjk', 'api キー', { lang: 'ja' })), ['api-ja']);
+      assert.deepEqual(slugsOf(await hits('cjk', 'rest 作成', { lang: 'ja' })), ['api-ja']);
+      assert.deepEqual(await hits('cjk', 'rest 画面', { lang: 'ja' }), []);
     });
 
     test('Japanese words are not found in the Chinese or English text', async () => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { KeyFile } from '../../src/auth/key-file.ts';
 import { createKey } from '../../src/cli/keys.ts';
-import { fold, words } from '../../src/index/words.ts';
+import { fold } from '../../src/index/words.ts';
 import { generateDocSet, type ContentFile, type GeneratedSet } from '../../test/helpers/generate.ts';
 import { contentGit, fastImport, gitInitBare, versionCommit } from './git.ts';
 
@@ -44,6 +44,12 @@ export interface SetSummary {
   queries: Array<{ language: string; q: string }>;
 }
 
+/** The words of a title as a reader would type them (a dictionary segmenter for Japanese). */
+function titleWords(title: string, language: string): string[] {
+  const words = new Intl.Segmenter(language, { granularity: 'word' }).segment(title);
+  return [...words].filter((w) => w.isWordLike).map((w) => w.segment);
+}
+
 export function summarize(set: GeneratedSet, queriesPerLanguage = 40): SetSummary {
   const queries: SetSummary['queries'] = [];
   for (const language of LANGUAGES) {
@@ -53,7 +59,7 @@ export function summarize(set: GeneratedSet, queriesPerLanguage = 40): SetSummar
       const t = set.nodes[i].translations[language];
       if (!t) continue;
       const picked: string[] = [];
-      for (const w of words(t.title, language)) {
+      for (const w of titleWords(t.title, language)) {
         if (w.length < 2 || picked.some((p) => fold(p) === fold(w))) continue;
         picked.push(w);
         if (picked.length === 2) break;

@@ -1,21 +1,16 @@
-import MiniSearch from 'minisearch';
-import { plainText } from '../content/plain-text.ts';
-import { orderIndexOf } from '../domain/tree.ts';
+import { plainLines } from '../content/plain-text.ts';
+import { documentOrder, orderIndexOf } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
-import { fold, foldWithMap, words } from './words.ts';
+import { TermIndex } from './term-index.ts';
+import { fold, foldWithMap, indexTerms, queryTerms, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 const SNIPPET_CHARS = 160;
-
-interface Doc {
-  id: string;
-  title: string;
-  summary: string;
-  body: string;
-}
+/** How much of the text before a match the snippet shows. */
+const SNIPPET_BEFORE = SNIPPET_CHARS / 3;
 
 interface LanguageIndex {
-  mini: MiniSearch<Doc>;
+  terms: TermIndex;
   /** The translation each indexed document was built from, to patch only what a write changed. */
   docs: Map<string, Translation>;
 }
@@ -28,8 +23,8 @@ export interface Hit {
 }
 
 /**
- * Full-text search: one MiniSearch index per version and language, built when a version is
- * loaded and patched document by document on every write.
+ * Full-text search: one term index per version and language over the plain text of title, summary
+ * and body, built when a version is loaded and patched document by document on every write.
  */
 export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
@@ -45,7 +40,7 @@ export class SearchIndex {
     for (const language of byLanguage.keys()) if (!state.meta.languages.includes(language)) byLanguage.delete(language);
     for (const language of state.meta.languages) {
       let index = byLanguage.get(language);
-      if (!index) byLanguage.set(language, (index = { mini: newMiniSearch(language), docs: new Map() }));
+      if (!index) byLanguage.set(language, (index = { terms: new TermIndex(), docs: new Map() }));
       patch(index, state, language);
     }
   }
@@ -55,81 +50,164 @@ export class SearchIndex {
    * restart adopts it instead of rebuilding it; null when the version is not indexed.
    */
   save(slug: string): Uint8Array | null {
-    void slug;
-    return null;
+    const byLanguage = this.versions.get(slug);
+    if (!byLanguage) return null;
+    const parts = [...byLanguage].map(([language, index]) => ({ language, bytes: index.terms.save() }));
+    const head = Buffer.from(JSON.stringify({ format: SAVE_FORMAT, parts: parts.map((p) => [p.language, p.bytes.length]) }), 'utf8');
+    const out = Buffer.alloc(4 + head.length + parts.reduce((n, p) => n + p.bytes.length, 0));
+    out.writeUInt32BE(head.length, 0);
+    head.copy(out, 4);
+    let at = 4 + head.length;
+    for (const p of parts) {
+      out.set(p.bytes, at);
+      at += p.bytes.length;
+    }
+    return out;
   }
 
   /**
    * Adopts an index made by save() for `state` (the same state it was saved with, as restored from
-   * the snapshot). Returns false when `saved` cannot be used (another format); the caller then lets
-   * update() build the index. Call it before the state is set in the catalog, so update() finds
-   * nothing to do.
+   * the snapshot). Returns false when `saved` cannot be used (another format, or documents the state
+   * does not have); the caller then lets update() build the index. Call it before the state is set
+   * in the catalog, so update() finds nothing to do.
    */
   restore(slug: string, state: VersionState, saved: Uint8Array): boolean {
-    void slug;
-    void state;
-    void saved;
-    return false;
+    try {
+      const bytes = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
+      const headLength = bytes.readUInt32BE(0);
+      const head = JSON.parse(bytes.toString('utf8', 4, 4 + headLength)) as { format: number; parts: Array<[string, number]> };
+      if (head.format !== SAVE_FORMAT) return false;
+      const byLanguage = new Map<string, LanguageIndex>();
+      let at = 4 + headLength;
+      for (const [language, length] of head.parts) {
+        const terms = TermIndex.load(bytes.subarray(at, at + length));
+        at += length;
+        if (!terms) return false;
+        const docs = new Map<string, Translation>();
+        for (const key of terms.keys()) {
+          const t = state.translations.get(key)?.get(language);
+          if (!t) return false;
+          docs.set(key, t);
+        }
+        byLanguage.set(language, { terms, docs });
+      }
+      if (at !== bytes.length) return false;
+      this.versions.set(slug, byLanguage);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Topics where every word of `q` occurs as a word or word prefix, in document order, at most 50. */
   search(state: VersionState, language: string, q: string): Hit[] {
     const index = this.versions.get(state.slug)?.get(language);
-    const terms = words(q, language).map(fold).filter(Boolean);
-    if (!index || terms.length === 0) return [];
-    const results = index.mini.search(terms.join(' '), { combineWith: 'AND', prefix: true, fuzzy: false });
-    const slugs = results.map((r) => r.id as string).filter((s) => state.nodes.has(s));
-    slugs.sort((a, b) => orderIndexOf(state, a) - orderIndexOf(state, b));
-    return slugs.slice(0, MAX_HITS).map((slug) => {
-      const t = state.translations.get(slug)!.get(language)!;
-      return { slug, title: t.title, summary: t.summary, snippet: snippet(t, terms) };
-    });
+    const query = words(q);
+    if (!index || query.length === 0) return [];
+    const order = documentOrder(state);
+    const found = new Uint8Array(order.length);
+    for (const slug of index.terms.match(query.flatMap(queryTerms))) {
+      const at = orderIndexOf(state, slug);
+      if (at >= 0) found[at] = 1;
+    }
+    const hits: Hit[] = [];
+    for (let at = found.indexOf(1); at >= 0 && hits.length < MAX_HITS; at = found.indexOf(1, at + 1)) {
+      const t = state.translations.get(order[at])?.get(language);
+      if (t) hits.push({ slug: order[at], title: t.title, summary: t.summary, snippet: snippet(t, query) });
+    }
+    return hits;
   }
 }
 
-function newMiniSearch(language: string): MiniSearch<Doc> {
-  return new MiniSearch<Doc>({
-    fields: ['title', 'summary', 'body'],
-    tokenize: (text) => words(text, language),
-    processTerm: (term) => fold(term) || null,
-    searchOptions: { combineWith: 'AND', prefix: true },
-  });
-}
+const SAVE_FORMAT = 1;
 
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   for (const [slug, t] of index.docs) {
     const now = state.translations.get(slug)?.get(language);
     if (now === t) continue;
-    index.mini.discard(slug);
+    index.terms.remove(slug);
     index.docs.delete(slug);
   }
   for (const [slug, byLanguage] of state.translations) {
     const t = byLanguage.get(language);
     if (!t || index.docs.get(slug) === t) continue;
-    index.mini.add({ id: slug, title: t.title, summary: t.summary, body: plainText(t.bodyMd) });
+    const terms = new Set<string>();
+    indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
+    index.terms.add(slug, terms);
     index.docs.set(slug, t);
   }
 }
 
-/** A short excerpt of plain text around the first match in the body (else the summary). */
-function snippet(t: Translation, terms: string[]): string {
-  for (const text of [plainText(t.bodyMd), t.summary]) {
-    const { folded, source } = foldWithMap(text);
-    let at = -1;
-    for (const term of terms) {
-      const i = findWordStart(folded, term);
-      if (i >= 0 && (at < 0 || i < at)) at = i;
+/**
+ * A short excerpt of plain text around the first match in the body (else the summary, else the
+ * start of the body). Only the lines up to the match and just after it are converted to plain text.
+ */
+function snippet(t: Translation, query: Word[]): string {
+  const lines = plainLinesOf(t.bodyMd);
+  // The lines just before the current one: all the excerpt can show before a match.
+  const before: string[] = [];
+  let beforeChars = 0;
+  let dropped = false;
+  for (let line = lines.next(); !line.done; line = lines.next()) {
+    const at = firstMatch(line.value, query);
+    if (at >= 0) return excerpt(before, dropped, line.value, at, lines);
+    before.push(line.value);
+    beforeChars += line.value.length + 1;
+    while (before.length > 1 && beforeChars - before[0].length - 1 >= SNIPPET_BEFORE) {
+      beforeChars -= before.shift()!.length + 1;
+      dropped = true;
     }
-    if (at < 0) continue;
-    const start = Math.max(0, source[at] - SNIPPET_CHARS / 3);
-    const end = Math.min(text.length, start + SNIPPET_CHARS);
-    let s = text.slice(start, end);
-    if (start > 0) s = `…${s.replace(/^\S*\s/, '')}`;
-    if (end < text.length) s = `${s.replace(/\s\S*$/, '')}…`;
-    return s;
   }
-  const body = plainText(t.bodyMd) || t.summary;
-  return body.length > SNIPPET_CHARS ? `${body.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, '')}…` : body;
+  const inSummary = firstMatch(t.summary, query);
+  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, [].values());
+  let head = '';
+  for (const line of plainLinesOf(t.bodyMd)) {
+    head = head === '' ? line : `${head} ${line}`;
+    if (head.length > SNIPPET_CHARS) return `${head.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, '')}…`;
+  }
+  return head || t.summary;
+}
+
+/** The plain-text lines of a Markdown text, converted as they are asked for. */
+function* plainLinesOf(markdown: string): Generator<string, void, undefined> {
+  for (let start = 0; start < markdown.length; ) {
+    let end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    yield* plainLines(markdown, start, end);
+    start = end + 1;
+  }
+}
+
+/**
+ * The snippet for a match at `at` in `line`: about a third of it before the match, the rest after,
+ * cut at word boundaries, with … where the text goes on. `before` holds the lines just before
+ * `line` (`dropped`: and there were more before those); `after` yields the lines after it.
+ */
+function excerpt(before: string[], dropped: boolean, line: string, at: number, after: Iterator<string>): string {
+  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
+  let text = lead + line;
+  const start = Math.max(0, lead.length + at - SNIPPET_BEFORE);
+  // One character past the excerpt is enough to know whether the text goes on.
+  for (let next = after.next(); text.length <= start + SNIPPET_CHARS && !next.done; next = after.next()) text += ` ${next.value}`;
+  const end = Math.min(text.length, start + SNIPPET_CHARS);
+  let s = text.slice(start, end);
+  if (start > 0 || dropped) s = `…${s.replace(/^\S*\s/, '')}`;
+  if (end < text.length) s = `${s.replace(/\s\S*$/, '')}…`;
+  return s;
+}
+
+/** Where in `text` the earliest word of the query occurs (-1: none). */
+function firstMatch(text: string, query: Word[]): number {
+  let folded = fold(text);
+  let source: number[] | null = null;
+  // Folding keeps one character per character almost always; where it does not, map positions back.
+  if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));
+  let at = -1;
+  for (const w of query) {
+    const i = findWordStart(folded, w.text);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  return at < 0 || source === null ? at : source[at];
 }
 
 /** The first occurrence of `term` at the start of a word (any occurrence for scripts without spaces). */

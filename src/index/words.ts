@@ -1,38 +1,77 @@
 /**
- * Words for search: split with Intl.Segmenter, so languages written without spaces (Japanese,
- * Chinese) are cut into words too, and folded so matching ignores case and diacritics.
+ * Words for search. Text is cut into words at anything that is not a letter, digit or mark, and
+ * folded so matching ignores case and accents. Scripts written without spaces (Chinese, Japanese,
+ * Thai, …) have no such cuts inside a sentence, so their runs are indexed as overlapping pairs of
+ * characters (bigrams): a word of two or more characters is found wherever it occurs in a run, by
+ * all of its pairs. A dictionary segmenter (Intl.Segmenter) would cost about 40× as much time on
+ * every write and start, and still miss words inside compounds.
  */
-const segmenters = new Map<string, Intl.Segmenter>();
 
-function segmenter(language: string): Intl.Segmenter {
-  let s = segmenters.get(language);
-  if (!s) segmenters.set(language, (s = new Intl.Segmenter(language, { granularity: 'word' })));
-  return s;
-}
-
-/** Segmenting one long string costs time quadratic in its length in V8, so text is cut into pieces first. */
-const PIECE = 1000;
-
-export function words(text: string, language: string): string[] {
-  const out: string[] = [];
-  const s = segmenter(language);
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + PIECE);
-    // Cut at white space where there is some nearby, so no word is split (scripts without spaces may be).
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start + PIECE / 2) end = space;
-    }
-    for (const part of s.segment(text.slice(start, end))) if (part.isWordLike) out.push(part.segment);
-    start = end;
-  }
-  return out;
-}
+/** Scripts without spaces between words, plus the katakana prolonged-sound mark (script Common). */
+const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC\uFF70`;
+const TOKEN = new RegExp(String.raw`[${UNSPACED}][${UNSPACED}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED}]][[\p{L}\p{N}\p{M}]--[${UNSPACED}]]*`, 'gv');
+const UNSPACED_START = new RegExp(`^[${UNSPACED}]`, 'v');
+const ASCII = /^[\x00-\x7f]*$/;
+/** No script without spaces starts below Thai. */
+const FIRST_UNSPACED = 0x0e00;
 
 /** Lower case, without accents: `Éclair` → `eclair`. */
 // Only the combining marks of Latin, Greek and Cyrillic accents go: the voicing marks of Japanese
 // kana (バ vs ハ) make different words.
-export const fold = (term: string) => term.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
+export function fold(term: string): string {
+  if (ASCII.test(term)) return term.toLowerCase();
+  return term.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
+}
+
+/** A word of a query or a text: folded, and whether it is a run of a script without spaces. */
+export interface Word {
+  text: string;
+  unspaced: boolean;
+}
+
+/** The folded words of `text`, in order (runs of unspaced scripts are one word each). */
+export function words(text: string): Word[] {
+  const out: Word[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    const w = fold(m[0]);
+    if (w !== '') out.push({ text: w, unspaced: UNSPACED_START.test(w) });
+  }
+  return out;
+}
+
+/**
+ * The terms a text is indexed under: its words, with each unspaced run replaced by its character
+ * pairs and its last character (so a one-character query finds the run's end too).
+ */
+export function indexTerms(text: string, into: Set<string>): void {
+  const tokens = text.match(TOKEN);
+  if (tokens === null) return;
+  // Texts repeat their words: fold each distinct one once.
+  for (const token of new Set(tokens)) {
+    const w = fold(token);
+    if (w === '') continue;
+    if (w.charCodeAt(0) < FIRST_UNSPACED || !UNSPACED_START.test(w)) {
+      into.add(w);
+      continue;
+    }
+    const chars = Array.from(w);
+    for (let i = 0; i + 1 < chars.length; i++) into.add(chars[i] + chars[i + 1]);
+    into.add(chars[chars.length - 1]);
+  }
+}
+
+/**
+ * What one query word must find, as prefixes of indexed terms, every one of them: the word itself,
+ * or for an unspaced run each of its character pairs (a one-character run: any term starting with it).
+ */
+export function queryTerms(word: Word): string[] {
+  if (!word.unspaced) return [word.text];
+  const chars = Array.from(word.text);
+  if (chars.length === 1) return chars;
+  const pairs: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) pairs.push(chars[i] + chars[i + 1]);
+  return pairs;
+}
 
 /** The folded text with, for each of its characters, the index of the character it came from. */
 export function foldWithMap(text: string): { folded: string; source: number[] } {

@@ -1,0 +1,200 @@
+import SearchableMap from 'minisearch/SearchableMap';
+
+/**
+ * An inverted index from terms to the documents holding them, for "every word, in document order"
+ * matching: no scores, so a query is a few unions and one intersection over bitsets.
+ *
+ * Documents get ascending numbers as they are added and keep them; a document that changes or goes
+ * is marked gone and, if it changed, added again under a new number. Gone numbers are dropped from
+ * the postings when they outnumber the living ones, so the work stays linear in what changed.
+ */
+export class TermIndex {
+  /** Term → postings (document numbers, ascending). */
+  private readonly postings = new Map<string, Postings>();
+  /** The same terms, for prefix lookups. */
+  private readonly prefixes = new SearchableMap<Postings>();
+  /** Document number → key (undefined once gone). */
+  private keyOf: Array<string | undefined> = [];
+  private readonly numbers = new Map<string, number>();
+  private gone = 0;
+
+  get size(): number {
+    return this.numbers.size;
+  }
+
+  /** The keys of the documents in the index. */
+  keys(): IterableIterator<string> {
+    return this.numbers.keys();
+  }
+
+  has(key: string): boolean {
+    return this.numbers.has(key);
+  }
+
+  add(key: string, terms: Iterable<string>): void {
+    this.remove(key);
+    const n = this.keyOf.length;
+    this.keyOf.push(key);
+    this.numbers.set(key, n);
+    for (const term of terms) {
+      let p = this.postings.get(term);
+      if (!p) {
+        p = new Postings();
+        this.postings.set(term, p);
+        this.prefixes.set(term, p);
+      }
+      p.push(n);
+    }
+  }
+
+  remove(key: string): void {
+    const n = this.numbers.get(key);
+    if (n === undefined) return;
+    this.numbers.delete(key);
+    this.keyOf[n] = undefined;
+    if (++this.gone > Math.max(1024, this.numbers.size)) this.compact();
+  }
+
+  /** Keys of the documents that hold, for every prefix, a term starting with it. */
+  match(prefixes: readonly string[]): string[] {
+    let acc: Uint32Array | null = null;
+    for (const prefix of prefixes) {
+      const bits: Uint32Array = new Uint32Array((this.keyOf.length + 31) >>> 5);
+      for (const [, p] of this.prefixes.atPrefix(prefix)) p.markIn(bits);
+      if (acc === null) acc = bits;
+      else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
+    }
+    const out: string[] = [];
+    if (acc === null) return out;
+    for (let i = 0; i < acc.length; i++) {
+      let word = acc[i];
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        const key = this.keyOf[(i << 5) | bit];
+        if (key !== undefined) out.push(key);
+      }
+    }
+    return out;
+  }
+
+  /** Renumbers the living documents densely and drops gone numbers from the postings. */
+  private compact(): void {
+    const renumber = new Int32Array(this.keyOf.length).fill(-1);
+    const keys: string[] = [];
+    this.keyOf.forEach((key, n) => {
+      if (key === undefined) return;
+      renumber[n] = keys.length;
+      this.numbers.set(key, keys.length);
+      keys.push(key);
+    });
+    this.keyOf = keys;
+    this.gone = 0;
+    for (const [term, p] of this.postings) {
+      if (p.renumber(renumber) > 0) continue;
+      this.postings.delete(term);
+      this.prefixes.delete(term);
+    }
+  }
+
+  /**
+   * The index as bytes: a JSON head (keys, terms, posting lengths) and the postings as one array of
+   * 32-bit numbers. Gone documents are left out.
+   */
+  save(): Uint8Array {
+    if (this.gone > 0) this.compact();
+    const terms = [...this.postings.keys()];
+    const lengths = terms.map((t) => this.postings.get(t)!.length);
+    const total = lengths.reduce((a, b) => a + b, 0);
+    const head = Buffer.from(JSON.stringify({ format: FORMAT, keys: this.keyOf, terms, lengths }), 'utf8');
+    const out = new Uint8Array(8 + head.length + ((4 - (head.length % 4)) % 4) + total * 4);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, MAGIC);
+    view.setUint32(4, head.length);
+    out.set(head, 8);
+    const body = new Uint32Array(out.buffer, out.length - total * 4, total);
+    let at = 0;
+    for (const t of terms) at = this.postings.get(t)!.copyTo(body, at);
+    return out;
+  }
+
+  /** An index made by save(); null when the bytes are not one (another format, cut short). */
+  static load(bytes: Uint8Array): TermIndex | null {
+    try {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      if (bytes.length < 8 || view.getUint32(0) !== MAGIC) return null;
+      const headLength = view.getUint32(4);
+      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, headLength).toString('utf8')) as { format: number; keys: string[]; terms: string[]; lengths: number[] };
+      if (head.format !== FORMAT || head.terms.length !== head.lengths.length) return null;
+      const bodyStart = 8 + headLength + ((4 - (headLength % 4)) % 4);
+      const total = head.lengths.reduce((a, b) => a + b, 0);
+      if (bytes.length !== bodyStart + total * 4) return null;
+      // A copy, aligned, that the index owns (the bytes may be a slice of a bigger buffer).
+      const body = new Uint32Array(total);
+      new Uint8Array(body.buffer).set(bytes.subarray(bodyStart));
+      const index = new TermIndex();
+      index.keyOf = head.keys;
+      head.keys.forEach((key, n) => index.numbers.set(key, n));
+      let at = 0;
+      head.terms.forEach((term, i) => {
+        const p = Postings.over(body.subarray(at, at + head.lengths[i]));
+        at += head.lengths[i];
+        index.postings.set(term, p);
+        index.prefixes.set(term, p);
+      });
+      return index;
+    } catch {
+      return null;
+    }
+  }
+}
+
+const MAGIC = 0x48534958; // "HSIX"
+const FORMAT = 1;
+
+/** A growable ascending list of document numbers. */
+class Postings {
+  private ids: Uint32Array = new Uint32Array(4);
+  length = 0;
+
+  static over(ids: Uint32Array): Postings {
+    const p = new Postings();
+    p.ids = ids;
+    p.length = ids.length;
+    return p;
+  }
+
+  push(n: number): void {
+    if (this.length === this.ids.length) {
+      const grown = new Uint32Array(Math.max(4, this.ids.length * 2));
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.length++] = n;
+  }
+
+  markIn(bits: Uint32Array): void {
+    const ids = this.ids;
+    for (let i = 0; i < this.length; i++) {
+      const n = ids[i];
+      bits[n >>> 5] |= 1 << (n & 31);
+    }
+  }
+
+  /** Applies a renumbering (-1: gone); returns how many numbers are left. */
+  renumber(to: Int32Array): number {
+    let kept = 0;
+    for (let i = 0; i < this.length; i++) {
+      const n = to[this.ids[i]];
+      if (n >= 0) this.ids[kept++] = n;
+    }
+    this.length = kept;
+    if (kept < this.ids.length / 4) this.ids = this.ids.slice(0, Math.max(4, kept));
+    return kept;
+  }
+
+  copyTo(into: Uint32Array, at: number): number {
+    into.set(this.ids.subarray(0, this.length), at);
+    return at + this.length;
+  }
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { plainText } from '../src/content/plain-text.ts';
+import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
+import { MAX_HITS, SearchIndex } from '../src/index/search.ts';
+import { fold } from '../src/index/words.ts';
+
+// The search index against a model that follows the documented rule literally: a node is a hit when
+// every word of the query is the start of a word of its title, summary or plain-text body (after
+// folding), hits in document order, at most 50. The index answers from postings and bitsets, patches
+// node by node and renumbers its documents as they change, and can be saved and restored; whatever
+// it went through, its answers must be the model's.
+
+const VOCABULARY = ['zebra', 'zeal', 'Zürich', 'giraffe', 'gin', 'café', 'cafe', 'install', 'installer', 'naïve', 'Émile', 'snake_case', '42', 'x1'];
+
+const STAMP = '2026-01-01T00:00:00.000Z';
+
+function stateOf(order: string[], texts: Map<string, Translation>): VersionState {
+  const nodes = new Map<string, NodeRec>();
+  for (const slug of order) nodes.set(slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, updatedAt: STAMP, children: [] });
+  const translations = new Map([...texts].filter(([slug]) => nodes.has(slug)).map(([slug, t]) => [slug, new Map([['en', t]])]));
+  return {
+    slug: 'v1',
+    meta: { label: 'V1', status: 'published', languages: ['en'], sortOrder: null, isLatest: true, hidden: false, workingCopyOf: null, createdAt: STAMP, updatedAt: STAMP },
+    nodes,
+    roots: order,
+    translations,
+  };
+}
+
+/** The documented rule, with nothing precomputed. */
+function model(state: VersionState, q: string): string[] {
+  const queryWords = q.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(fold);
+  if (queryWords.length === 0) return [];
+  const hits: string[] = [];
+  for (const slug of state.roots) {
+    const t = state.translations.get(slug)?.get('en');
+    if (!t) continue;
+    const textWords = `${t.title} ${t.summary} ${plainText(t.bodyMd)}`.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(fold);
+    if (queryWords.every((w) => textWords.some((tw) => tw.startsWith(w)))) hits.push(slug);
+  }
+  return hits.slice(0, MAX_HITS);
+}
+
+const textArb = fc.array(fc.constantFrom(...VOCABULARY, '**bold**', '[link](https://example.com/zebra)', '\n- item', '\n# Heading', '`code`'), { maxLength: 12 }).map((w) => w.join(' '));
+const translationArb = fc.record({ title: textArb, summary: textArb, bodyMd: textArb, updatedAt: fc.constant(STAMP) });
+const slugArb = fc.constantFrom(...Array.from({ length: 70 }, (_, i) => `n${i}`));
+const opArb = fc.oneof(
+  fc.record({ kind: fc.constant('put' as const), slug: slugArb, t: translationArb }),
+  fc.record({ kind: fc.constant('delete' as const), slug: slugArb }),
+  fc.record({ kind: fc.constant('reverse' as const) }),
+  fc.record({ kind: fc.constant('restart' as const) }),
+);
+const queryArb = fc.array(fc.constantFrom(...VOCABULARY, 'ze', 'z', 'ca', 'ins', 'eb', 'ZEBRA', 'cafe', 'nai', 'emi', 'snake', 'case'), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
+
+describe('search index', () => {
+  test('answers as the documented rule does, through writes, reorders, deletions and save/restore', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 8 }), (ops, queries) => {
+        let order: string[] = [];
+        const texts = new Map<string, Translation>();
+        let index = new SearchIndex();
+        let state = stateOf(order, texts);
+        for (const op of ops) {
+          if (op.kind === 'put') {
+            if (!order.includes(op.slug)) order = [...order, op.slug];
+            texts.set(op.slug, { ...op.t });
+          } else if (op.kind === 'delete') {
+            order = order.filter((s) => s !== op.slug);
+            texts.delete(op.slug);
+          } else if (op.kind === 'reverse') {
+            order = [...order].reverse();
+          }
+          state = stateOf(order, texts);
+          if (op.kind === 'restart') {
+            // Nothing is saved before the version was first indexed.
+            const saved = index.save('v1');
+            index = new SearchIndex();
+            if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
+          }
+          index.update('v1', state);
+          for (const q of queries) assert.deepEqual(index.search(state, 'en', q).map((h) => h.slug), model(state, q), `query "${q}"`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('keeps answering correctly after many rewrites of the same nodes (documents renumbered)', () => {
+    const index = new SearchIndex();
+    const order = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    const texts = new Map<string, Translation>();
+    let state = stateOf(order, texts);
+    for (let round = 0; round < 120; round++) {
+      for (const slug of order) texts.set(slug, { title: `round${round}`, summary: '', bodyMd: slug === 'n7' ? 'okapi' : 'zebra', updatedAt: STAMP });
+      state = stateOf(order, texts);
+      index.update('v1', state);
+    }
+    assert.deepEqual(index.search(state, 'en', 'round119 okapi').map((h) => h.slug), ['n7']);
+    assert.deepEqual(index.search(state, 'en', 'round118'), []);
+    assert.equal(index.search(state, 'en', 'zebra').length, 39);
+  });
+
+  test('a saved index that does not fit is refused, so the caller rebuilds', () => {
+    const texts = new Map<string, Translation>([['a', { title: 'Alpha', summary: '', bodyMd: 'zebra', updatedAt: STAMP }]]);
+    const state = stateOf(['a'], texts);
+    const index = new SearchIndex();
+    index.update('v1', state);
+    const saved = index.save('v1')!;
+    assert.equal(new SearchIndex().restore('v1', stateOf([], new Map()), saved), false, 'documents the state does not have');
+    assert.equal(new SearchIndex().restore('v1', state, saved.subarray(0, saved.length - 3)), false, 'cut short');
+    const flipped = Uint8Array.from(saved);
+    flipped[6] ^= 0xff;
+    assert.equal(new SearchIndex().restore('v1', state, flipped), false, 'damaged');
+    assert.equal(new SearchIndex().restore('v1', state, new Uint8Array(0)), false, 'empty');
+    const restored = new SearchIndex();
+    assert.equal(restored.restore('v1', state, saved), true);
+    assert.deepEqual(restored.search(state, 'en', 'zeb').map((h) => h.slug), ['a']);
+  });
+});
