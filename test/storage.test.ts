@@ -11,6 +11,21 @@ import { commitWithGit, looseObjects } from './helpers/git.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 const silent = pino({ level: 'silent' });
+
+/** The pack files (names without extension) of a repository. */
+function packsOf(gitdir: string): string[] {
+  return readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).map((f) => f.slice(0, -5)).sort();
+}
+
+function newPacks(gitdir: string, before: string[]): string[] {
+  return packsOf(gitdir).filter((p) => !before.includes(p));
+}
+
+/** The object ids in one pack, sorted, as `git verify-pack` (which also checks the pack against its index) lists them. */
+function packedObjects(gitdir: string, pack: string): string[] {
+  const out = execFileSync('git', ['verify-pack', '-v', join(gitdir, 'objects', 'pack', `${pack}.idx`)], { encoding: 'utf8' });
+  return [...out.matchAll(/^([0-9a-f]{40}) /gm)].map((m) => m[1]).sort();
+}
 const configFor = (dataDir: string) => loadConfig({ LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
 
 describe('Storage: the content files are the database', () => {
@@ -60,19 +75,31 @@ describe('Storage: the content files are the database', () => {
     ]);
   });
 
-  test('a translation write adds a handful of objects: the blob, the trees on its path, the commit', async () => {
-    const before = looseObjects(s.gitdir);
+  test('a translation write adds one pack of a handful of objects: the blob, the trees on its path, the commit', async () => {
+    const before = packsOf(s.gitdir);
     const res = await s.request('PUT', '/versions/v1/topics/install/translations/en', { body: { title: 'Install', bodyMd: 'New body\n' } });
     assert.equal(res.status, 200);
-    assert.equal(looseObjects(s.gitdir) - before, 5); // blob, en/ tree, v1/ tree, root tree, commit
+    const added = newPacks(s.gitdir, before);
+    assert.equal(added.length, 1);
+    const head = s.git('rev-parse', 'main').trim();
+    assert.deepEqual(packedObjects(s.gitdir, added[0]), [
+      s.git('rev-parse', 'main:v1/en/install.md').trim(),
+      s.git('rev-parse', 'main:v1/en').trim(),
+      s.git('rev-parse', 'main:v1').trim(),
+      s.git('rev-parse', 'main^{tree}').trim(),
+      head,
+    ].sort());
     assert.deepEqual(s.git('show', '--name-only', '--format=', 'main').trim().split('\n'), ['v1/en/install.md']);
+    assert.equal(looseObjects(s.gitdir), 0, 'no loose objects');
   });
 
   test('duplicating a version shares its files: only version.json is new', async () => {
-    const before = looseObjects(s.gitdir);
+    const before = packsOf(s.gitdir);
     const res = await s.request('POST', '/versions/v1/duplicate', { body: { slug: 'v2' } });
     assert.equal(res.status, 200);
-    assert.equal(looseObjects(s.gitdir) - before, 4); // version.json blob, v2/ tree, root tree, commit
+    const added = newPacks(s.gitdir, before);
+    assert.equal(added.length, 1);
+    assert.equal(packedObjects(s.gitdir, added[0]).length, 4); // version.json blob, v2/ tree, root tree, commit
     assert.equal(s.git('rev-parse', 'main:v1/en'), s.git('rev-parse', 'main:v2/en'));
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Where temp files wait before their rename; inside the git dir, so renames stay on one file system. */
 export const TEMP_DIR = 'tmp-writes';
@@ -14,27 +14,50 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Writes `data` to a new temp file and fsyncs it; the file is not visible anywhere until published. */
+export async function stageFile(tempDir: string, data: string | Uint8Array): Promise<string> {
+  const temp = join(tempDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  const handle = await fs.promises.open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  return temp;
+}
+
+/**
+ * Renames staged files into one folder, in the order given, then fsyncs the folder once: when
+ * this resolves every target is durable. Readers that need one file before another (a pack
+ * before its index) get that order.
+ */
+export async function publishFiles(dir: string, files: ReadonlyArray<{ temp: string; name: string }>): Promise<void> {
+  for (const f of files) await fs.promises.rename(f.temp, join(dir, f.name));
+  await fsyncDir(dir);
+}
+
+/** Removes staged files that will not be published (after a failure). */
+export async function discardFiles(temps: readonly string[]): Promise<void> {
+  await Promise.all(temps.map((t) => fs.promises.rm(t, { force: true })));
+}
+
 /**
  * Writes a file so that after a crash it is either the old content or the whole new one:
  * temp file, fsync, rename over the target, fsync the folder. The promise resolves only once
  * the new content is durable.
  */
 export async function writeFileDurable(tempDir: string, target: string, data: string | Uint8Array): Promise<void> {
-  const temp = join(tempDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
-  const handle = await fs.promises.open(temp, 'w');
+  const temp = await stageFile(tempDir, data);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.promises.rename(temp, target);
+    await publishFiles(dirname(target), [{ temp, name: basename(target) }]);
   } catch (err) {
-    await fs.promises.rm(temp, { force: true });
+    await discardFiles([temp]);
     throw err;
   }
-  await fsyncDir(dirname(target));
 }
 
 /**

@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
-
-/** A git object ready to write: its id and its deflated bytes (hashed and deflated with Node's own crypto and zlib). */
-export interface PreparedObject {
-  oid: string;
-  deflated: Buffer;
-}
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
+/** A git object ready to write: its id (hashed with Node's own crypto), its type and its raw content. */
+export interface PreparedObject {
+  oid: string;
+  type: ObjectType;
+  content: Buffer;
+}
+
 export function prepareObject(type: ObjectType, content: Buffer): PreparedObject {
-  const wrapped = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
-  return { oid: createHash('sha1').update(wrapped).digest('hex'), deflated: deflateSync(wrapped) };
+  const oid = createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+  return { oid, type, content };
 }
 
 /** A tree kept in memory with its id, so a write patches only the path that changed. */
@@ -26,12 +26,11 @@ export const EMPTY_TREE: TreeNode = { oid: '4b825dc642cb6eb9a060e54bf8d69288fbee
 
 /** Serializes a tree the way git does: entries sorted by name, folders compared as `name/`. */
 export function serializeTree(entries: ReadonlyMap<string, TreeEntry>): Buffer {
-  const names = [...entries.keys()];
-  const sortKey = (name: string) => (entries.get(name)!.kind === 'tree' ? `${name}/` : name);
-  names.sort((a, b) => Buffer.compare(Buffer.from(sortKey(a)), Buffer.from(sortKey(b))));
+  // git orders by bytes, not UTF-16 units; the keys are encoded once, not on every comparison.
+  const keyed = [...entries].map(([name, e]) => ({ name, e, key: Buffer.from(e.kind === 'tree' ? `${name}/` : name) }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
   const parts: Buffer[] = [];
-  for (const name of names) {
-    const e = entries.get(name)!;
+  for (const { name, e } of keyed) {
     parts.push(Buffer.from(`${e.kind === 'tree' ? '40000' : '100644'} ${name}\0`), Buffer.from(e.oid, 'hex'));
   }
   return Buffer.concat(parts);

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
+import type { ObjectType, PreparedObject } from './git-objects.ts';
+
+/**
+ * Writes the objects of one commit as a single pack file and its index (git's pack format v2,
+ * index v2), instead of one loose file per object. One commit then costs two files and one folder
+ * fsync however many objects it holds; `git fsck`, `git gc` and isomorphic-git read these packs
+ * like the ones git writes. Objects are stored whole (no deltas); `git gc` may delta them later.
+ */
+
+const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+
+/**
+ * zlib level 1: about 40 % less CPU than the default level for about 6 % more bytes on Markdown
+ * (measured on the 10 MB import set). git reads any level; `git gc` deltas most of them later.
+ */
+const LEVEL = 1;
+
+/** Input bytes to deflate between two turns of the event loop, so a bulk write does not stall reads. */
+const SLICE_BYTES = 1 << 20;
+
+/** One object as a pack stores it: the entry header and the zlib stream, with their CRC-32 for the index. */
+export interface PackEntry {
+  readonly oid: string;
+  readonly bytes: Buffer;
+  readonly crc: number;
+}
+
+export function packEntry(object: PreparedObject): PackEntry {
+  const bytes = Buffer.concat([entryHeader(TYPE_CODE[object.type], object.content.length), deflateSync(object.content, { level: LEVEL })]);
+  return { oid: object.oid, bytes, crc: crc32(bytes) };
+}
+
+/** Deflates many objects, yielding to the event loop now and then (a 10 MB import deflates for ~150 ms). */
+export async function packEntries(objects: readonly PreparedObject[]): Promise<PackEntry[]> {
+  const out: PackEntry[] = [];
+  let sinceYield = 0;
+  for (const object of objects) {
+    out.push(packEntry(object));
+    sinceYield += object.content.length;
+    if (sinceYield >= SLICE_BYTES) {
+      sinceYield = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  return out;
+}
+
+/** Type in bits 4–6 of the first byte with the size's low 4 bits, then 7 bits per byte, little-endian. */
+function entryHeader(type: number, size: number): Buffer {
+  const bytes: number[] = [];
+  let byte = (type << 4) | (size & 0x0f);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(byte | 0x80);
+    byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(byte);
+  return Buffer.from(bytes);
+}
+
+export interface BuiltPack {
+  /** The pack's SHA-1 trailer in hex; git names the files `pack-<it>.pack` / `.idx`. */
+  name: string;
+  pack: Buffer;
+  idx: Buffer;
+  objects: number;
+}
+
+/** Lays out a pack and its index from entries (an object listed twice is stored once). */
+export function buildPack(entries: readonly PackEntry[]): BuiltPack {
+  const unique = new Map<string, PackEntry>();
+  for (const e of entries) if (!unique.has(e.oid)) unique.set(e.oid, e);
+  const list = [...unique.values()];
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(list.length, 8);
+  const offsets = new Map<string, number>();
+  let offset = header.length;
+  for (const e of list) {
+    offsets.set(e.oid, offset);
+    offset += e.bytes.length;
+  }
+  const body = Buffer.concat([header, ...list.map((e) => e.bytes)], offset);
+  const trailer = createHash('sha1').update(body).digest();
+  const pack = Buffer.concat([body, trailer]);
+  return { name: `pack-${trailer.toString('hex')}`, pack, idx: buildIndex(list, offsets, trailer), objects: list.length };
+}
+
+/** Index v2: magic, version, fan-out, sorted ids, CRC-32s, 31-bit offsets (+ 64-bit ones past 2 GB), pack and index checksums. */
+function buildIndex(list: readonly PackEntry[], offsets: ReadonlyMap<string, number>, packChecksum: Buffer): Buffer {
+  // Lower-case hex compares like the bytes it spells.
+  const sorted = [...list].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  const n = sorted.length;
+  const large = sorted.map((e) => offsets.get(e.oid)!).filter((o) => o >= 0x80000000);
+  const idx = Buffer.alloc(8 + 256 * 4 + n * (20 + 4 + 4) + large.length * 8 + 40);
+  idx.writeUInt32BE(0xff744f63, 0);
+  idx.writeUInt32BE(2, 4);
+  const counts = new Array<number>(256).fill(0);
+  for (const e of sorted) counts[parseInt(e.oid.slice(0, 2), 16)]++;
+  let pos = 8;
+  let running = 0;
+  for (const count of counts) {
+    running += count;
+    idx.writeUInt32BE(running, pos);
+    pos += 4;
+  }
+  for (const e of sorted) pos += idx.write(e.oid, pos, 'hex');
+  for (const e of sorted) pos = idx.writeUInt32BE(e.crc, pos);
+  let nextLarge = 0;
+  for (const e of sorted) {
+    const at = offsets.get(e.oid)!;
+    pos = idx.writeUInt32BE(at < 0x80000000 ? at : (0x80000000 | nextLarge++) >>> 0, pos);
+  }
+  for (const at of large) pos = idx.writeBigUInt64BE(BigInt(at), pos);
+  pos += packChecksum.copy(idx, pos);
+  createHash('sha1').update(idx.subarray(0, pos)).digest().copy(idx, pos);
+  return idx;
+}
+
+/** A pack whose two files are durable in the temp folder, not yet visible to readers. */
+export interface StagedPack {
+  /** Moves the pack, then its index, into `objects/pack/` and fsyncs that folder: the objects are then durable. */
+  publish(): Promise<void>;
+  /** Removes the temp files (when the commit is abandoned). */
+  discard(): Promise<void>;
+  readonly objects: number;
+}
+
+export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
+  const built = buildPack(entries);
+  const staged = await Promise.allSettled([stageFile(tempDir, built.pack), stageFile(tempDir, built.idx)]);
+  const temps = staged.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = staged.find((r) => r.status === 'rejected');
+  if (failed) {
+    await discardFiles(temps);
+    throw failed.reason;
+  }
+  const [packTemp, idxTemp] = temps;
+  return {
+    objects: built.objects,
+    // The index goes last: readers find objects through it, so the pack is complete by the time they can.
+    publish: () =>
+      publishFiles(join(gitdir, 'objects', 'pack'), [
+        { temp: packTemp, name: `${built.name}.pack` },
+        { temp: idxTemp, name: `${built.name}.idx` },
+      ]),
+    discard: () => discardFiles(temps),
+  };
+}
