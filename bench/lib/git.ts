@@ -85,38 +85,33 @@ export function* versionCommit(slug: string, files: Iterable<{ path: string; con
 }
 
 /**
- * The cold-read ceiling: `git ls-tree -r` lists every blob of the version, `git cat-file --batch`
- * reads them all. Returns the time of both (spawn to last byte) and the bytes read.
+ * The cold-read ceiling, the way git reads fastest: one `git ls-tree -r` lists the version's blobs and
+ * its output is streamed, as it comes, into one `git cat-file --batch`, whose output is consumed as a
+ * stream (counted, not kept). Returns the time from the first spawn to the last byte, and the bytes read.
  */
 export async function catFileVersion(gitdir: string, slug: string): Promise<{ ms: number; blobs: number; bytes: number }> {
   const started = now();
-  const listing = await run('git', ['--git-dir', gitdir, 'ls-tree', '-r', 'main', `${slug}/`]);
-  const oids = listing
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.includes(' blob '))
-    .map((l) => l.split(/\s+/)[2]);
-  const proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const cat = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const list = spawn('git', ['--git-dir', gitdir, 'ls-tree', '-r', 'main', `${slug}/`], { stdio: ['ignore', 'pipe', 'ignore'] });
   let bytes = 0;
-  proc.stdout.on('data', (c: Buffer) => (bytes += c.length));
-  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
-  proc.stdin.end(`${oids.join('\n')}\n`);
-  const code = await exited;
-  const ms = now() - started;
-  if (code !== 0) throw new Error(`git cat-file --batch failed (${code})`);
-  return { ms, blobs: oids.length, bytes };
-}
-
-function run(cmd: string, args: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    proc.stdout.on('data', (c: Buffer) => out.push(c));
-    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    proc.once('error', reject);
-    proc.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${cmd} ${args.join(' ')}: ${code} ${err}`))));
+  let blobs = 0;
+  cat.stdout.on('data', (c: Buffer) => (bytes += c.length));
+  const catExit = new Promise<number | null>((resolve) => cat.once('close', (code) => resolve(code)));
+  const listExit = new Promise<number | null>((resolve) => list.once('close', (code) => resolve(code)));
+  let rest = '';
+  list.stdout.on('data', (c: Buffer) => {
+    const lines = (rest + c.toString('latin1')).split('\n');
+    rest = lines.pop()!;
+    const oids = lines.filter((l) => l.includes(' blob ')).map((l) => l.split(/\s+/)[2]);
+    blobs += oids.length;
+    if (oids.length > 0) cat.stdin.write(`${oids.join('\n')}\n`);
   });
+  const listCode = await listExit;
+  cat.stdin.end();
+  const code = await catExit;
+  const ms = now() - started;
+  if (listCode !== 0 || code !== 0) throw new Error(`git ls-tree (${listCode}) or cat-file --batch (${code}) failed`);
+  return { ms, blobs, bytes };
 }
 
 /** Copies a folder (a repository, before a scenario changes it). */
