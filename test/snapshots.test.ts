@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { pino } from 'pino';
+import { KeyFile } from '../src/auth/key-file.ts';
+import { createKey } from '../src/cli/keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { startService, type RunningService } from '../src/service.ts';
+import { md, versionJson } from './helpers/content.ts';
+import { commitWithGit } from './helpers/git.ts';
+
+/** A real server on a data directory, with its log lines kept (they say how each version was loaded). */
+interface Run {
+  service: RunningService;
+  logs: Array<Record<string, any>>;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+const keys = new Map<string, string>();
+
+async function start(dataDir: string): Promise<Run> {
+  if (!keys.has(dataDir)) keys.set(dataDir, (await createKey(new KeyFile(dataDir), { name: 'writer' })).key);
+  const logs: Array<Record<string, any>> = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+  // A long quiet period: in these tests snapshots are written after a load from git and on close only.
+  const service = await startService(config, log, { snapshotQuietMs: 60_000 });
+  await service.ready;
+  return {
+    service,
+    logs,
+    request: async (method, path, body) => {
+      const res = await fetch(`${service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${keys.get(dataDir)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+    },
+  };
+}
+
+const snapshotOf = (dataDir: string, slug: string) => join(dataDir, 'snapshots', `${slug}.snapshot`);
+const messages = (run: Run, version: string) => run.logs.filter((l) => l.version === version).map((l) => l.msg as string);
+
+async function ok(run: Run, method: string, path: string, body?: unknown) {
+  const res = await run.request(method, path, body);
+  assert.ok(res.status === 200 || res.status === 201 || res.status === 204, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** What a user sees of a version: its export, and the hits of a few searches. */
+async function view(run: Run, version: string, queries: string[]) {
+  const exported = await ok(run, 'GET', `/versions/${version}/export`);
+  const searches: Record<string, unknown> = {};
+  for (const q of queries) searches[q] = (await ok(run, 'GET', `/versions/${version}/search?q=${encodeURIComponent(q)}&lang=en`)).hits;
+  return { exported, searches };
+}
+
+async function writeSome(run: Run, version: string, words: string[]) {
+  for (const [i, word] of words.entries()) {
+    await ok(run, 'POST', `/versions/${version}/nodes`, { slug: `topic-${word}`, kind: 'topic', translations: { en: { title: `About ${word}`, bodyMd: `The ${word} paragraph number ${i}.\n` }, de: { title: `Über ${word}`, bodyMd: `Absatz ${word}.\n` } } });
+  }
+}
+
+describe('Snapshots of the index', () => {
+  test('a restart after writes restores from the snapshot and serves the same reads and searches', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'v1', label: 'One', languages: ['en', 'de'] });
+      await writeSome(run, 'v1', ['alpha', 'bravo', 'charlie']);
+      await ok(run, 'PUT', '/versions/v1/topics/topic-bravo/translations/en', { title: 'About bravo', bodyMd: 'Rewritten with delta words.\n' });
+      const queries = ['alpha', 'delta words', 'paragraph', 'bravo'];
+      const before = await view(run, 'v1', queries);
+      await run.service.close();
+      assert.ok(existsSync(snapshotOf(dataDir, 'v1')), 'close writes the snapshot');
+
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'v1'), [], 'restored: not read from git');
+      assert.deepEqual(await view(run, 'v1', queries), before);
+      assert.equal((before.searches['delta words'] as unknown[]).length, 1);
+
+      // Writes go on from the restored state, and the next start sees them.
+      await ok(run, 'PUT', '/versions/v1/topics/topic-alpha/translations/en', { title: 'About alpha', bodyMd: 'Now about echo.\n' });
+      const after = await view(run, 'v1', ['echo', 'alpha']);
+      await run.service.close();
+      run = await start(dataDir);
+      assert.deepEqual(await view(run, 'v1', ['echo', 'alpha']), after);
+      assert.equal((after.searches.echo as unknown[]).length, 1);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a truncated or damaged snapshot is ignored (logged), the version is read from git and the snapshot rewritten', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'v1', label: 'One', languages: ['en', 'de'] });
+      await writeSome(run, 'v1', ['alpha', 'bravo']);
+      const queries = ['alpha', 'paragraph'];
+      const before = await view(run, 'v1', queries);
+      await run.service.close();
+      const file = snapshotOf(dataDir, 'v1');
+      const good = readFileSync(file);
+
+      for (const damage of [() => truncateSync(file, Math.floor(good.length / 2)), () => flipByte(file, Math.floor(good.length / 3)), () => writeFileSync(file, '')]) {
+        writeFileSync(file, good);
+        damage();
+        run = await start(dataDir);
+        const seen = messages(run, 'v1');
+        assert.ok(seen.includes('snapshot ignored; reading the version from git'), seen.join(', '));
+        assert.ok(seen.includes('version read from git'), seen.join(', '));
+        assert.deepEqual(await view(run, 'v1', queries), before);
+        await run.service.close();
+        run = await start(dataDir);
+        assert.deepEqual(messages(run, 'v1'), [], 'the snapshot was written again and is used');
+        assert.deepEqual(await view(run, 'v1', queries), before);
+        await run.service.close();
+      }
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a snapshot of an older tree is patched with only the files changed since', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'v1', label: 'One', languages: ['en', 'de'] });
+      await writeSome(run, 'v1', ['alpha', 'bravo', 'charlie', 'delta', 'foxtrot']);
+      await run.service.close();
+      const older = join(dataDir, 'older.snapshot');
+      copyFileSync(snapshotOf(dataDir, 'v1'), older);
+
+      run = await start(dataDir);
+      await ok(run, 'PUT', '/versions/v1/topics/topic-bravo/translations/en', { title: 'About bravo', bodyMd: 'Now it speaks of golf.\n' });
+      await writeSome(run, 'v1', ['hotel']);
+      await ok(run, 'DELETE', '/versions/v1/nodes/topic-charlie');
+      const queries = ['golf', 'bravo', 'charlie', 'hotel', 'paragraph'];
+      const expected = await view(run, 'v1', queries);
+      await run.service.close();
+      // As after a crash before the newer snapshot was written: only the older one is on disk.
+      copyFileSync(older, snapshotOf(dataDir, 'v1'));
+
+      run = await start(dataDir);
+      const patched = run.logs.find((l) => l.version === 'v1' && l.msg === 'version patched from an older snapshot');
+      assert.ok(patched, messages(run, 'v1').join(', '));
+      // version.json, bravo's English file and hotel's two files; not the 11 files of the version.
+      assert.equal(patched.filesRead, 4);
+      assert.deepEqual(await view(run, 'v1', queries), expected);
+      assert.equal((expected.searches.golf as unknown[]).length, 1);
+      assert.equal((expected.searches.charlie as unknown[]).length, 0);
+      await run.service.close();
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'v1'), [], 'the patched state was snapshotted');
+      assert.deepEqual(await view(run, 'v1', queries), expected);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('versions removed or added in git while the server was stopped', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    const gitdir = join(dataDir, 'content.git');
+    const folder = (slug: string, word: string) => ({
+      [`${slug}/version.json`]: versionJson({ label: `Version ${slug}`, languages: ['en'], nav: ['intro'] }),
+      [`${slug}/en/intro.md`]: md(`Intro ${slug}`, `All about ${word}.\n`),
+    });
+    let run = await start(dataDir);
+    try {
+      await run.service.close();
+      commitWithGit(gitdir, { ...folder('a', 'apples'), ...folder('b', 'bananas') }, 'a and b by hand');
+      run = await start(dataDir);
+      await run.service.close();
+      assert.ok(existsSync(snapshotOf(dataDir, 'a')) && existsSync(snapshotOf(dataDir, 'b')));
+
+      commitWithGit(gitdir, { ...folder('a', 'apples'), ...folder('c', 'cherries') }, 'b removed, c added', { replace: true });
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'a'), [], 'a is unchanged: restored');
+      assert.deepEqual(messages(run, 'c'), ['version read from git']);
+      assert.equal((await run.request('GET', '/versions/b/nodes')).status, 404);
+      assert.equal((await ok(run, 'GET', '/versions/c/search?q=cherries&lang=en')).hits.length, 1);
+      assert.equal((await ok(run, 'GET', '/versions/a/search?q=apples&lang=en')).hits.length, 1);
+      assert.ok(!existsSync(snapshotOf(dataDir, 'b')), "the removed version's snapshot is deleted");
+      await run.service.close();
+      assert.ok(existsSync(snapshotOf(dataDir, 'c')));
+      assert.equal(gitTracksSnapshots(gitdir), false, 'snapshots are never committed');
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function flipByte(file: string, at: number): void {
+  const data = readFileSync(file);
+  data[at] ^= 0xff;
+  writeFileSync(file, data);
+}
+
+/** Whether any commit of the content repository holds a snapshot file. */
+function gitTracksSnapshots(gitdir: string): boolean {
+  return execFileSync('git', ['log', '--all', '--name-only', '--format='], { cwd: gitdir, encoding: 'utf8' }).includes('.snapshot');
+}
