@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import git from 'isomorphic-git';
+import { clearTempDir, TEMP_DIR } from '../src/storage/durable-fs.ts';
+import { prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
+import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
+import { generateDocSet } from './helpers/generate.ts';
+import { looseObjects } from './helpers/git.ts';
+import { PROJECT, runProcess } from './helpers/process.ts';
+import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+
+const sysGit = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+
+function packsOf(gitdir: string): string[] {
+  return fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).map((f) => f.slice(0, -5)).sort();
+}
+
+/** `git fsck --strict` exits non-zero on any error; dangling objects (a crashed commit's) are not errors. */
+function fsckStrict(gitdir: string): void {
+  execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
+}
+
+describe('Pack files as the service writes them', () => {
+  let dir: string;
+  let gitdir: string;
+  const objects: PreparedObject[] = [];
+  before(async () => {
+    dir = fs.mkdtempSync(join(tmpdir(), 'help-pack-'));
+    gitdir = join(dir, 'repo.git');
+    execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitdir]);
+    fs.mkdirSync(join(gitdir, TEMP_DIR));
+    // Sizes on each side of the header's 4- and 7-bit boundaries, an empty file, text and incompressible bytes.
+    const sizes = [0, 1, 15, 16, 17, 127, 128, 2047, 2048, 2049, 262_143, 262_144, 1_500_000];
+    const blobs = sizes.map((n, i) => prepareObject('blob', i % 2 === 0 ? Buffer.from('Markdown line. '.repeat(n).slice(0, n)) : randomBytes(n)));
+    const entries = new Map(blobs.map((b, i) => [`file-${i}.md`, { kind: 'blob' as const, oid: b.oid }]));
+    const tree = prepareObject('tree', serializeTree(entries));
+    const commit = prepareCommit({ tree: tree.oid, parent: null, author: 'tester', message: 'Pack test', time: new Date() });
+    objects.push(...blobs, tree, commit, blobs[3]); // one object twice: stored once
+    const staged = await stagePack(gitdir, join(gitdir, TEMP_DIR), objects.map(packEntry));
+    await staged.publish();
+    sysGit(gitdir, 'update-ref', 'refs/heads/main', commit.oid);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('git reads every object back byte for byte, and git fsck --strict is clean', () => {
+    const [pack] = packsOf(gitdir);
+    assert.ok(pack, 'one pack');
+    const listed = sysGit(gitdir, 'verify-pack', '-v', join(gitdir, 'objects', 'pack', `${pack}.idx`));
+    assert.equal([...listed.matchAll(/^[0-9a-f]{40} (blob|tree|commit) /gm)].length, objects.length - 1);
+    for (const o of objects) {
+      assert.equal(sysGit(gitdir, 'cat-file', '-t', o.oid).trim(), o.type);
+      const content = execFileSync('git', ['--git-dir', gitdir, 'cat-file', o.type, o.oid], { maxBuffer: 16 << 20 });
+      assert.ok(content.equals(o.content), `${o.type} ${o.oid} (${o.content.length} bytes)`);
+    }
+    fsckStrict(gitdir);
+    assert.equal(sysGit(gitdir, 'log', '--format=%s', 'main').trim(), 'Pack test');
+  });
+
+  test('the index is the one git itself builds for the pack', () => {
+    const [pack] = packsOf(gitdir);
+    const ours = fs.readFileSync(join(gitdir, 'objects', 'pack', `${pack}.idx`));
+    const theirs = join(dir, 'git-built.idx');
+    execFileSync('git', ['index-pack', '-o', theirs, join(gitdir, 'objects', 'pack', `${pack}.pack`)], { stdio: 'pipe' });
+    assert.ok(ours.equals(fs.readFileSync(theirs)));
+  });
+
+  test('isomorphic-git reads every object from the pack', async () => {
+    const cache = {};
+    for (const o of objects) {
+      const read = await git.readObject({ fs, gitdir, oid: o.oid, format: 'content', cache });
+      assert.equal(read.type, o.type);
+      assert.ok(Buffer.from(read.object as Uint8Array).equals(o.content), `${o.type} ${o.oid}`);
+    }
+  });
+
+  test('a pack is named by its checksum and holds each object once', () => {
+    const built = buildPack(objects.map(packEntry));
+    assert.equal(built.objects, objects.length - 1);
+    assert.equal(`pack-${built.pack.subarray(-20).toString('hex')}`, built.name);
+    assert.deepEqual(packsOf(gitdir), [built.name]);
+  });
+});
+
+describe('Writes through the service land as packs', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  test('import-files of many files is one pack, read back by git, isomorphic-git and the restarted server', async () => {
+    const set = generateDocSet({ nodes: 150, seed: 7, languages: ['en', 'de'], bodyBytes: { min: 200, max: 3000 }, label: 'Packed', status: 'published' });
+    const before = packsOf(s.gitdir);
+    const res = await s.request('POST', '/versions/packed/import-files', { body: { files: set.files } });
+    assert.equal(res.status, 200, res.text);
+    const added = packsOf(s.gitdir).filter((p) => !before.includes(p));
+    assert.equal(added.length, 1, 'one pack for the whole import');
+    assert.equal(looseObjects(s.gitdir), 0);
+    fsckStrict(s.gitdir);
+    const paths = s.git('ls-tree', '-r', '--name-only', 'main', 'packed/').trim().split('\n');
+    assert.equal(paths.length, set.files.length);
+    const sample = set.files.filter((_, i) => i % 37 === 0);
+    const cache = {};
+    for (const f of sample) {
+      // The service stamps ids and times into the files; the body is the one imported.
+      const stored = s.git('show', `main:packed/${f.path}`);
+      if (f.path.endsWith('.md')) assert.ok(stored.endsWith(f.content.slice(f.content.indexOf('\n---\n') + 5)), f.path);
+      const oid = s.git('rev-parse', `main:packed/${f.path}`).trim();
+      const { blob } = await git.readBlob({ fs, gitdir: s.gitdir, oid, cache });
+      assert.equal(Buffer.from(blob).toString('utf8'), stored);
+    }
+    const listed = (await s.request('GET', '/versions/packed/nodes?include=bodies', { timeout: 30_000 })).body;
+    s = await s.restart();
+    assert.deepEqual((await s.request('GET', '/versions/packed/nodes?include=bodies', { timeout: 30_000 })).body, listed);
+  });
+
+  test('after git gc packs everything, the service goes on writing and reading', async () => {
+    await createVersion(s, 'gc');
+    await createNode(s, 'gc', { slug: 'before-gc' });
+    s.git('gc', '--quiet', '--prune=now');
+    assert.equal(packsOf(s.gitdir).length, 1);
+    await createNode(s, 'gc', { slug: 'after-gc' });
+    fsckStrict(s.gitdir);
+    s = await s.restart();
+    const nodes = (await s.request('GET', '/versions/gc/nodes')).body.nodes.map((n: { slug: string }) => n.slug);
+    assert.deepEqual(nodes, ['before-gc', 'after-gc']);
+  });
+});
+
+/**
+ * A write process killed at a chosen rename (`.idx`: the pack is in place but not its index;
+ * `main`: pack and index are durable, the ref not yet moved) must leave a repository that git and
+ * the service accept, on the old head.
+ */
+describe('A crash between writing the pack and moving the ref', () => {
+  const repositoryModule = pathToFileURL(join(PROJECT, 'src', 'storage', 'repository.ts')).href;
+  const crashingWrite = (gitdir: string, killAt: 'idx' | 'main') => `
+    import * as fs from 'node:fs';
+    const { Repository } = await import(${JSON.stringify(repositoryModule)});
+    const repo = await Repository.open(${JSON.stringify(gitdir)});
+    const rename = fs.promises.rename;
+    fs.promises.rename = async (from, to) => {
+      if (String(to).endsWith(${JSON.stringify(killAt === 'idx' ? '.idx' : '/refs/heads/main')})) process.kill(process.pid, 'SIGKILL');
+      return rename(from, to);
+    };
+    const folder = await repo.writeFolder({ slug: 'v1', files: new Map([['en/lost.md', '---\\ntitle: Lost\\n---\\nNever acknowledged.\\n']]) });
+    await repo.commit([folder], { author: 'crash', message: 'Never lands' });
+    console.log('the write finished: the kill did not happen');
+  `;
+
+  for (const killAt of ['idx', 'main'] as const) {
+    test(`killed at the rename of ${killAt === 'idx' ? 'the pack index' : 'the ref'}: main stays on the old commit, fsck is clean, the server starts and writes`, async () => {
+      let s = await startTestServer();
+      try {
+        await createVersion(s, 'v1');
+        await createNode(s, 'v1', { slug: 'kept' });
+        const head = s.git('rev-parse', 'main').trim();
+        const packs = packsOf(s.gitdir);
+        await s.service.close();
+
+        const run = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', crashingWrite(s.gitdir, killAt)], { cwd: PROJECT, env: process.env, timeout: 30_000 });
+        assert.equal(run.code, null, `killed, not exited: ${run.stdout}${run.stderr}`);
+        assert.equal(run.stdout, '');
+        assert.equal(sysGit(s.gitdir, 'rev-parse', 'main').trim(), head);
+        const lostBlob = execFileSync('git', ['hash-object', '--stdin'], { input: '---\ntitle: Lost\n---\nNever acknowledged.\n', encoding: 'utf8' }).trim();
+        if (killAt === 'main') {
+          assert.equal(packsOf(s.gitdir).length, packs.length + 1, 'the pack and its index are in place');
+          assert.equal(sysGit(s.gitdir, 'cat-file', '-t', lostBlob).trim(), 'blob', 'the unreferenced objects are readable');
+        }
+        fsckStrict(s.gitdir);
+        assert.equal(sysGit(s.gitdir, 'log', '--format=%s', '-1', 'main').trim(), 'Create topic kept in v1');
+
+        s = await startTestServer({ dataDir: s.dataDir });
+        assert.deepEqual((await s.request('GET', '/versions/v1/nodes')).body.nodes.map((n: { slug: string }) => n.slug), ['kept']);
+        await createNode(s, 'v1', { slug: 'next' });
+        assert.equal(s.git('rev-parse', 'main~1').trim(), head, 'the next commit follows the old head');
+        assert.deepEqual(fs.readdirSync(join(s.gitdir, TEMP_DIR)), [], 'the crashed write left no temp files');
+        fsckStrict(s.gitdir);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  test('an index whose pack is missing (renames reordered by the file system) is removed at start', async () => {
+    let s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      await s.service.close();
+      // An index naming objects whose pack never reached the disk.
+      const orphan = buildPack([packEntry(prepareObject('blob', Buffer.from('orphan\n')))]);
+      fs.writeFileSync(join(s.gitdir, 'objects', 'pack', `${orphan.name}.idx`), orphan.idx);
+      await clearTempDir(s.gitdir);
+      s = await startTestServer({ dataDir: s.dataDir });
+      assert.ok(!fs.existsSync(join(s.gitdir, 'objects', 'pack', `${orphan.name}.idx`)));
+      await createNode(s, 'v1', { slug: 'after' });
+      fsckStrict(s.gitdir);
+    } finally {
+      await s.close();
+    }
+  });
+});
