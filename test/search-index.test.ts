@@ -43,6 +43,15 @@ function model(state: VersionState, q: string): string[] {
   return hits.slice(0, MAX_HITS);
 }
 
+/** When the body holds a word of the query, the snippet shows it. */
+function assertSnippetShowsMatch(state: VersionState, hit: { slug: string; snippet: string }, q: string): void {
+  const bodyWords = plainText(state.translations.get(hit.slug)!.get('en')!.bodyMd).split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(fold);
+  const inBody = q.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(fold).filter((w) => bodyWords.some((bw) => bw.startsWith(w)));
+  if (inBody.length === 0) return;
+  const shown = hit.snippet.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(fold);
+  assert.ok(inBody.some((w) => shown.some((sw) => sw.startsWith(w))), `the snippet ${JSON.stringify(hit.snippet)} shows one of ${inBody.join(', ')}`);
+}
+
 const textArb = fc.array(fc.constantFrom(...VOCABULARY, '**bold**', '[link](https://example.com/zebra)', '\n- item', '\n# Heading', '`code`'), { maxLength: 12 }).map((w) => w.join(' '));
 const translationArb = fc.record({ title: textArb, summary: textArb, bodyMd: textArb, updatedAt: fc.constant(STAMP) });
 const slugArb = fc.constantFrom(...Array.from({ length: 70 }, (_, i) => `n${i}`));
@@ -80,7 +89,11 @@ describe('search index', () => {
             if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
           }
           index.update('v1', state);
-          for (const q of queries) assert.deepEqual(index.search(state, 'en', q).map((h) => h.slug), model(state, q), `query "${q}"`);
+          for (const q of queries) {
+            const hits = index.search(state, 'en', q);
+            assert.deepEqual(hits.map((h) => h.slug), model(state, q), `query "${q}"`);
+            for (const hit of hits) assertSnippetShowsMatch(state, hit, q);
+          }
         }
       }),
       { numRuns: 150 },

@@ -37,6 +37,8 @@ function derive(state: Pick<VersionState, 'nodes' | 'roots'>): Derived {
 export const documentOrder = (state: Pick<VersionState, 'nodes' | 'roots'>) => derive(state).order;
 export const sortOrderOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).position.get(slug) ?? 0;
 export const orderIndexOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).orderIndex.get(slug) ?? -1;
+/** slug → index in document order, for callers that look up many slugs. */
+export const orderIndexes = (state: Pick<VersionState, 'nodes' | 'roots'>): ReadonlyMap<string, number> => derive(state).orderIndex;
 
 /** The node and all its descendants, in document order. */
 export function subtree(state: Pick<VersionState, 'nodes'>, slug: string): string[] {

@@ -1,8 +1,8 @@
 import { plainLines } from '../content/plain-text.ts';
-import { documentOrder, orderIndexOf } from '../domain/tree.ts';
+import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { TermIndex } from './term-index.ts';
-import { fold, foldWithMap, indexTerms, queryTerms, words, type Word } from './words.ts';
+import { fold, foldWithMap, indexTerms, queryTerms, rawMatcher, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 const SNIPPET_CHARS = 160;
@@ -105,15 +105,17 @@ export class SearchIndex {
     const query = words(q);
     if (!index || query.length === 0) return [];
     const order = documentOrder(state);
+    const orderIndex = orderIndexes(state);
     const found = new Uint8Array(order.length);
     for (const slug of index.terms.match(query.flatMap(queryTerms))) {
-      const at = orderIndexOf(state, slug);
-      if (at >= 0) found[at] = 1;
+      const at = orderIndex.get(slug);
+      if (at !== undefined) found[at] = 1;
     }
     const hits: Hit[] = [];
+    const candidates = rawMatcher(query);
     for (let at = found.indexOf(1); at >= 0 && hits.length < MAX_HITS; at = found.indexOf(1, at + 1)) {
       const t = state.translations.get(order[at])?.get(language);
-      if (t) hits.push({ slug: order[at], title: t.title, summary: t.summary, snippet: snippet(t, query) });
+      if (t) hits.push({ slug: order[at], title: t.title, summary: t.summary, snippet: snippet(t, query, candidates) });
     }
     return hits;
   }
@@ -140,37 +142,87 @@ function patch(index: LanguageIndex, state: VersionState, language: string): voi
 
 /**
  * A short excerpt of plain text around the first match in the body (else the summary, else the
- * start of the body). Only the lines up to the match and just after it are converted to plain text.
+ * start of the body). `candidates` finds the Markdown lines that may hold a match, so only those
+ * and the lines around the match are converted to plain text.
  */
-function snippet(t: Translation, query: Word[]): string {
-  const lines = plainLinesOf(t.bodyMd);
-  // The lines just before the current one: all the excerpt can show before a match.
-  const before: string[] = [];
-  let beforeChars = 0;
-  let dropped = false;
-  for (let line = lines.next(); !line.done; line = lines.next()) {
-    const at = firstMatch(line.value, query);
-    if (at >= 0) return excerpt(before, dropped, line.value, at, lines);
-    before.push(line.value);
-    beforeChars += line.value.length + 1;
-    while (before.length > 1 && beforeChars - before[0].length - 1 >= SNIPPET_BEFORE) {
-      beforeChars -= before.shift()!.length + 1;
-      dropped = true;
+function snippet(t: Translation, query: Word[], candidates: RegExp): string {
+  const body = t.bodyMd;
+  candidates.lastIndex = 0;
+  for (let m = candidates.exec(body); m !== null; m = candidates.exec(body)) {
+    const lineStart = body.lastIndexOf('\n', m.index) + 1;
+    let lineEnd = body.indexOf('\n', m.index);
+    if (lineEnd < 0) lineEnd = body.length;
+    const lines = plainLines(body, lineStart, lineEnd);
+    for (let i = 0; i < lines.length; i++) {
+      const at = firstMatch(lines[i], query);
+      if (at < 0) continue;
+      const before = linesBefore(body, lineStart, lines.slice(0, i));
+      return excerpt(before.lines, before.more, lines[i], at, linesAfter(body, lineEnd + 1, lines.slice(i + 1)));
     }
+    // The match was in Markdown syntax (a link target, say): look further.
+    candidates.lastIndex = lineEnd + 1;
   }
   const inSummary = firstMatch(t.summary, query);
-  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, [].values());
+  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, []);
   let head = '';
-  for (const line of plainLinesOf(t.bodyMd)) {
+  for (const line of plainLinesOf(body)) {
     head = head === '' ? line : `${head} ${line}`;
     if (head.length > SNIPPET_CHARS) return `${head.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, '')}…`;
   }
   return head || t.summary;
 }
 
+/**
+ * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
+ * of that line before the match): enough for the excerpt to show SNIPPET_BEFORE characters, and
+ * whether there is text before them.
+ */
+function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; more: boolean } {
+  const lines = [...first];
+  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
+  for (let end = lineStart - 1; end >= 0; ) {
+    const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
+    const plain = plainLines(markdown, start, end);
+    if (plain.length > 0) {
+      if (chars >= SNIPPET_BEFORE) return { lines: trimBefore(lines).lines, more: true };
+      lines.unshift(...plain);
+      chars += plain.reduce((n, l) => n + l.length + 1, 0);
+    }
+    end = start - 1;
+  }
+  return trimBefore(lines);
+}
+
+/** The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more. */
+function linesAfter(markdown: string, from: number, first: string[]): string[] {
+  const lines = [...first];
+  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
+  for (let start = from; start < markdown.length && chars <= SNIPPET_CHARS; ) {
+    let end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    for (const line of plainLines(markdown, start, end)) {
+      lines.push(line);
+      chars += line.length + 1;
+    }
+    start = end + 1;
+  }
+  return lines;
+}
+
+/** Drops leading lines the excerpt would not show, noting that there was text before. */
+function trimBefore(lines: string[]): { lines: string[]; more: boolean } {
+  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
+  let more = false;
+  while (lines.length > 1 && chars - lines[0].length - 1 >= SNIPPET_BEFORE) {
+    chars -= lines.shift()!.length + 1;
+    more = true;
+  }
+  return { lines, more };
+}
+
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
-function* plainLinesOf(markdown: string): Generator<string, void, undefined> {
-  for (let start = 0; start < markdown.length; ) {
+function* plainLinesOf(markdown: string, from = 0): Generator<string, void, undefined> {
+  for (let start = from; start < markdown.length; ) {
     let end = markdown.indexOf('\n', start);
     if (end < 0) end = markdown.length;
     yield* plainLines(markdown, start, end);
@@ -181,14 +233,14 @@ function* plainLinesOf(markdown: string): Generator<string, void, undefined> {
 /**
  * The snippet for a match at `at` in `line`: about a third of it before the match, the rest after,
  * cut at word boundaries, with … where the text goes on. `before` holds the lines just before
- * `line` (`dropped`: and there were more before those); `after` yields the lines after it.
+ * `line` (`dropped`: and there were more before those); `after` the lines after it.
  */
-function excerpt(before: string[], dropped: boolean, line: string, at: number, after: Iterator<string>): string {
+function excerpt(before: string[], dropped: boolean, line: string, at: number, after: string[]): string {
   const lead = before.length > 0 ? `${before.join(' ')} ` : '';
   let text = lead + line;
   const start = Math.max(0, lead.length + at - SNIPPET_BEFORE);
   // One character past the excerpt is enough to know whether the text goes on.
-  for (let next = after.next(); text.length <= start + SNIPPET_CHARS && !next.done; next = after.next()) text += ` ${next.value}`;
+  for (let i = 0; i < after.length && text.length <= start + SNIPPET_CHARS; i++) text += ` ${after[i]}`;
   const end = Math.min(text.length, start + SNIPPET_CHARS);
   let s = text.slice(start, end);
   if (start > 0 || dropped) s = `…${s.replace(/^\S*\s/, '')}`;

@@ -73,6 +73,39 @@ export function queryTerms(word: Word): string[] {
   return pairs;
 }
 
+/**
+ * A pattern that finds, in raw text, where a word of the query may occur (case and accents
+ * ignored; Latin-script words at the start of a word): a fast way to the lines worth converting to
+ * plain text. It can find places that are not matches in the plain text (inside a link target),
+ * and it misses a word split by inline Markdown (`ca**fe**`).
+ */
+export function rawMatcher(query: Word[]): RegExp {
+  const alternatives = query.map((w) =>
+    w.unspaced ? escapeRegExp(w.text) : `(?<![\\p{L}\\p{N}\\p{M}])${Array.from(w.text, (ch) => `${letterClass(ch)}\\p{M}*`).join('')}`,
+  );
+  return new RegExp(alternatives.join('|'), 'giu');
+}
+
+const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+
+/** Folded letter → the letters that fold to it (é, è, É, … for e), for rawMatcher. */
+let variants: Map<string, string> | null = null;
+
+function letterClass(folded: string): string {
+  if (variants === null) {
+    variants = new Map();
+    for (const [from, to] of [[0xc0, 0x24f], [0x370, 0x3ff], [0x400, 0x4ff], [0x1e00, 0x1eff]]) {
+      for (let code = from; code <= to; code++) {
+        const ch = String.fromCodePoint(code);
+        const f = fold(ch);
+        if (f.length === 1 && f !== ch) variants.set(f, (variants.get(f) ?? '') + ch);
+      }
+    }
+  }
+  const more = variants.get(folded);
+  return more ? `[${escapeRegExp(folded)}${escapeRegExp(more)}]` : escapeRegExp(folded);
+}
+
 /** The folded text with, for each of its characters, the index of the character it came from. */
 export function foldWithMap(text: string): { folded: string; source: number[] } {
   let folded = '';
