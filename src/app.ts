@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.ts';
 import { endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
-import { ResponseCache } from './http/cache.ts';
+import { ResponseCache, runOf } from './http/cache.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
@@ -58,7 +58,7 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge);
+  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge, runOf(deps.catalog));
   mount(api, apiEndpoints(deps), deps.config.bodyLimit, cache);
 
   const system = new Router();

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { canReadUnpublished, type Actor } from './actor.ts';
@@ -11,7 +11,32 @@ interface CachedAnswer {
   body: Buffer;
 }
 
-type Visibility = 'public' | 'all';
+export type Visibility = 'public' | 'all';
+
+export const visibilityOf = (actor: Actor | null): Visibility => (canReadUnpublished(actor) ? 'all' : 'public');
+
+/**
+ * Generations (and version stamps) count again from the start when the service starts, so the
+ * validators of one start must not match the next one's: a client holding an answer from before a
+ * write and a restart would get 304 for content that changed. Each index (one per start) gets an id.
+ */
+const runs = new WeakMap<object, string>();
+export function runOf(index: object): string {
+  let run = runs.get(index);
+  if (run === undefined) runs.set(index, (run = randomUUID()));
+  return run;
+}
+
+/** The weak validator of what `ctx`'s URL answers to `visibility` as of `tag` (the run and a generation or a version stamp). */
+export const etagOf = (tag: string, visibility: Visibility, ctx: Context): string =>
+  `W/"${createHash('sha1').update(`${tag}|${keyOf(visibility, ctx)}`).digest('base64url')}"`;
+
+/** The validator headers of every cached public read (`vary`: more than Authorization when the answer also varies by something else). */
+export function setValidators(ctx: Context, visibility: Visibility, etag: string, maxAge: number, vary = 'Authorization'): void {
+  ctx.set('ETag', etag);
+  ctx.set('Vary', vary);
+  ctx.set('Cache-Control', visibility === 'public' ? `public, max-age=${maxAge}` : 'private, no-cache');
+}
 
 /**
  * Public reads are answered from a cache of serialized responses, keyed by the index's generation
@@ -25,14 +50,12 @@ type Visibility = 'public' | 'all';
  */
 export class ResponseCache {
   private readonly lru = new LRUCache<string, CachedAnswer>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (v, k) => v.body.length + k.length + 128 });
-  private readonly publicControl: string;
-
   constructor(
     private readonly generation: () => number,
-    maxAge: number,
-  ) {
-    this.publicControl = `public, max-age=${maxAge}`;
-  }
+    private readonly maxAge: number,
+    /** What tells this start's validators from another's (see runOf). */
+    private readonly run: string,
+  ) {}
 
   /**
    * The fast path: answers from the cache when the request is an anonymous GET/HEAD without a body
@@ -52,12 +75,12 @@ export class ResponseCache {
 
   /** The full path (after authentication and validation): answers from the cache, or runs `produce` and keeps its JSON. */
   async serve(ctx: Context, actor: Actor | null, produce: () => Promise<{ status?: number; body: unknown }>): Promise<void> {
-    const visibility: Visibility = canReadUnpublished(actor) ? 'all' : 'public';
+    const visibility = visibilityOf(actor);
     const key = keyOf(visibility, ctx);
     const generation = this.generation();
     const entry = this.lru.get(key);
     if (entry !== undefined && entry.generation === generation) return this.send(ctx, visibility, entry.etag, entry.body);
-    const etag = this.etag(visibility, ctx, generation);
+    const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
     if (matches(ctx, etag)) return this.send(ctx, visibility, etag, null);
     const res = await produce();
     const body = Buffer.from(JSON.stringify(res.body), 'utf8');
@@ -66,24 +89,12 @@ export class ResponseCache {
     this.send(ctx, visibility, etag, body);
   }
 
-  /** The validator of what `ctx`'s URL answers to `visibility` now (also for answers not kept here, such as exports). */
-  etag(visibility: Visibility, ctx: Context, generation = this.generation()): string {
-    return `W/"${createHash('sha1').update(`${generation}|${keyOf(visibility, ctx)}`).digest('base64url')}"`;
-  }
-
-  /** The validator headers every cached answer carries (`vary` for answers that also vary by something else). */
-  setValidators(ctx: Context, visibility: Visibility, etag: string, vary = 'Authorization'): void {
-    ctx.set('ETag', etag);
-    ctx.set('Vary', vary);
-    ctx.set('Cache-Control', visibility === 'public' ? this.publicControl : 'private, no-cache');
-  }
-
   /**
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
   private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null): void {
-    this.setValidators(ctx, visibility, etag);
+    setValidators(ctx, visibility, etag, this.maxAge);
     if (body === null || matches(ctx, etag)) {
       ctx.status = 304;
       return;

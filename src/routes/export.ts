@@ -1,11 +1,20 @@
 import { endpoint } from '../http/api.ts';
+import { etagOf, matches, runOf, setValidators, visibilityOf } from '../http/cache.ts';
+import { ExportCache } from '../http/export-cache.ts';
 import { textStream } from '../http/stream.ts';
 import { readableVersion } from '../http/visibility.ts';
 import { exportDocument, exportFiles } from '../presenters/export.ts';
 import type { Deps } from './deps.ts';
 
 /** Whole-version export, as the JSON document or as content files. */
-export function exportRoutes({ catalog }: Deps) {
+export function exportRoutes({ catalog, config }: Deps) {
+  const cache = new ExportCache(config.exportCacheBytes);
+  // A version's exports change only when the version does: a stamp per version, moved by every change the
+  // catalog announces, keeps them (and their validators) across writes to other versions.
+  const stamps = new Map<string, number>();
+  let changes = 0;
+  catalog.subscribe((slug) => stamps.set(slug, ++changes));
+
   return [
     endpoint<unknown, { format?: 'json' | 'files' }>({
       method: 'get',
@@ -13,18 +22,31 @@ export function exportRoutes({ catalog }: Deps) {
       operationId: 'exportVersion',
       summary: 'Export a whole version',
       description:
-        'Default: the export document `{ version, nodes }`, nodes in document order with every translation and body. `format=files`: `{ files: [{ path, content }] }`, the version as content files, exactly what import-files accepts. Streamed.',
+        'Default: the export document `{ version, nodes }`, nodes in document order with every translation and body. `format=files`: `{ files: [{ path, content }] }`, the version as content files, exactly what import-files accepts. ' +
+        'Sent gzip-compressed (`Content-Encoding: gzip`, compressed once per change of the version) to clients that accept it, else streamed uncompressed. Weak `ETag`; `If-None-Match` gets 304.',
       tag: 'Import and export',
       access: 'public',
       query: 'ExportQuery',
       responses: {
         200: { description: 'The export document, or the files with `format=files`', schema: 'ExportResult' },
+        304: { description: 'Not modified (`If-None-Match` matched)' },
         404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
       },
       handle: ({ ctx, actor, params, query }) => {
         const state = readableVersion(catalog, params.version, actor);
+        const format = query.format === 'files' ? 'files' : 'json';
+        const stamp = `${runOf(catalog)}|export:${state.slug}:${stamps.get(state.slug) ?? 0}`;
+        const visibility = visibilityOf(actor);
+        const etag = etagOf(stamp, visibility, ctx);
+        setValidators(ctx, visibility, etag, config.cacheMaxAge, 'Authorization, Accept-Encoding');
+        if (matches(ctx, etag)) return { status: 304, body: null };
         ctx.type = 'application/json';
-        return { body: textStream(query.format === 'files' ? exportFiles(state) : exportDocument(state)) };
+        const pieces = () => (format === 'files' ? exportFiles(state) : exportDocument(state));
+        if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+          ctx.set('Content-Encoding', 'gzip');
+          return { body: cache.gzip(`${state.slug}|${format}`, stamp, pieces) };
+        }
+        return { body: textStream(pieces()) };
       },
     }),
   ];

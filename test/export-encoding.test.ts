@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import { Readable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { ExportCache } from '../src/http/export-cache.ts';
+import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The bytes as sent (compressed when the answer says so). */
+  body: Buffer;
+}
+
+/** A GET (or HEAD) that keeps the answer's bytes as they came, without decompressing them. */
+function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    http
+      .request(url, { method, headers, agent: false }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on('error', reject);
+      })
+      .on('error', reject)
+      .end();
+  });
+}
+
+const GZIP = { 'accept-encoding': 'gzip, deflate, br' };
+
+describe('Export: gzip for clients that accept it, a plain stream for the others', () => {
+  let s: TestServer;
+  let auth: Record<string, string>;
+
+  before(async () => {
+    s = await startTestServer();
+    auth = { authorization: `Bearer ${s.key}` };
+    await createVersion(s, 'pub', { status: 'published' });
+    await createVersion(s, 'other', { status: 'published' });
+    await createVersion(s, 'draft');
+    for (let i = 0; i < 40; i++) {
+      await createNode(s, 'pub', { slug: `t${i}`, translations: { en: { title: `Topic ${i}`, bodyMd: `${'Some words about the topic. '.repeat(200)}${i}\n` }, de: { title: `Thema ${i}`, bodyMd: `Text ${i} äöü\n` } } });
+    }
+    await createNode(s, 'draft', { slug: 'secret', translations: { en: { title: 'Secret', bodyMd: 'Not yet\n' } } });
+  });
+  after(() => s.close());
+
+  for (const query of ['', '?format=files']) {
+    test(`the gzip answer decompresses to exactly the plain one${query ? ' (files)' : ''}`, async () => {
+      const plain = await get(`${s.url}/versions/pub/export${query}`);
+      const gz = await get(`${s.url}/versions/pub/export${query}`, GZIP);
+      assert.equal(plain.status, 200);
+      assert.equal(gz.status, 200);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      for (const a of [plain, gz]) {
+        assert.equal(a.headers['content-type'], 'application/json; charset=utf-8');
+        assert.equal(a.headers.vary, 'Authorization, Accept-Encoding');
+        assert.equal(a.headers['cache-control'], 'public, max-age=60');
+      }
+      const inflated = gunzipSync(gz.body);
+      assert.ok(inflated.equals(plain.body), 'same bytes');
+      assert.ok(gz.body.length * 3 < plain.body.length, `compressed: ${gz.body.length} of ${plain.body.length} bytes`);
+      JSON.parse(plain.body.toString('utf8'));
+      // Once built, the compressed export is sent whole from memory, with its length.
+      const again = await get(`${s.url}/versions/pub/export${query}`, GZIP);
+      assert.ok(again.body.equals(gz.body));
+      assert.equal(Number(again.headers['content-length']), gz.body.length);
+    });
+  }
+
+  test('a client that refuses gzip (q=0) gets the plain stream', async () => {
+    const res = await get(`${s.url}/versions/pub/export`, { 'accept-encoding': 'gzip;q=0, identity' });
+    assert.equal(res.headers['content-encoding'], undefined);
+    assert.equal(JSON.parse(res.body.toString('utf8')).nodes.length, 40);
+  });
+
+  test('concurrent first requests all get the same complete bytes', async () => {
+    await putTranslation(s, 'pub', 't0', 'en', { title: 'Topic 0, changed', bodyMd: 'Changed.\n' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(`${s.url}/versions/pub/export`, GZIP)));
+    const plain = await get(`${s.url}/versions/pub/export`);
+    for (const a of answers) {
+      assert.equal(a.status, 200);
+      assert.ok(a.body.equals(answers[0].body));
+    }
+    assert.ok(gunzipSync(answers[0].body).equals(plain.body));
+    assert.equal(JSON.parse(plain.body.toString('utf8')).nodes[0].translations.en.title, 'Topic 0, changed');
+  });
+
+  test('ETag and 304 for either encoding; a write to the version moves them on, a write elsewhere does not', async () => {
+    const first = await get(`${s.url}/versions/pub/export`, GZIP);
+    const etag = first.headers.etag!;
+    assert.match(etag, /^W\/".+"$/);
+    assert.equal((await get(`${s.url}/versions/pub/export`)).headers.etag, etag);
+    for (const headers of [GZIP, {}]) {
+      const res = await get(`${s.url}/versions/pub/export`, { ...headers, 'if-none-match': etag });
+      assert.equal(res.status, 304);
+      assert.equal(res.body.length, 0);
+    }
+    assert.notEqual((await get(`${s.url}/versions/pub/export?format=files`)).headers.etag, etag);
+    await createNode(s, 'other', { slug: 'elsewhere' });
+    assert.equal((await get(`${s.url}/versions/pub/export`, { ...GZIP, 'if-none-match': etag })).status, 304);
+    await putTranslation(s, 'pub', 't1', 'de', { title: 'Thema 1, neu', bodyMd: 'Neu.\n' });
+    const changed = await get(`${s.url}/versions/pub/export`, { ...GZIP, 'if-none-match': etag });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.etag, etag);
+    assert.equal(JSON.parse(gunzipSync(changed.body).toString('utf8')).nodes[1].translations.de.title, 'Thema 1, neu');
+  });
+
+  test('HEAD answers the headers without the body', async () => {
+    const res = await get(`${s.url}/versions/pub/export`, GZIP, 'HEAD');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    assert.equal(res.body.length, 0);
+  });
+
+  test('drafts: exported with a key (private), still 404 without one', async () => {
+    const keyed = await get(`${s.url}/versions/draft/export`, { ...GZIP, ...auth });
+    assert.equal(keyed.status, 200);
+    assert.equal(keyed.headers['cache-control'], 'private, no-cache');
+    assert.equal(JSON.parse(gunzipSync(keyed.body).toString('utf8')).nodes[0].slug, 'secret');
+    for (const headers of [GZIP, {}]) {
+      const anon = await get(`${s.url}/versions/draft/export`, headers);
+      assert.equal(anon.status, 404);
+      assert.equal(anon.headers['content-encoding'], undefined);
+      assert.equal(JSON.parse(anon.body.toString('utf8')).error.code, 'not_found');
+    }
+  });
+});
+
+describe('ExportCache: one compression per change, bounded by bytes', () => {
+  const text = (n: number) => Array.from({ length: n }, (_, i) => `{"n":${i},"words":"${'lorem ipsum '.repeat(50)}"}`);
+  const read = async (body: Buffer | Readable) => (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray()));
+
+  test('requests while it compresses share the compression; then the bytes are kept', async () => {
+    const cache = new ExportCache(10 * 1024 * 1024);
+    let built = 0;
+    const pieces = () => {
+      built++;
+      return text(2000);
+    };
+    const bodies = Array.from({ length: 5 }, () => cache.gzip('v1|json', 's1', pieces));
+    const bytes = await Promise.all(bodies.map(read));
+    assert.equal(built, 1);
+    for (const b of bytes) assert.ok(b.equals(bytes[0]));
+    assert.equal(gunzipSync(bytes[0]).toString('utf8'), text(2000).join(''));
+    const kept = cache.gzip('v1|json', 's1', pieces);
+    assert.ok(Buffer.isBuffer(kept));
+    assert.equal(built, 1);
+    // A new stamp (the version changed) compresses again.
+    await read(cache.gzip('v1|json', 's2', pieces));
+    assert.equal(built, 2);
+  });
+
+  test('an export larger than the cache is sent but not kept', async () => {
+    const cache = new ExportCache(1024);
+    let built = 0;
+    const pieces = () => {
+      built++;
+      return text(2000);
+    };
+    const first = await read(cache.gzip('v1|json', 's1', pieces));
+    assert.ok(first.length > 1024);
+    const second = cache.gzip('v1|json', 's1', pieces);
+    assert.ok(!Buffer.isBuffer(second));
+    assert.ok((await read(second)).equals(first));
+    assert.equal(built, 2);
+  });
+});
