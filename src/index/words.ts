@@ -32,9 +32,9 @@ export interface Word {
 /** The folded words of `text`, in order (runs of unspaced scripts are one word each). */
 export function words(text: string): Word[] {
   const out: Word[] = [];
-  for (const m of text.matchAll(TOKEN)) {
-    const w = fold(m[0]);
-    if (w !== '') out.push({ text: w, unspaced: UNSPACED_START.test(w) });
+  for (const token of tokens(text)) {
+    const w = foldToken(token);
+    if (w !== '') out.push({ text: w, unspaced: isUnspaced(w) });
   }
   return out;
 }
@@ -44,13 +44,16 @@ export function words(text: string): Word[] {
  * pairs and its last character (so a one-character query finds the run's end too).
  */
 export function indexTerms(text: string, into: Set<string>): void {
-  const tokens = text.match(TOKEN);
-  if (tokens === null) return;
+  const found = tokens(text);
+  if (!NON_ASCII.test(text)) {
+    for (const token of found) into.add(token);
+    return;
+  }
   // Texts repeat their words: fold each distinct one once.
-  for (const token of new Set(tokens)) {
-    const w = fold(token);
+  for (const token of new Set(found)) {
+    const w = foldToken(token);
     if (w === '') continue;
-    if (w.charCodeAt(0) < FIRST_UNSPACED || !UNSPACED_START.test(w)) {
+    if (!isUnspaced(w)) {
       into.add(w);
       continue;
     }
@@ -59,6 +62,20 @@ export function indexTerms(text: string, into: Set<string>): void {
     into.add(chars[chars.length - 1]);
   }
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The words of `text`, lower case (the whole text at once: far cheaper than word by word). */
+const tokens = (text: string): string[] => text.toLowerCase().match(TOKEN) ?? [];
+
+/**
+ * fold() for a word already in lower case: only letters that decompose into a base and an accent
+ * (Latin, Greek, Cyrillic and a few symbols) need the Unicode normalizations.
+ */
+const foldToken = (token: string) => (MAY_DECOMPOSE.test(token) ? fold(token) : token);
+const MAY_DECOMPOSE = /[\u00c0-\u04ff\u1e00-\u1fff\u2100-\u214f\uf900-\ufaff\ud800-\udfff]/;
+
+const isUnspaced = (w: string) => w.charCodeAt(0) >= FIRST_UNSPACED && UNSPACED_START.test(w);
 
 /**
  * What one query word must find, as prefixes of indexed terms, every one of them: the word itself,
