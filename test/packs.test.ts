@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import git from 'isomorphic-git';
 import { clearTempDir, TEMP_DIR } from '../src/storage/durable-fs.ts';
 import { prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
+import { choosePacks, COMPACT_AT } from '../src/storage/pack-compactor.ts';
 import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
 import { generateDocSet } from './helpers/generate.ts';
 import { looseObjects } from './helpers/git.ts';
@@ -130,6 +131,60 @@ describe('Writes through the service land as packs', () => {
     s = await s.restart();
     const nodes = (await s.request('GET', '/versions/gc/nodes')).body.nodes.map((n: { slug: string }) => n.slug);
     assert.deepEqual(nodes, ['before-gc', 'after-gc']);
+  });
+});
+
+describe('Small packs are merged as writes go on', () => {
+  test('which packs merge: the small ones, up to a pack more than twice all smaller ones together', () => {
+    const packs = (sizes: number[]) => sizes.map((size, i) => ({ name: `p${i}`, size }));
+    assert.deepEqual(choosePacks(packs([50, 60, 40, 55])).map((p) => p.size), [40, 50, 55, 60]);
+    assert.deepEqual(choosePacks(packs([10, 10, 10, 1_000_000])).map((p) => p.size), [10, 10, 10]);
+    assert.deepEqual(choosePacks(packs([10, 100, 1000])), [], 'already geometric: nothing to do');
+  });
+
+  test('dozens of single writes leave a handful of packs, every commit readable by git and isomorphic-git', async () => {
+    let s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      for (let i = 0; i < 60; i++) await createNode(s, 'v1', { slug: `n${i}` });
+      await s.service.close(); // waits for a compaction in progress
+      const packs = packsOf(s.gitdir);
+      assert.ok(packs.length < COMPACT_AT + 3, `${packs.length} packs after 61 writes`);
+      fsckStrict(s.gitdir);
+      assert.equal(Number(sysGit(s.gitdir, 'rev-list', '--count', 'main').trim()), 61);
+      const cache = {};
+      for (const line of sysGit(s.gitdir, 'rev-list', '--objects', 'main').trim().split('\n')) {
+        const oid = line.slice(0, 40);
+        await git.readObject({ fs, gitdir: s.gitdir, oid, cache });
+      }
+      s = await startTestServer({ dataDir: s.dataDir });
+      assert.equal((await s.request('GET', '/versions/v1/nodes')).body.nodes.length, 60);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a pack git gc made (with deltas) is left to git; the service writes and merges around it', async () => {
+    let s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      await createNode(s, 'v1', { slug: 'a' });
+      const body = 'A paragraph that stays the same from one revision to the next. '.repeat(40);
+      for (let i = 0; i < 10; i++) await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'A', bodyMd: `${body}\nRevision ${i}\n` } });
+      s.git('gc', '--quiet');
+      const [gcPack] = packsOf(s.gitdir);
+      assert.match(sysGit(s.gitdir, 'verify-pack', '-v', join(s.gitdir, 'objects', 'pack', `${gcPack}.idx`)), /chain length = 1:/, 'git stored deltas');
+      for (let i = 0; i < 3 * COMPACT_AT; i++) await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'A', bodyMd: `${body}\nAfter gc ${i}\n` } });
+      await s.service.close();
+      const packs = packsOf(s.gitdir);
+      assert.ok(packs.includes(gcPack), 'the gc pack is untouched');
+      assert.ok(packs.length < COMPACT_AT + 2, `${packs.length} packs`);
+      fsckStrict(s.gitdir);
+      s = await startTestServer({ dataDir: s.dataDir });
+      assert.match((await s.request('GET', '/versions/v1/topics/a/translations/en')).body.bodyMd, new RegExp(`After gc ${3 * COMPACT_AT - 1}\\n$`));
+    } finally {
+      await s.close();
+    }
   });
 });
 

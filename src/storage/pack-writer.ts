@@ -129,6 +129,8 @@ export interface StagedPack {
   publish(): Promise<void>;
   /** Removes the temp files (when the commit is abandoned). */
   discard(): Promise<void>;
+  /** `pack-<checksum>`, the files' name without extension. */
+  readonly name: string;
   readonly objects: number;
 }
 
@@ -143,6 +145,7 @@ export async function stagePack(gitdir: string, tempDir: string, entries: readon
   }
   const [packTemp, idxTemp] = temps;
   return {
+    name: built.name,
     objects: built.objects,
     // The index goes last: readers find objects through it, so the pack is complete by the time they can.
     publish: () =>

@@ -4,6 +4,7 @@ import git from 'isomorphic-git';
 import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { Mutex } from './mutex.ts';
+import { COMPACT_AT, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
 
 export const BRANCH = 'refs/heads/main';
@@ -47,6 +48,12 @@ export class Repository {
   readonly unreadable = new Map<string, string>();
   /** isomorphic-git's object cache; without one shared cache every read re-inflates packs. */
   private readonly cache = {};
+  /** Packs written since compaction was last considered; the first commit after a start considers it. */
+  private packsSinceCompaction = COMPACT_AT - 1;
+  private compaction: Promise<void> | null = null;
+  private readsInFlight = 0;
+  /** Packs that hold deltas (from git gc): compaction leaves them to git. */
+  private readonly unmergeable = new Set<string>();
 
   private constructor(readonly gitdir: string) {
     this.fs = durableFs(gitdir);
@@ -88,10 +95,17 @@ export class Repository {
    */
   async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    await inBatches(blobs, 32, async ([path, oid]) => {
-      const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
-      out.set(path, Buffer.from(blob).toString('utf8'));
-    });
+    // Compaction removes packs; isomorphic-git must not be between listing and opening one then.
+    while (this.compaction) await this.compaction;
+    this.readsInFlight++;
+    try {
+      await inBatches(blobs, 32, async ([path, oid]) => {
+        const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+        out.set(path, Buffer.from(blob).toString('utf8'));
+      });
+    } finally {
+      this.readsInFlight--;
+    }
     // In the order asked for, as a folder read in one pass would give them.
     return new Map(blobs.map(([path]) => [path, out.get(path)!]));
   }
@@ -188,8 +202,29 @@ export class Repository {
       await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), commit.oid);
       this.head = commit.oid;
       this.root = root;
+      this.maybeCompact();
       return commit.oid;
     });
+  }
+
+  /** Resolves when no pack compaction is running (before a shutdown, or to inspect the pack folder). */
+  async compacted(): Promise<void> {
+    while (this.compaction) await this.compaction;
+  }
+
+  /** Starts merging small packs in the background every `COMPACT_AT` commits (pack-compactor.ts). */
+  private maybeCompact(): void {
+    if (++this.packsSinceCompaction < COMPACT_AT || this.compaction || this.readsInFlight > 0) return;
+    this.packsSinceCompaction = 0;
+    // A failed round changes nothing visible (the old packs stay until the merged one is durable); the next round retries.
+    this.compaction = compactPacks(this.gitdir, this.tempDir, this.unmergeable)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.compaction = null;
+      });
   }
 
   private get tempDir(): string {
