@@ -33,12 +33,18 @@ export function request(method: string, url: string, opts: { key?: string; body?
   });
 }
 
-/** GETs a URL and counts the bytes without keeping them: time to the last byte. */
-export function download(url: string, opts: { keep?: boolean; counter?: { bytes: number } } = {}): Promise<{ status: number; bytes: number; ms: number; body?: Buffer }> {
+/**
+ * GETs a URL and counts the bytes as they arrive (compressed ones are not decompressed): time to the
+ * last byte. `headers` are sent (e.g. Accept-Encoding); the answer's headers come back.
+ */
+export function download(
+  url: string,
+  opts: { keep?: boolean; counter?: { bytes: number }; headers?: Record<string, string> } = {},
+): Promise<{ status: number; bytes: number; ms: number; body?: Buffer; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const started = now();
     http
-      .get(url, { agent: false }, (res) => {
+      .get(url, { agent: false, headers: opts.headers }, (res) => {
         let bytes = 0;
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => {
@@ -46,7 +52,7 @@ export function download(url: string, opts: { keep?: boolean; counter?: { bytes:
           if (opts.counter) opts.counter.bytes = bytes;
           if (opts.keep) parts.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: now() - started, body: opts.keep ? Buffer.concat(parts) : undefined }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: now() - started, body: opts.keep ? Buffer.concat(parts) : undefined, headers: res.headers }));
         res.on('error', reject);
       })
       .on('error', reject);
