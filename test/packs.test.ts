@@ -80,8 +80,8 @@ describe('Pack files as the service writes them', () => {
     }
   });
 
-  test('a pack is named by its checksum and holds each object once', () => {
-    const built = buildPack(objects.map(packEntry));
+  test('a pack is named by its checksum and holds each object once', async () => {
+    const built = await buildPack(objects.map(packEntry));
     assert.equal(built.objects, objects.length - 1);
     assert.equal(`pack-${built.pack.subarray(-20).toString('hex')}`, built.name);
     assert.deepEqual(packsOf(gitdir), [built.name]);
@@ -249,7 +249,7 @@ describe('A crash between writing the pack and moving the ref', () => {
       await createVersion(s, 'v1');
       await s.service.close();
       // An index naming objects whose pack never reached the disk.
-      const orphan = buildPack([packEntry(prepareObject('blob', Buffer.from('orphan\n')))]);
+      const orphan = await buildPack([packEntry(prepareObject('blob', Buffer.from('orphan\n')))]);
       fs.writeFileSync(join(s.gitdir, 'objects', 'pack', `${orphan.name}.idx`), orphan.idx);
       await clearTempDir(s.gitdir);
       s = await startTestServer({ dataDir: s.dataDir });

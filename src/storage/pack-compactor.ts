@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { stagePack, type PackEntry } from './pack-writer.ts';
+import { sha1Sliced, stagePack, type PackEntry } from './pack-writer.ts';
 
 /**
  * Merges the small packs that single writes leave (one per commit) into fewer, larger ones, so that
@@ -17,8 +16,11 @@ import { stagePack, type PackEntry } from './pack-writer.ts';
 /** Compaction is considered once the folder holds this many packs. */
 export const COMPACT_AT = 8;
 
-/** The most bytes read into memory for one merge; larger packs are left to `git gc`. */
-const MAX_MERGE_BYTES = 64 << 20;
+/**
+ * The most bytes read into memory for one merge; larger packs are left to `git gc`. It also bounds
+ * the disk work that competes with the fsyncs of writes meanwhile.
+ */
+const MAX_MERGE_BYTES = 32 << 20;
 
 interface PackFile {
   name: string;
@@ -61,10 +63,11 @@ export async function listPacks(gitdir: string): Promise<PackFile[]> {
  * The entries of a pack of whole objects, or null when it holds deltas (or does not match its
  * checksum): such a pack is not ours to copy.
  */
-export function wholeEntries(pack: Buffer, idx: Buffer): PackEntry[] | null {
+export async function wholeEntries(pack: Buffer, idx: Buffer): Promise<PackEntry[] | null> {
   if (pack.length < 32 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return null;
   const body = pack.subarray(0, pack.length - 20);
-  if (!createHash('sha1').update(body).digest().equals(pack.subarray(pack.length - 20))) return null;
+  // A damaged pack is not copied under a fresh checksum, which would hide the damage from git verify-pack.
+  if (!(await sha1Sliced([body])).equals(pack.subarray(pack.length - 20))) return null;
   const n = idx.readUInt32BE(8 + 255 * 4);
   const oidsAt = 8 + 256 * 4;
   const crcsAt = oidsAt + n * 20;
@@ -102,7 +105,7 @@ export async function compactPacks(gitdir: string, tempDir: string, skip: Set<st
     let unmergeable = false;
     for (const p of chosen) {
       const [pack, idx] = await Promise.all([fs.promises.readFile(join(dir, `${p.name}.pack`)), fs.promises.readFile(join(dir, `${p.name}.idx`))]);
-      const whole = wholeEntries(pack, idx);
+      const whole = await wholeEntries(pack, idx);
       if (whole === null) {
         skip.add(p.name);
         unmergeable = true;

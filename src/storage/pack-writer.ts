@@ -71,8 +71,25 @@ export interface BuiltPack {
   objects: number;
 }
 
+/** SHA-1 of the parts, in slices with turns of the event loop between them (a merged pack can be tens of MB). */
+export async function sha1Sliced(parts: readonly Buffer[]): Promise<Buffer> {
+  const hash = createHash('sha1');
+  let sinceYield = 0;
+  for (const part of parts) {
+    for (let at = 0; at < part.length; at += SLICE_BYTES) {
+      hash.update(part.subarray(at, at + SLICE_BYTES));
+      sinceYield += Math.min(SLICE_BYTES, part.length - at);
+      if (sinceYield >= SLICE_BYTES) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+  return hash.digest();
+}
+
 /** Lays out a pack and its index from entries (an object listed twice is stored once). */
-export function buildPack(entries: readonly PackEntry[]): BuiltPack {
+export async function buildPack(entries: readonly PackEntry[]): Promise<BuiltPack> {
   const unique = new Map<string, PackEntry>();
   for (const e of entries) if (!unique.has(e.oid)) unique.set(e.oid, e);
   const list = [...unique.values()];
@@ -86,9 +103,9 @@ export function buildPack(entries: readonly PackEntry[]): BuiltPack {
     offsets.set(e.oid, offset);
     offset += e.bytes.length;
   }
-  const body = Buffer.concat([header, ...list.map((e) => e.bytes)], offset);
-  const trailer = createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, trailer]);
+  const parts = [header, ...list.map((e) => e.bytes)];
+  const trailer = await sha1Sliced(parts);
+  const pack = Buffer.concat([...parts, trailer], offset + trailer.length);
   return { name: `pack-${trailer.toString('hex')}`, pack, idx: buildIndex(list, offsets, trailer), objects: list.length };
 }
 
@@ -135,7 +152,7 @@ export interface StagedPack {
 }
 
 export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
-  const built = buildPack(entries);
+  const built = await buildPack(entries);
   const staged = await Promise.allSettled([stageFile(tempDir, built.pack), stageFile(tempDir, built.idx)]);
   const temps = staged.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = staged.find((r) => r.status === 'rejected');
