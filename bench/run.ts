@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { capture, startBareKoa, type BareKoa, type Captured } from './lib/bare-koa.ts';
 import { dataDirIn, importFilesSet, mainSet, prepareDataDir, summarize, type SetSummary } from './lib/dataset.ts';
-import { catFileVersion, commitCount, copyDir, fastImport, fi, gitInitBare, versionCommit, type Chunk } from './lib/git.ts';
+import { catFileVersion, commitCount, copyRepository, fastImport, fi, gitInitBare, versionCommit, type Chunk } from './lib/git.ts';
 import { download, request } from './lib/http.ts';
 import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { settle, startService, type ServiceChild } from './lib/service.ts';
@@ -547,7 +547,7 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
     while (now() < warmEnd) await put(false);
     // The baseline works on a copy of the repository as it is now (the server is idle between writes).
     const copy = join(ctx.work, 'p3-fast-import.git');
-    copyDir(gitdir, copy);
+    copyRepository(gitdir, copy);
     const before = commitCount(gitdir);
     const latencies: number[] = [];
     const started = now();

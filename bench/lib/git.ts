@@ -119,4 +119,21 @@ export function copyDir(from: string, to: string): void {
   fs.cpSync(from, to, { recursive: true });
 }
 
+/**
+ * Copies the repository of a running service: the service merges small packs in the background, so
+ * a pack listed by the copy can vanish before it is read; the copy then starts over (every object is
+ * in some pack at every moment, so a copy that completes is whole).
+ */
+export function copyRepository(from: string, to: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      fs.cpSync(from, to, { recursive: true });
+      return;
+    } catch (err) {
+      fs.rmSync(to, { recursive: true, force: true });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 10) throw err;
+    }
+  }
+}
+
 export const contentGit = (dataDir: string) => join(dataDir, 'content.git');
