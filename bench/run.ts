@@ -8,7 +8,7 @@
  * Exit status: 0 when every scenario ran (whether or not its target was met), 1 when the suite itself
  * failed (a scenario could not run), 2 for a usage error.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
@@ -668,7 +668,7 @@ async function main(): Promise<number> {
     details: {},
     cleanup: [],
     failures: [],
-    // One folder per child: the main thread's profile is CPU.<date>.<time>.<pid>.0.<n>.cpuprofile (thread 0); tsx's loader thread writes one too.
+    // One folder per child: the main thread's profile is CPU.<date>.<time>.<pid>.0.<n>.cpuprofile (thread 0).
     nodeArgs: (name) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : []),
   };
   const machineLine = `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, git ${machine.git ?? 'not installed'}, ${machine.platform}, autocannon ${machine.autocannon}`;
@@ -686,6 +686,13 @@ async function main(): Promise<number> {
 
   if (machine.git === null) {
     console.error('git is not installed: the suite writes its data sets and its baselines with git');
+    return 1;
+  }
+  // The service runs as `npm start` runs it: built into dist/main.js.
+  progress('building the server (scripts/build.mjs)');
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  if (build.status !== 0) {
+    console.error(`the server does not build:\n${build.stderr}`);
     return 1;
   }
   const wantsReads = READ_SCENARIOS.some((id) => opts.only.has(id));

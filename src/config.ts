@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The project folder: one level above this module, in src/ as in the built dist/. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Every setting of the service, read from the environment once at start, checked, and frozen.

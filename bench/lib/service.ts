@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import { freePort, now, PROJECT_ROOT, rssOf, sleep } from './util.ts';
 
-/** The service under test, running as a child process (`node --import tsx src/main.ts`, as `npm start` runs it). */
+/** The service under test, running as a child process (`node dist/main.js`, as `npm start` runs it; the suite builds it first). */
 export interface ServiceChild {
   proc: ChildProcess;
   pid: number;
@@ -39,7 +39,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const started = now();
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'dist/main.js'], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

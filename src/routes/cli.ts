@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../config.ts';
 import { endpoint } from '../http/api.ts';
 
-const PUSH_SCRIPT = new URL('../../bin/help-push.mjs', import.meta.url);
+const PUSH_SCRIPT = join(PROJECT_ROOT, 'bin', 'help-push.mjs');
 
 /** The push script, served so a content repository's CI fetches the one that matches this service. */
 export const cliRoutes = () => [

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { PROJECT, runProcess } from './helpers/process.ts';
+
+// `npm start` builds the server into one file (dist/main.js) and runs that. The bundle must behave as
+// the TypeScript sources do, including what it reads from the project folder by path: the sample
+// content, the push script it serves, and the fonts of the PDF bundle.
+
+describe('the built server (npm start)', () => {
+  test('builds, imports the sample content, serves content, the push script and fonts, and stops cleanly on SIGTERM', async () => {
+    const build = await runProcess(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT, env: { PATH: process.env.PATH }, timeout: 60_000 });
+    assert.equal(build.code, 0, build.stderr);
+    const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
+    const child = spawn(process.execPath, [join(PROJECT, 'dist', 'main.js')], {
+      cwd: dataDir,
+      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(log)?.[1], 20_000, () => log);
+      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 20_000, () => log);
+
+      const versions = (await (await fetch(`${url}/versions`)).json()) as Array<{ slug: string }>;
+      assert.deepEqual(versions.map((v) => v.slug), ['v1'], 'the sample content is imported');
+      const topic = await fetch(`${url}/versions/v1/topics/welcome`);
+      assert.equal(topic.status, 200);
+
+      const script = await fetch(`${url}/cli/help-push.mjs`);
+      assert.equal(script.status, 200);
+      assert.equal(await script.text(), fs.readFileSync(join(PROJECT, 'bin', 'help-push.mjs'), 'utf8'));
+
+      const bundle = (await (await fetch(`${url}/versions/v1/pdf-bundle`)).json()) as { fonts: Array<{ url: string }> };
+      const font = await fetch(bundle.fonts[0].url);
+      assert.equal(font.status, 200);
+      assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('hex'), '00010000', 'a TrueType file');
+
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, log);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms: number, context: () => string): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`timed out; output so far:\n${context()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
