@@ -67,7 +67,7 @@ export class Repository {
       await git.init({ fs: repo.fs, gitdir, bare: true, defaultBranch: 'main' });
     }
     await clearTempDir(gitdir);
-    await removeIndexesWithoutPack(gitdir);
+    await removeIndexesWithoutPack(repo);
     await repo.readHead();
     return repo;
   }
@@ -255,9 +255,10 @@ export class Repository {
  * is always renamed into place before its index (by this service and by git), so such an index
  * can only be left by a crash in between, with no ref pointing at its objects.
  */
-async function removeIndexesWithoutPack(gitdir: string): Promise<void> {
-  const dir = join(gitdir, 'objects', 'pack');
-  await fs.promises.mkdir(dir, { recursive: true });
+async function removeIndexesWithoutPack(repo: Repository): Promise<void> {
+  const dir = join(repo.gitdir, 'objects', 'pack');
+  // Through the durable fs: a folder made here must be on disk before packs renamed into it count.
+  await repo.fs.promises.mkdir(dir, { recursive: true });
   const names = new Set(await fs.promises.readdir(dir));
   for (const name of names) {
     if (name.endsWith('.idx') && !names.has(`${name.slice(0, -4)}.pack`)) await fs.promises.rm(join(dir, name), { force: true });
