@@ -13,7 +13,7 @@ import { sha1Sliced, stagePack, type PackEntry } from './pack-writer.ts';
  * durable before the packs it replaces are removed, so every object stays readable throughout.
  */
 
-/** Compaction is considered once the folder holds this many packs. */
+/** Compaction runs after this many commits (packs) since it last ran. */
 export const COMPACT_AT = 8;
 
 /**
@@ -97,9 +97,7 @@ export async function wholeEntries(pack: Buffer, idx: Buffer): Promise<PackEntry
 export async function compactPacks(gitdir: string, tempDir: string, skip: Set<string>): Promise<number> {
   const dir = join(gitdir, 'objects', 'pack');
   for (;;) {
-    const candidates = (await listPacks(gitdir)).filter((p) => !skip.has(p.name));
-    if (candidates.length < COMPACT_AT) return 0;
-    const chosen = choosePacks(candidates);
+    const chosen = choosePacks((await listPacks(gitdir)).filter((p) => !skip.has(p.name)));
     if (chosen.length === 0) return 0;
     const entries: PackEntry[] = [];
     let unmergeable = false;
