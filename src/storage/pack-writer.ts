@@ -19,7 +19,7 @@ const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
  */
 const LEVEL = 1;
 
-/** Input bytes to deflate between two turns of the event loop, so a bulk write does not stall reads. */
+/** Bytes to deflate or hash between two turns of the event loop, so a bulk write does not stall reads. */
 const SLICE_BYTES = 1 << 20;
 
 /** One object as a pack stores it: the entry header and the zlib stream, with their CRC-32 for the index. */

@@ -251,9 +251,10 @@ export class Repository {
 }
 
 /**
- * An index whose pack is missing would make readers fail on objects they look up in it. The pack
- * is always renamed into place before its index (by this service and by git), so such an index
- * can only be left by a crash in between, with no ref pointing at its objects.
+ * An index whose pack is missing would make readers fail on objects they look up in it. Pack and
+ * index are renamed in that order before one fsync of their folder (git does the same, and removes
+ * a pack index first), but a file system may persist the two renames out of order: a crash can then
+ * leave the index alone. No ref points at its objects, as the ref moves only after that fsync.
  */
 async function removeIndexesWithoutPack(repo: Repository): Promise<void> {
   const dir = join(repo.gitdir, 'objects', 'pack');
