@@ -3,7 +3,9 @@ import * as http from 'node:http';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import { ExportCache } from '../src/http/export-cache.ts';
+import { gzipSegments } from '../src/http/gzip-segments.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
 interface Answer {
@@ -169,3 +171,29 @@ describe('ExportCache: one compression per change, bounded by bytes', () => {
     assert.equal(built, 2);
   });
 });
+
+describe('gzipSegments: segments compressed apart make one gzip stream', () => {
+  const collect = async (pieces: string[], segmentChars: number, parallel: number) => {
+    const parts: Buffer[] = [];
+    for await (const chunk of gzipSegments(pieces, { level: 5, segmentChars, parallel })) parts.push(chunk);
+    return Buffer.concat(parts);
+  };
+
+  test('decodes with the system gzip and with zlib to exactly the text, whatever the segment size', async () => {
+    const pieces = Array.from({ length: 500 }, (_, i) => `{"i":${i},"t":"Grüße, 日本語 😀 ${'x'.repeat(i % 37)}"},`);
+    const text = pieces.join('');
+    for (const [segmentChars, parallel] of [[1, 1], [100, 2], [4096, 3], [1 << 20, 2]]) {
+      const gz = await collect(pieces, segmentChars, parallel);
+      assert.equal(gunzipSync(gz).toString('utf8'), text, `${segmentChars}/${parallel}`);
+      assert.equal(execFileSync('gzip', ['-dc'], { input: gz }).toString('utf8'), text, `${segmentChars}/${parallel}`);
+      execFileSync('gzip', ['-t'], { input: gz });
+    }
+  });
+
+  test('an empty text is a valid empty gzip stream', async () => {
+    const gz = await collect([], 10, 2);
+    assert.equal(gunzipSync(gz).length, 0);
+    assert.equal(execFileSync('gzip', ['-dc'], { input: gz }).length, 0);
+  });
+});
+
