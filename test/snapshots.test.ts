@@ -68,6 +68,34 @@ async function writeSome(run: Run, version: string, words: string[]) {
 }
 
 describe('Snapshots of the index', () => {
+  test('every body comes back exactly: Latin-1, Japanese, emoji (beyond the BMP), empty, and many in one part', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'mix', label: 'Mix', languages: ['en', 'ja', 'de'] });
+      const bodies: Array<Record<string, string>> = [
+        { en: 'Plain ASCII.\n', ja: '日本語の本文です。\n', de: 'Größe, Straße, Übersicht: ÿ and þ fit in Latin-1.\n' },
+        { en: '', ja: 'カタカナとひらがな 🎉 and an emoji beyond the BMP 𠮷.\n', de: '€ is not Latin-1.\n' },
+        { en: 'Line one\r\nline two\u0000 with a NUL and \t tab.\n', ja: '', de: 'ß' },
+      ];
+      for (let i = 0; i < 300; i++) {
+        const b = bodies[i % bodies.length];
+        const translations: Record<string, { title: string; bodyMd: string }> = {};
+        for (const [lang, body] of Object.entries(b)) translations[lang] = { title: `T${i} ${lang}`, bodyMd: `${body}${i % 7 === 0 ? body.repeat(50) : ''}` };
+        await ok(run, 'POST', '/versions/mix/nodes', { slug: `n${i}`, kind: 'topic', translations });
+      }
+      const before = await ok(run, 'GET', '/versions/mix/export');
+      await run.service.close();
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'mix'), [], 'restored: not read from git');
+      assert.deepEqual(await ok(run, 'GET', '/versions/mix/export'), before);
+      assert.equal(before.nodes.length, 300);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('a restart after writes restores from the snapshot and serves the same reads and searches', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     let run = await start(dataDir);

@@ -11,11 +11,19 @@ import type { TreeNode } from './git-objects.ts';
  * reading and parsing every file again. It is a cache: keyed by the folder's tree id, checked by a
  * checksum, and safe to delete (the next start reads git and writes a new one).
  *
- * File layout: the parts (v8-serialized), then the search index's bytes, then a JSON trailer
+ * File layout: the parts, then the search index's bytes, then a JSON trailer
  * (format, Node version, slug, tree id, part lengths, SHA-256 of everything before it), its length
  * as a 32-bit number, and MAGIC. The trailer comes last so the file is written in one pass.
+ *
+ * The parts: the head (v8-serialized), then per PART_NODES nodes three parts: the translations
+ * without their bodies (v8-serialized), then the bodies that fit in Latin-1, as Latin-1 bytes, then
+ * the others as UTF-16 (as strings hold them: no decoding). On restore each of the two is decoded into one string and the bodies are
+ * slices of it. Deserializing 300 MB of bodies as 30,000 separate strings made the young-generation
+ * collector copy every one of them, twice (half of a start's time); one big string per part is
+ * allocated where the collector never moves it. The price: a part's string stays in memory until
+ * every body sliced from it has been replaced, at most until the next start.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = Buffer.from('help-snapshot\n', 'latin1');
 const SUFFIX = '.snapshot';
 /** Translations per serialized part: a part takes a few milliseconds, so writing never holds the event loop long. */
@@ -82,15 +90,17 @@ export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ byte
   };
   try {
     const { state } = snap;
-    const pieces: Array<() => Buffer> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
+    const pieces: Array<() => Buffer | Buffer[]> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
     const entries = [...state.translations];
-    for (let i = 0; i < entries.length; i += PART_NODES) pieces.push(() => v8.serialize(entries.slice(i, i + PART_NODES)));
+    for (let i = 0; i < entries.length; i += PART_NODES) pieces.push(() => serializeTranslations(entries.slice(i, i + PART_NODES)));
     for (const piece of pieces) {
       const started = performance.now();
       const data = piece();
       longestStepMs = Math.max(longestStepMs, performance.now() - started);
-      parts.push(data.length);
-      await put(data);
+      for (const buffer of Array.isArray(data) ? data : [data]) {
+        parts.push(buffer.length);
+        await put(buffer);
+      }
     }
     if (snap.search) await put(snap.search);
     const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search?.length ?? null, sha256: hash.digest('hex') };
@@ -179,7 +189,7 @@ export async function readSnapshot(dir: string, slug: string): Promise<SnapshotF
   if (trailer.node !== process.version) throw new SnapshotFormatError(`written by Node ${trailer.node}, this is ${process.version}`);
   if (trailer.slug !== slug) throw new SnapshotFormatError(`holds version "${trailer.slug}"`);
   const total = trailer.parts.reduce((a, b) => a + b, 0) + (trailer.search ?? 0);
-  if (total !== payloadEnd || trailer.parts.length === 0) throw new SnapshotFormatError('its parts do not add up to its size');
+  if (total !== payloadEnd || trailer.parts.length % 3 !== 1) throw new SnapshotFormatError('its parts do not add up to its size');
   const payload = data.subarray(0, payloadEnd);
   return {
     slug,
@@ -207,7 +217,10 @@ function deserialize(payload: Buffer, trailer: Trailer): Snapshot {
   const next = (length: number) => payload.subarray(at, (at += length));
   const head = v8.deserialize(next(trailer.parts[0])) as Head;
   const translations = new Map<string, TranslationsOf>();
-  for (const length of trailer.parts.slice(1)) for (const [slug, byLanguage] of v8.deserialize(next(length)) as Array<[string, TranslationsOf]>) translations.set(slug, byLanguage);
+  for (let i = 1; i < trailer.parts.length; i += 3) {
+    const [meta, latin1, utf16] = [next(trailer.parts[i]), next(trailer.parts[i + 1]), next(trailer.parts[i + 2])];
+    for (const [slug, byLanguage] of deserializeTranslations(meta, latin1, utf16)) translations.set(slug, byLanguage);
+  }
   const search = trailer.search === null ? null : Uint8Array.prototype.slice.call(next(trailer.search));
   const state: VersionState = { slug: head.slug, meta: head.meta, nodes: head.nodes, roots: head.roots, translations };
   return { slug: trailer.slug, tree: head.tree, state, search };
@@ -230,4 +243,42 @@ function sha256(data: Buffer): Promise<string> {
     });
     worker.once('error', reject);
   });
+}
+
+/** A translation without its body; `latin1`: where its body is, and `length` its length in characters. */
+type StoredTranslation = [language: string, title: string, summary: string, updatedAt: string, latin1: boolean, length: number];
+
+const ONLY_LATIN1 = /^[\x00-\xff]*$/;
+
+/** The translations of some nodes as three parts: without bodies, Latin-1 bodies, the other bodies (UTF-16). */
+function serializeTranslations(entries: Array<[string, TranslationsOf]>): Buffer[] {
+  const latin1: string[] = [];
+  const wide: string[] = [];
+  const meta = entries.map(([slug, byLanguage]): [string, StoredTranslation[]] => [
+    slug,
+    [...byLanguage].map(([language, t]) => {
+      const fits = ONLY_LATIN1.test(t.bodyMd);
+      (fits ? latin1 : wide).push(t.bodyMd);
+      return [language, t.title, t.summary, t.updatedAt, fits, t.bodyMd.length];
+    }),
+  ]);
+  return [v8.serialize(meta), Buffer.from(latin1.join(''), 'latin1'), Buffer.from(wide.join(''), 'utf16le')];
+}
+
+function deserializeTranslations(meta: Buffer, latin1Bytes: Buffer, utf16Bytes: Buffer): Array<[string, TranslationsOf]> {
+  const latin1 = latin1Bytes.toString('latin1');
+  const wide = utf16Bytes.toString('utf16le');
+  let inLatin1 = 0;
+  let inWide = 0;
+  const out = (v8.deserialize(meta) as Array<[string, StoredTranslation[]]>).map(([slug, stored]): [string, TranslationsOf] => [
+    slug,
+    new Map(
+      stored.map(([language, title, summary, updatedAt, fits, length]) => {
+        const bodyMd = fits ? latin1.slice(inLatin1, (inLatin1 += length)) : wide.slice(inWide, (inWide += length));
+        return [language, { title, summary, bodyMd, updatedAt }];
+      }),
+    ),
+  ]);
+  if (inLatin1 !== latin1.length || inWide !== wide.length) throw new SnapshotFormatError('its bodies do not add up');
+  return out;
 }
