@@ -36,8 +36,8 @@ describe('Pack files as the service writes them', () => {
     gitdir = join(dir, 'repo.git');
     execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitdir]);
     fs.mkdirSync(join(gitdir, TEMP_DIR));
-    // Sizes on each side of the header's 4- and 7-bit boundaries, an empty file, text and incompressible bytes.
-    const sizes = [0, 1, 15, 16, 17, 127, 128, 2047, 2048, 2049, 262_143, 262_144, 1_500_000];
+    // Sizes on each side of the header's 4- and 7-bit boundaries, an empty file, text and incompressible bytes; the pack is large enough to be flushed in slices.
+    const sizes = [0, 1, 15, 16, 17, 127, 128, 2047, 2048, 2049, 262_143, 262_144, 1_500_000, 9_000_000];
     const blobs = sizes.map((n, i) => prepareObject('blob', i % 2 === 0 ? Buffer.from('Markdown line. '.repeat(n).slice(0, n)) : randomBytes(n)));
     const entries = new Map(blobs.map((b, i) => [`file-${i}.md`, { kind: 'blob' as const, oid: b.oid }]));
     const tree = prepareObject('tree', serializeTree(entries));

@@ -14,12 +14,28 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Large files are flushed in slices of this size: one flush of tens of MB would hold up the small
+ * fsyncs of every write waiting behind it on the disk.
+ */
+const FLUSH_SLICE = 4 << 20;
+
 /** Writes `data` to a new temp file and fsyncs it; the file is not visible anywhere until published. */
 export async function stageFile(tempDir: string, data: string | Uint8Array): Promise<string> {
   const temp = join(tempDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await fs.promises.open(temp, 'w');
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data.length <= FLUSH_SLICE) await handle.writeFile(data);
+    else {
+      let flushed = 0;
+      for (let at = 0; at < data.length; ) {
+        at += (await handle.write(data, at, Math.min(FLUSH_SLICE, data.length - at), at)).bytesWritten;
+        if (at - flushed >= FLUSH_SLICE) {
+          await handle.datasync();
+          flushed = at;
+        }
+      }
+    }
     await handle.sync();
   } catch (err) {
     await handle.close();
