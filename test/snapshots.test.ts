@@ -96,6 +96,34 @@ describe('Snapshots of the index', () => {
     }
   });
 
+  test('without the git command the start reads trees and files through isomorphic-git, and writes go on', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    const path = process.env.PATH;
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'nogit', label: 'No git', languages: ['en', 'de'] });
+      await writeSome(run, 'nogit', ['alpha', 'bravo']);
+      const before = await view(run, 'nogit', ['alpha', 'paragraph']);
+      await run.service.close();
+      rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+      process.env.PATH = mkdtempSync(join(tmpdir(), 'help-empty-path-'));
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'nogit'), ['version read from git']);
+      assert.deepEqual(await view(run, 'nogit', ['alpha', 'paragraph']), before);
+      await writeSome(run, 'nogit', ['charlie']);
+      assert.equal((await ok(run, 'GET', '/versions/nogit/search?q=charlie&lang=en')).hits.length, 1);
+    } finally {
+      process.env.PATH = path;
+      await run.service.close();
+    }
+    try {
+      assert.match(execFileSync('git', ['--git-dir', join(dataDir, 'content.git'), 'log', '-1', '--format=%s'], { encoding: 'utf8' }), /charlie/);
+      execFileSync('git', ['--git-dir', join(dataDir, 'content.git'), 'fsck', '--strict'], { stdio: 'pipe' });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('a restart after writes restores from the snapshot and serves the same reads and searches', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     let run = await start(dataDir);
