@@ -100,15 +100,21 @@ export function catFileObjects(gitdir: string, oids: readonly string[], onObject
 /** A tree object's entries: mode, name and object id of each. */
 export function parseTree(bytes: Buffer): Array<{ mode: string; name: string; oid: string }> {
   const out: Array<{ mode: string; name: string; oid: string }> = [];
-  for (let at = 0; at < bytes.length; ) {
-    const space = bytes.indexOf(0x20, at);
-    const nul = bytes.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > bytes.length) throw new GitUnavailableError('a tree object is malformed');
-    out.push({ mode: bytes.toString('latin1', at, space), name: bytes.toString('utf8', space + 1, nul), oid: bytes.toString('hex', nul + 1, nul + 21) });
+  // One decode for the whole tree: names are almost always ASCII, where Latin-1 and UTF-8 agree.
+  const text = bytes.toString('latin1');
+  for (let at = 0; at < text.length; ) {
+    const space = text.indexOf(' ', at);
+    const nul = text.indexOf('\0', space);
+    if (space < 0 || nul < 0 || nul + 21 > text.length) throw new GitUnavailableError('a tree object is malformed');
+    const raw = text.slice(space + 1, nul);
+    const name = NOT_ASCII.test(raw) ? bytes.toString('utf8', space + 1, nul) : raw;
+    out.push({ mode: text.slice(at, space), name, oid: bytes.toString('hex', nul + 1, nul + 21) });
     at = nul + 21;
   }
   return out;
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** The tree id of a commit object. */
 export function commitTree(bytes: Buffer): string {
