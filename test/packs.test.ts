@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import git from 'isomorphic-git';
 import { clearTempDir, TEMP_DIR } from '../src/storage/durable-fs.ts';
 import { prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
-import { choosePacks, COMPACT_AT } from '../src/storage/pack-compactor.ts';
+import { choosePacks, COMPACTION } from '../src/storage/pack-compactor.ts';
 import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
 import { generateDocSet } from './helpers/generate.ts';
 import { looseObjects } from './helpers/git.ts';
@@ -142,23 +142,28 @@ describe('Small packs are merged as writes go on', () => {
     assert.deepEqual(choosePacks(packs([10, 100, 1000])), [], 'already geometric: nothing to do');
   });
 
-  test('dozens of single writes leave a handful of packs, every commit readable by git and isomorphic-git', async () => {
+  test('a burst of single writes keeps the packs bounded; once writes pause they merge to a handful, readable by git and isomorphic-git', async () => {
     let s = await startTestServer();
     try {
       await createVersion(s, 'v1');
-      for (let i = 0; i < 60; i++) await createNode(s, 'v1', { slug: `n${i}` });
-      await s.service.close(); // waits for a compaction in progress
-      const packs = packsOf(s.gitdir);
-      assert.ok(packs.length <= COMPACT_AT + 4, `${packs.length} packs after 61 writes`);
+      const writes = 2 * COMPACTION.BURST_PACKS + 10;
+      for (let i = 1; i < writes; i++) await createNode(s, 'v1', { slug: `n${i}` });
+      // Closing waits for a merge in progress and drops the one planned for the pause.
+      await s.service.close();
+      const afterBurst = packsOf(s.gitdir).length;
+      assert.ok(afterBurst <= 20, `${afterBurst} packs after a burst of ${writes} writes`);
+      s = await startTestServer({ dataDir: s.dataDir });
+      await createNode(s, 'v1', { slug: `n${writes}` });
+      const settled = await packCountWithin(s.gitdir, 5);
+      assert.ok(settled <= 5, `${settled} packs once writes paused`);
       fsckStrict(s.gitdir);
-      assert.equal(Number(sysGit(s.gitdir, 'rev-list', '--count', 'main').trim()), 61);
+      assert.equal(Number(sysGit(s.gitdir, 'rev-list', '--count', 'main').trim()), writes + 1);
       const cache = {};
       for (const line of sysGit(s.gitdir, 'rev-list', '--objects', 'main').trim().split('\n')) {
-        const oid = line.slice(0, 40);
-        await git.readObject({ fs, gitdir: s.gitdir, oid, cache });
+        await git.readObject({ fs, gitdir: s.gitdir, oid: line.slice(0, 40), cache });
       }
-      s = await startTestServer({ dataDir: s.dataDir });
-      assert.equal((await s.request('GET', '/versions/v1/nodes')).body.nodes.length, 60);
+      s = await s.restart();
+      assert.equal((await s.request('GET', '/versions/v1/nodes')).body.nodes.length, writes);
     } finally {
       await s.close();
     }
@@ -174,19 +179,25 @@ describe('Small packs are merged as writes go on', () => {
       s.git('gc', '--quiet');
       const [gcPack] = packsOf(s.gitdir);
       assert.match(sysGit(s.gitdir, 'verify-pack', '-v', join(s.gitdir, 'objects', 'pack', `${gcPack}.idx`)), /chain length = 1:/, 'git stored deltas');
-      for (let i = 0; i < 5 * COMPACT_AT; i++) await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'A', bodyMd: `${body}\nAfter gc ${i}\n` } });
-      await s.service.close();
-      const packs = packsOf(s.gitdir);
-      assert.ok(packs.includes(gcPack), 'the gc pack is untouched');
-      assert.ok(packs.length <= COMPACT_AT + 4, `${packs.length} packs after ${5 * COMPACT_AT} writes`);
+      for (let i = 0; i < 20; i++) await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'A', bodyMd: `${body}\nAfter gc ${i}\n` } });
+      const settled = await packCountWithin(s.gitdir, 3);
+      assert.ok(settled <= 3, `${settled} packs once writes paused`);
+      assert.ok(packsOf(s.gitdir).includes(gcPack), 'the gc pack is untouched');
       fsckStrict(s.gitdir);
-      s = await startTestServer({ dataDir: s.dataDir });
-      assert.match((await s.request('GET', '/versions/v1/topics/a/translations/en')).body.bodyMd, new RegExp(`After gc ${5 * COMPACT_AT - 1}\\n$`));
+      s = await s.restart();
+      assert.match((await s.request('GET', '/versions/v1/topics/a/translations/en')).body.bodyMd, /After gc 19\n$/);
     } finally {
       await s.close();
     }
   });
 });
+
+/** Waits (up to 10 s) for background compaction to bring the pack count to `atMost`; returns the count. */
+async function packCountWithin(gitdir: string, atMost: number): Promise<number> {
+  const until = Date.now() + 10_000;
+  while (packsOf(gitdir).length > atMost && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  return packsOf(gitdir).length;
+}
 
 /**
  * A write process killed at a chosen rename (`.idx`: the pack is in place but not its index;

@@ -13,14 +13,17 @@ import { sha1Sliced, stagePack, type PackEntry } from './pack-writer.ts';
  * durable before the packs it replaces are removed, so every object stays readable throughout.
  */
 
-/** Compaction runs after this many commits (packs) since it last ran. */
-export const COMPACT_AT = 8;
-
 /**
- * The most bytes read into memory for one merge; larger packs are left to `git gc`. It also bounds
- * the disk work that competes with the fsyncs of writes meanwhile.
+ * When compaction runs: once writes pause for `IDLE_MS`, merging up to `IDLE_MERGE_BYTES`; during a
+ * long burst of writes also after every `BURST_PACKS` packs, merging only up to `BURST_MERGE_BYTES`,
+ * so that the burst's own writes do not wait behind a large merge on the disk.
  */
-const MAX_MERGE_BYTES = 32 << 20;
+export const COMPACTION = {
+  IDLE_MS: 1000,
+  IDLE_MERGE_BYTES: 32 << 20,
+  BURST_PACKS: 64,
+  BURST_MERGE_BYTES: 4 << 20,
+} as const;
 
 interface PackFile {
   name: string;
@@ -29,15 +32,15 @@ interface PackFile {
 
 /**
  * Which packs to merge, smallest first: all up to the last pack that is at most twice the size of
- * all smaller packs together. What remains afterwards grows geometrically (each pack more than
- * twice all smaller ones), so the count stays logarithmic in the bytes written and each byte is
- * copied a logarithmic number of times.
+ * all smaller packs together, within `maxBytes` (larger packs are left to `git gc`). What remains
+ * afterwards grows geometrically (each pack more than twice all smaller ones), so the count stays
+ * logarithmic in the bytes written and each byte is copied a logarithmic number of times.
  */
-export function choosePacks(packs: readonly PackFile[]): PackFile[] {
+export function choosePacks(packs: readonly PackFile[], maxBytes: number = COMPACTION.IDLE_MERGE_BYTES): PackFile[] {
   const sorted = [...packs].sort((a, b) => a.size - b.size);
   let take = 0;
   let below = 0;
-  for (let i = 0; i < sorted.length && below + sorted[i].size <= MAX_MERGE_BYTES; i++) {
+  for (let i = 0; i < sorted.length && below + sorted[i].size <= maxBytes; i++) {
     if (i > 0 && below * 2 >= sorted[i].size) take = i + 1;
     below += sorted[i].size;
   }
@@ -94,18 +97,21 @@ export async function wholeEntries(pack: Buffer, idx: Buffer): Promise<PackEntry
  * One round of compaction. `skip` remembers packs found unmergeable (deltas) so they are not read
  * again. Resolves to the number of packs merged away (0 when there was nothing to do).
  */
-export async function compactPacks(gitdir: string, tempDir: string, skip: Set<string>): Promise<number> {
+export async function compactPacks(gitdir: string, tempDir: string, skip: Set<string>, maxBytes: number): Promise<number> {
   const dir = join(gitdir, 'objects', 'pack');
   for (;;) {
-    const chosen = choosePacks((await listPacks(gitdir)).filter((p) => !skip.has(p.name)));
+    const chosen = choosePacks(
+      (await listPacks(gitdir)).filter((p) => !skip.has(p.name)),
+      maxBytes,
+    );
     if (chosen.length === 0) return 0;
+    const files = await Promise.all(chosen.map((p) => Promise.all([fs.promises.readFile(join(dir, `${p.name}.pack`)), fs.promises.readFile(join(dir, `${p.name}.idx`))])));
     const entries: PackEntry[] = [];
     let unmergeable = false;
-    for (const p of chosen) {
-      const [pack, idx] = await Promise.all([fs.promises.readFile(join(dir, `${p.name}.pack`)), fs.promises.readFile(join(dir, `${p.name}.idx`))]);
+    for (const [i, [pack, idx]] of files.entries()) {
       const whole = await wholeEntries(pack, idx);
       if (whole === null) {
-        skip.add(p.name);
+        skip.add(chosen[i].name);
         unmergeable = true;
       } else entries.push(...whole);
     }
@@ -113,11 +119,14 @@ export async function compactPacks(gitdir: string, tempDir: string, skip: Set<st
     const staged = await stagePack(gitdir, tempDir, entries);
     await staged.publish();
     // git's own order for removing a pack: the index first, so no reader finds an index without its pack.
-    for (const p of chosen) {
-      if (p.name === staged.name) continue;
-      await fs.promises.rm(join(dir, `${p.name}.idx`), { force: true });
-      await fs.promises.rm(join(dir, `${p.name}.pack`), { force: true });
-    }
+    await Promise.all(
+      chosen
+        .filter((p) => p.name !== staged.name)
+        .map(async (p) => {
+          await fs.promises.rm(join(dir, `${p.name}.idx`), { force: true });
+          await fs.promises.rm(join(dir, `${p.name}.pack`), { force: true });
+        }),
+    );
     return chosen.length;
   }
 }

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
+import { catFileTrees, GitUnavailableError } from './blob-reader.ts';
 import { Mutex } from './mutex.ts';
-import { COMPACT_AT, compactPacks } from './pack-compactor.ts';
+import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
 
 export const BRANCH = 'refs/heads/main';
@@ -48,9 +49,10 @@ export class Repository {
   readonly unreadable = new Map<string, string>();
   /** isomorphic-git's object cache; without one shared cache every read re-inflates packs. */
   private readonly cache = {};
-  /** Packs written since compaction was last considered; the first commit after a start considers it. */
-  private packsSinceCompaction = COMPACT_AT - 1;
+  /** Packs written since compaction last ran. */
+  private packsSinceCompaction = 0;
   private compaction: Promise<void> | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
   private readsInFlight = 0;
   /** Packs that hold deltas (from git gc): compaction leaves them to git. */
   private readonly unmergeable = new Set<string>();
@@ -127,6 +129,14 @@ export class Repository {
       }
     }
     if (oid === null) return;
+    try {
+      this.root = (await catFileTrees(this.gitdir, oid)).root;
+      this.head = oid;
+      return;
+    } catch (err) {
+      // No system git, or an object it cannot give: isomorphic-git reads what it can and says what is broken.
+      if (!(err instanceof GitUnavailableError)) throw err;
+    }
     let treeOid: string;
     try {
       const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
@@ -207,17 +217,34 @@ export class Repository {
     });
   }
 
-  /** Resolves when no pack compaction is running (before a shutdown, or to inspect the pack folder). */
-  async compacted(): Promise<void> {
+  /**
+   * For a shutdown: cancels a compaction that waits for writes to pause and resolves once none runs.
+   * (Compaction merely tidies: stopping before it loses nothing.)
+   */
+  async settle(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     while (this.compaction) await this.compaction;
   }
 
-  /** Starts merging small packs in the background every `COMPACT_AT` commits (pack-compactor.ts). */
+  /** Merges small packs in the background (pack-compactor.ts): once writes pause, or during a long burst. */
   private maybeCompact(): void {
-    if (++this.packsSinceCompaction < COMPACT_AT || this.compaction || this.readsInFlight > 0) return;
+    this.packsSinceCompaction++;
+    if (this.packsSinceCompaction >= COMPACTION.BURST_PACKS) this.compact(COMPACTION.BURST_MERGE_BYTES);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
+    }, COMPACTION.IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  /** `whenIdle`: also after a burst's compaction, which merged less. */
+  private compact(maxBytes: number, whenIdle = false): void {
+    if ((this.packsSinceCompaction === 0 && !whenIdle) || this.compaction || this.readsInFlight > 0) return;
     this.packsSinceCompaction = 0;
     // A failed round changes nothing visible (the old packs stay until the merged one is durable); the next round retries.
-    this.compaction = compactPacks(this.gitdir, this.tempDir, this.unmergeable)
+    this.compaction = compactPacks(this.gitdir, this.tempDir, this.unmergeable, maxBytes)
       .then(
         () => undefined,
         () => undefined,

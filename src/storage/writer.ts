@@ -78,10 +78,10 @@ export class Writer {
     );
   }
 
-  /** Resolves when every write that has started has finished, background pack compaction included (for a clean shutdown). */
+  /** Resolves when every write that has started has finished and no pack compaction runs (for a clean shutdown). */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    await this.repo.compacted();
+    await this.repo.settle();
   }
 
   private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
