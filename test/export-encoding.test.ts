@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { ExportCache } from '../src/http/export-cache.ts';
 import { gzipSegments } from '../src/http/gzip-segments.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
@@ -128,6 +129,31 @@ describe('Export: gzip for clients that accept it, a plain stream for the others
       assert.equal(anon.status, 404);
       assert.equal(anon.headers['content-encoding'], undefined);
       assert.equal(JSON.parse(anon.body.toString('utf8')).error.code, 'not_found');
+    }
+  });
+});
+
+describe('HELP_EXPORT_CACHE_MB', () => {
+  test('a value that is not a whole number of megabytes stops the start, naming the setting', () => {
+    for (const bad of ['lots', '-1', '1.5']) assert.throws(() => loadConfig({ HELP_EXPORT_CACHE_MB: bad }), (err: Error) => err instanceof ConfigError && /HELP_EXPORT_CACHE_MB/.test(err.message));
+    assert.equal(loadConfig({}).exportCacheBytes, 256 * 1024 * 1024);
+  });
+
+  test('0 keeps no export in memory, and the answers are the same', async () => {
+    const s = await startTestServer({ env: { HELP_EXPORT_CACHE_MB: '0' } });
+    try {
+      await createVersion(s, 'v', { status: 'published' });
+      await createNode(s, 'v', { slug: 'a' });
+      const plain = await get(`${s.url}/versions/v/export`);
+      const answers = [await get(`${s.url}/versions/v/export`, GZIP), await get(`${s.url}/versions/v/export`, GZIP)];
+      for (const a of answers) {
+        assert.equal(a.headers['content-encoding'], 'gzip');
+        assert.ok(gunzipSync(a.body).equals(plain.body));
+        // Sent as it is compressed, so without a length.
+        assert.equal(a.headers['content-length'], undefined);
+      }
+    } finally {
+      await s.close();
     }
   });
 });
