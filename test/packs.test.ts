@@ -190,6 +190,22 @@ describe('Small packs are merged as writes go on', () => {
       await s.close();
     }
   });
+
+  test('a pack with a .keep file beside it stays as it is', async () => {
+    const s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      const [kept] = packsOf(s.gitdir);
+      fs.writeFileSync(join(s.gitdir, 'objects', 'pack', `${kept}.keep`), 'kept by hand\n');
+      for (let i = 0; i < 6; i++) await createNode(s, 'v1', { slug: `n${i}` });
+      const settled = await packCountWithin(s.gitdir, 2);
+      assert.equal(settled, 2, 'the kept pack and one merged pack');
+      assert.ok(packsOf(s.gitdir).includes(kept));
+      fsckStrict(s.gitdir);
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 /** Waits (up to 10 s) for background compaction to bring the pack count to `atMost`; returns the count. */

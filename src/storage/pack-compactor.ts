@@ -47,14 +47,19 @@ export function choosePacks(packs: readonly PackFile[], maxBytes: number = COMPA
   return take >= 2 ? sorted.slice(0, take) : [];
 }
 
+/** Files git may keep beside a pack (a .keep asks that it stay as it is): such packs are git's to manage. */
+const COMPANIONS = ['.keep', '.bitmap', '.rev', '.mtimes', '.promisor'];
+
+/** Complete packs (pack and index) that have nothing else beside them, as this service writes them. */
 export async function listPacks(gitdir: string): Promise<PackFile[]> {
   const dir = join(gitdir, 'objects', 'pack');
   const names = new Set(await fs.promises.readdir(dir));
   const out: PackFile[] = [];
   for (const file of names) {
-    if (!file.endsWith('.pack') || !names.has(`${file.slice(0, -5)}.idx`)) continue;
+    const base = file.slice(0, -5);
+    if (!file.endsWith('.pack') || !names.has(`${base}.idx`) || COMPANIONS.some((ext) => names.has(`${base}${ext}`))) continue;
     try {
-      out.push({ name: file.slice(0, -5), size: (await fs.promises.stat(join(dir, file))).size });
+      out.push({ name: base, size: (await fs.promises.stat(join(dir, file))).size });
     } catch {
       // Removed meanwhile (by git gc): nothing to merge.
     }
