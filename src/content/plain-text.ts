@@ -41,10 +41,12 @@ const SYNTAX = /[<>[\]!|*_~`\\#]|^\s*(?:[-+:]|\d{1,9}[.)])|-->/;
 const SPACE_RUN = /^\s|\s$|\s\s|[^\S ]/;
 
 function plainLine(line: string): string {
-  if (/^ {0,3}(```|~~~)/.test(line)) return ''; // code fences (the code itself stays)
-  if (/^\s*\[[^\]\n]{1,200}\]:\s+\S/.test(line)) return ''; // link definitions
-  if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{0,200}:?\s*){0,100}\|?\s*$/.test(line)) return ''; // table rules
-  if (/^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return ''; // thematic breaks
+  // The lines dropped whole all start (after indentation) with one of a few markers.
+  const first = line.charAt(line.search(/\S/));
+  if ((first === '`' || first === '~') && /^ {0,3}(```|~~~)/.test(line)) return ''; // code fences (the code itself stays)
+  if (first === '[' && /^\s*\[[^\]\n]{1,200}\]:\s+\S/.test(line)) return ''; // link definitions
+  if ((first === '|' || first === ':' || first === '-') && /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{0,200}:?\s*){0,100}\|?\s*$/.test(line)) return ''; // table rules
+  if ((first === '-' || first === '*' || first === '_') && /^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return ''; // thematic breaks
   // Each step runs only when its marker is there: most lines need few of them.
   let s = line;
   if (s.includes('<')) {

@@ -17,6 +17,7 @@ export class TermIndex {
   private keyOf: Array<string | undefined> = [];
   private readonly numbers = new Map<string, number>();
   private gone = 0;
+  private changes = 0;
 
   get size(): number {
     return this.numbers.size;
@@ -33,6 +34,7 @@ export class TermIndex {
 
   add(key: string, terms: Iterable<string>): void {
     this.remove(key);
+    this.changes++;
     const n = this.keyOf.length;
     this.keyOf.push(key);
     this.numbers.set(key, n);
@@ -52,11 +54,15 @@ export class TermIndex {
     if (n === undefined) return;
     this.numbers.delete(key);
     this.keyOf[n] = undefined;
+    this.changes++;
     if (++this.gone > Math.max(1024, this.numbers.size)) this.compact();
   }
 
-  /** Keys of the documents that hold, for every prefix, a term starting with it. */
-  match(prefixes: readonly string[]): string[] {
+  /**
+   * The documents that hold, for every prefix, a term starting with it: a bitset over document
+   * numbers (see keyAt), gone documents included (callers skip numbers without a key).
+   */
+  match(prefixes: readonly string[]): Uint32Array {
     let acc: Uint32Array | null = null;
     for (const prefix of prefixes) {
       const bits: Uint32Array = new Uint32Array((this.keyOf.length + 31) >>> 5);
@@ -64,22 +70,27 @@ export class TermIndex {
       if (acc === null) acc = bits;
       else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
     }
-    const out: string[] = [];
-    if (acc === null) return out;
-    for (let i = 0; i < acc.length; i++) {
-      let word = acc[i];
-      while (word !== 0) {
-        const bit = 31 - Math.clz32(word & -word);
-        word &= word - 1;
-        const key = this.keyOf[(i << 5) | bit];
-        if (key !== undefined) out.push(key);
-      }
-    }
-    return out;
+    return acc ?? new Uint32Array(0);
+  }
+
+  /** The key of document number `n` (undefined: gone). */
+  keyAt(n: number): string | undefined {
+    return this.keyOf[n];
+  }
+
+  /** How many document numbers are in use (living or gone). */
+  get capacity(): number {
+    return this.keyOf.length;
+  }
+
+  /** Moves whenever a document number gains, loses or changes its key: what is derived from numbers is stale. */
+  get stamp(): number {
+    return this.changes;
   }
 
   /** Renumbers the living documents densely and drops gone numbers from the postings. */
   private compact(): void {
+    this.changes++;
     const renumber = new Int32Array(this.keyOf.length).fill(-1);
     const keys: string[] = [];
     this.keyOf.forEach((key, n) => {
