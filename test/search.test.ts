@@ -256,6 +256,17 @@ describe('GET /versions/{version}/search', () => {
       assert.ok(!hit.snippet.includes('*'), hit.snippet);
     });
 
+    test('a Latin snippet starts and ends on whole words', async () => {
+      const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+      await createNode(s, 'ss', { slug: 'words', translations: { en: { title: 'Words', bodyMd: `${words} narwhal ${words}\n` } } });
+      const [hit] = await hits('ss', 'narwhal');
+      assert.equal(hit.slug, 'words');
+      const inner = hit.snippet.replace(/^…/, '').replace(/…$/, '');
+      assert.ok(hit.snippet.startsWith('…') && hit.snippet.endsWith('…'), hit.snippet);
+      for (const w of inner.split(' ')) assert.match(w, /^(word\d+|narwhal)$/, `${JSON.stringify(w)} is a whole word of ${hit.snippet}`);
+      assert.ok(inner.length <= 160 && inner.length > 140, `${inner.length} characters`);
+    });
+
     test('a match at the very start: no … before it', async () => {
       await createNode(s, 'ss', { slug: 'first', translations: { en: { title: 'First', bodyMd: 'Wombat first.\nAnd then more.\n' } } });
       const [hit] = await hits('ss', 'wombat');
@@ -330,6 +341,17 @@ describe('GET /versions/{version}/search', () => {
       assert.deepEqual(slugsOf(await hits('cjk', 'api キー', { lang: 'ja' })), ['api-ja']);
       assert.deepEqual(slugsOf(await hits('cjk', 'rest 作成', { lang: 'ja' })), ['api-ja']);
       assert.deepEqual(await hits('cjk', 'rest 画面', { lang: 'ja' }), []);
+    });
+
+    test('a Japanese snippet is as wide as an English one (about 80 characters), holds the match, and is cut inside the run', async () => {
+      const long = 'この段落はとても長い説明文で、いくつもの手順を順番に説明しています。'.repeat(6);
+      await createNode(s, 'cjk', { slug: 'long-ja', translations: { en: { title: 'Long' }, ja: { title: '長い説明', bodyMd: `前書き ${long}ここで黒板消しを使います。${long}\n` } } });
+      const [hit] = await hits('cjk', '黒板消し', { lang: 'ja' });
+      assert.equal(hit.slug, 'long-ja');
+      assert.match(hit.snippet, /黒板消しを使います/);
+      assert.match(hit.snippet, /^…[^ ]+…$/, 'cut inside the unspaced text on both sides, not at the only space');
+      const chars = [...hit.snippet].length - 2;
+      assert.ok(chars >= 75 && chars <= 80, `${chars} characters`);
     });
 
     test('Japanese words are not found in the Chinese or English text', async () => {

@@ -5,9 +5,15 @@ import { TermIndex } from './term-index.ts';
 import { fold, foldWithMap, indexTerms, queryTerms, rawMatcher, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
-const SNIPPET_CHARS = 160;
-/** How much of the text before a match the snippet shows. */
-const SNIPPET_BEFORE = SNIPPET_CHARS / 3;
+/**
+ * A snippet's width in display columns: a character of East Asian scripts (wide or fullwidth) takes
+ * two, so a Japanese snippet shows about as much text as an English one (80 characters, not 160).
+ */
+const SNIPPET_COLUMNS = 160;
+/** How much of the text before a match the snippet shows, in columns. */
+const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
+/** Characters to gather around a match: never fewer than its columns. */
+const SNIPPET_CHARS = SNIPPET_COLUMNS;
 
 interface LanguageIndex {
   terms: TermIndex;
@@ -189,9 +195,10 @@ function snippet(t: Translation, query: Word[], candidates: RegExp): string {
   let head = '';
   for (const line of plainLinesOf(body)) {
     head = head === '' ? line : `${head} ${line}`;
-    if (head.length > SNIPPET_CHARS) return `${head.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, '')}…`;
+    if (head.length > SNIPPET_CHARS) break;
   }
-  return head || t.summary;
+  head ||= t.summary;
+  return clip(head, 0, 0, false);
 }
 
 /**
@@ -260,15 +267,60 @@ function* plainLinesOf(markdown: string, from = 0): Generator<string, void, unde
 function excerpt(before: string[], dropped: boolean, line: string, at: number, after: string[]): string {
   const lead = before.length > 0 ? `${before.join(' ')} ` : '';
   let text = lead + line;
-  const start = Math.max(0, lead.length + at - SNIPPET_BEFORE);
+  const pos = lead.length + at;
   // One character past the excerpt is enough to know whether the text goes on.
-  for (let i = 0; i < after.length && text.length <= start + SNIPPET_CHARS; i++) text += ` ${after[i]}`;
-  const end = Math.min(text.length, start + SNIPPET_CHARS);
-  let s = text.slice(start, end);
-  if (start > 0 || dropped) s = `…${s.replace(/^\S*\s/, '')}`;
-  if (end < text.length) s = `${s.replace(/\s\S*$/, '')}…`;
-  return s;
+  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_CHARS; i++) text += ` ${after[i]}`;
+  return clip(text, pos, SNIPPET_BEFORE, dropped);
 }
+
+/**
+ * SNIPPET_COLUMNS of `text` from `before` columns ahead of `pos`, not starting or ending inside a
+ * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
+ */
+function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
+  let start = columnsBack(text, pos, before);
+  if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
+  while (start < pos && /\s/.test(text[start])) start++;
+  let end = columnsForward(text, start, SNIPPET_COLUMNS);
+  if (end < text.length && splitsWord(text, end)) {
+    let wordStart = end;
+    while (wordStart > pos && isWordChar(text, wordStart - 1)) wordStart--;
+    if (wordStart > pos) end = wordStart;
+  }
+  while (end > start && /\s/.test(text[end - 1])) end--;
+  return `${start > 0 || moreBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+/** Display columns of a UTF-16 unit: 2 for East Asian wide and fullwidth characters and for astral ones (their high surrogate; the low one 0), else 1. */
+function columnsOf(code: number): number {
+  if (code < 0x1100) return 1;
+  if (code >= 0xdc00 && code <= 0xdfff) return 0;
+  return (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xdbff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
+}
+
+/** The index `columns` display columns before `from`. */
+function columnsBack(text: string, from: number, columns: number): number {
+  let i = from;
+  for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
+  return i;
+}
+
+/** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
+function columnsForward(text: string, from: number, columns: number): number {
+  let i = from;
+  for (let left = columns; i < text.length; i++) {
+    const c = columnsOf(text.charCodeAt(i));
+    if (c > left) break;
+    left -= c;
+  }
+  return i;
+}
+
+/** A letter, digit or mark of a script written with spaces between words. */
+const isWordChar = (text: string, i: number) => SPACED_WORD_CHAR.test(text[i] ?? '');
+const SPACED_WORD_CHAR = new RegExp(String.raw`^[[\p{L}\p{N}\p{M}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]]$`, 'v');
+/** Whether a cut before index `i` falls inside a word. */
+const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWordChar(text, i - 1) && isWordChar(text, i);
 
 /** Where in `text` the earliest word of the query occurs (-1: none). */
 function firstMatch(text: string, query: Word[]): number {
