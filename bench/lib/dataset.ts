@@ -46,9 +46,11 @@ export interface SetSummary {
 
 /** The words of a title as a reader would type them (a dictionary segmenter for Japanese). */
 function titleWords(title: string, language: string): string[] {
-  const words = new Intl.Segmenter(language, { granularity: 'word' }).segment(title);
-  return [...words].filter((w) => w.isWordLike).map((w) => w.segment);
+  let segmenter = segmenters.get(language);
+  if (!segmenter) segmenters.set(language, (segmenter = new Intl.Segmenter(language, { granularity: 'word' })));
+  return [...segmenter.segment(title)].filter((w) => w.isWordLike).map((w) => w.segment);
 }
+const segmenters = new Map<string, Intl.Segmenter>();
 
 export function summarize(set: GeneratedSet, queriesPerLanguage = 40): SetSummary {
   const queries: SetSummary['queries'] = [];

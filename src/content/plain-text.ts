@@ -30,7 +30,7 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
 }
 
 /** One line's plain text, trimmed and with white space collapsed ('' when nothing is left). */
-export function plainLineText(raw: string): string {
+function plainLineText(raw: string): string {
   const line = SYNTAX.test(raw) ? plainLine(raw) : raw;
   return SPACE_RUN.test(line) ? line.replace(/\s+/g, ' ').trim() : line;
 }

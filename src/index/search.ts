@@ -12,8 +12,6 @@ export const MAX_HITS = 50;
 const SNIPPET_COLUMNS = 160;
 /** How much of the text before a match the snippet shows, in columns. */
 const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
-/** Characters to gather around a match: never fewer than its columns. */
-const SNIPPET_CHARS = SNIPPET_COLUMNS;
 
 interface LanguageIndex {
   terms: TermIndex;
@@ -195,7 +193,7 @@ function snippet(t: Translation, query: Word[], candidates: RegExp): string {
   let head = '';
   for (const line of plainLinesOf(body)) {
     head = head === '' ? line : `${head} ${line}`;
-    if (head.length > SNIPPET_CHARS) break;
+    if (head.length > SNIPPET_COLUMNS) break;
   }
   head ||= t.summary;
   return clip(head, 0, 0, false);
@@ -203,8 +201,8 @@ function snippet(t: Translation, query: Word[], candidates: RegExp): string {
 
 /**
  * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
- * of that line before the match): enough for the excerpt to show SNIPPET_BEFORE characters, and
- * whether there is text before them.
+ * of that line before the match): at least SNIPPET_BEFORE characters of them where the text has
+ * that many, and whether there is text before them.
  */
 function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; more: boolean } {
   const lines = [...first];
@@ -213,40 +211,28 @@ function linesBefore(markdown: string, lineStart: number, first: string[]): { li
     const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
     const plain = plainLines(markdown, start, end);
     if (plain.length > 0) {
-      if (chars >= SNIPPET_BEFORE) return { lines: trimBefore(lines).lines, more: true };
+      if (chars >= SNIPPET_BEFORE) return { lines, more: true };
       lines.unshift(...plain);
       chars += plain.reduce((n, l) => n + l.length + 1, 0);
     }
     end = start - 1;
   }
-  return trimBefore(lines);
+  return { lines, more: false };
 }
 
-/** The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more. */
+/**
+ * The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more
+ * (a character takes at least one column, so SNIPPET_COLUMNS characters are always enough).
+ */
 function linesAfter(markdown: string, from: number, first: string[]): string[] {
   const lines = [...first];
   let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  for (let start = from; start < markdown.length && chars <= SNIPPET_CHARS; ) {
-    let end = markdown.indexOf('\n', start);
-    if (end < 0) end = markdown.length;
-    for (const line of plainLines(markdown, start, end)) {
-      lines.push(line);
-      chars += line.length + 1;
-    }
-    start = end + 1;
+  for (const line of plainLinesOf(markdown, from)) {
+    if (chars > SNIPPET_COLUMNS) break;
+    lines.push(line);
+    chars += line.length + 1;
   }
   return lines;
-}
-
-/** Drops leading lines the excerpt would not show, noting that there was text before. */
-function trimBefore(lines: string[]): { lines: string[]; more: boolean } {
-  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  let more = false;
-  while (lines.length > 1 && chars - lines[0].length - 1 >= SNIPPET_BEFORE) {
-    chars -= lines.shift()!.length + 1;
-    more = true;
-  }
-  return { lines, more };
 }
 
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
@@ -269,7 +255,7 @@ function excerpt(before: string[], dropped: boolean, line: string, at: number, a
   let text = lead + line;
   const pos = lead.length + at;
   // One character past the excerpt is enough to know whether the text goes on.
-  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_CHARS; i++) text += ` ${after[i]}`;
+  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_COLUMNS; i++) text += ` ${after[i]}`;
   return clip(text, pos, SNIPPET_BEFORE, dropped);
 }
 

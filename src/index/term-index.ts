@@ -19,17 +19,9 @@ export class TermIndex {
   private gone = 0;
   private changes = 0;
 
-  get size(): number {
-    return this.numbers.size;
-  }
-
   /** The keys of the documents in the index. */
   keys(): IterableIterator<string> {
     return this.numbers.keys();
-  }
-
-  has(key: string): boolean {
-    return this.numbers.has(key);
   }
 
   add(key: string, terms: Iterable<string>): void {

@@ -7,7 +7,7 @@ import { isVersionSlug } from '../domain/names.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
-import { catFileBlobs, GitUnavailableError } from './blob-reader.ts';
+import { catFileBlobs, GitUnavailableError } from './cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from './git-objects.ts';
 import type { Repository } from './repository.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';

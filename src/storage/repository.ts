@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
-import { catFileTrees, GitUnavailableError } from './blob-reader.ts';
+import { catFileTrees, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';

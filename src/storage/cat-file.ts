@@ -1,6 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { TreeEntry, TreeNode } from './git-objects.ts';
 
+/*
+ * Reading the repository with the system git (`git cat-file --batch`) where it is installed: git
+ * inflates in native code, several times faster than isomorphic-git. Used at start; every reader
+ * rejects with GitUnavailableError so the caller can fall back to isomorphic-git.
+ */
+
 /** The system git cannot serve the read (not installed, refused the repository, or an object is missing). */
 export class GitUnavailableError extends Error {}
 
