@@ -10,8 +10,45 @@ export const TITLE_MAX = 200;
 /**
  * gray-matter splits the file; js-yaml 4 reads and writes the YAML. (gray-matter's bundled js-yaml 3
  * writes emoji and other astral characters as `\U` escapes, which writers should not have to read.)
+ *
+ * gray-matter picks a parser from the text after the opening `---` (`---js` selects an engine that
+ * runs the front matter through `eval`), so `parseMarkdownFile` refuses any opening line other than
+ * a bare `---` before gray-matter sees the text. Every other engine name gray-matter knows is also
+ * replaced by one that refuses, so no path through it can reach an evaluating parser.
+ * js-yaml 4 has no JavaScript types (`!!js/function` is an unknown tag and fails), and aliases are
+ * shared references, never copies, so a "billion laughs" file costs what its text costs.
  */
-const engines = { yaml: { parse: (text: string) => yaml.load(text) as object, stringify: (data: object) => yaml.dump(data) } };
+const refuse = (language: string) => () => {
+  throw new FrontMatterLanguageError(language);
+};
+const engines = {
+  yaml: { parse: (text: string) => yaml.load(text) as object, stringify: (data: object) => yaml.dump(data) },
+  javascript: { parse: refuse('javascript') },
+  json: { parse: refuse('json') },
+  coffee: { parse: refuse('coffee') },
+  toml: { parse: refuse('toml') },
+};
+
+class FrontMatterLanguageError extends Error {
+  constructor(readonly language: string) {
+    super(`front matter in "${language}" is not read`);
+  }
+}
+
+/**
+ * The opening line of front matter must be exactly `---` (trailing spaces allowed). Returns the
+ * problem with any other line that starts with `---` (`---js`, `---toml`, `--- json`), or null.
+ * A line of four or more dashes is a Markdown rule, not front matter, and is left to the title check.
+ */
+function openingProblem(text: string): string | null {
+  if (!text.startsWith('---') || text.charAt(3) === '-') return null;
+  const end = text.indexOf('\n');
+  const line = (end < 0 ? text : text.slice(0, end)).replace(/\r$/, '');
+  const language = line.slice(3).trim();
+  if (language === '') return null;
+  const shown = language.length > 40 ? `${language.slice(0, 40)}…` : language;
+  return `front matter must open with a line of exactly "---" (YAML); "---${shown}" asks for another language, and only YAML front matter is read`;
+}
 
 /**
  * Writes a translation as Markdown with YAML frontmatter. The body follows the closing `---` byte
@@ -33,11 +70,20 @@ export interface ParsedMarkdown {
 
 /** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
 export function parseMarkdownFile(path: string, text: string, problems: ProblemList): ParsedMarkdown | null {
+  const opening = openingProblem(text);
+  if (opening !== null) {
+    problems.error(path, opening, 1);
+    return null;
+  }
   let parsed: { data: Record<string, unknown>; content: string };
   try {
     // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
     parsed = matter(text, { excerpt: false, engines });
   } catch (err) {
+    if (err instanceof FrontMatterLanguageError) {
+      problems.error(path, `only YAML front matter is read, not ${err.language}`, 1);
+      return null;
+    }
     const mark = (err as { mark?: { line?: number } }).mark;
     const reason = (err as { reason?: string }).reason ?? (err as Error).message;
     problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
