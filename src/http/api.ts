@@ -100,14 +100,33 @@ function queryObject(ctx: Context): Record<string, string> {
   return out;
 }
 
+/** Deepest nesting of arrays and objects a request body may have; no endpoint's schema needs more than 8. */
+export const MAX_BODY_DEPTH = 64;
+
 /**
- * Refuses strings with lone surrogates: they cannot be stored as UTF-8, so the file in git would
- * differ from what the index holds.
+ * Walks a parsed body once, without recursion (a body nested thousands of levels deep must not
+ * overflow the stack), and refuses what cannot be stored faithfully: nesting deeper than
+ * MAX_BODY_DEPTH, and strings with lone surrogates, which cannot be stored as UTF-8, so the file
+ * in git would differ from what the index holds. Field paths are built only for the answer.
  */
 function wellFormed<T>(value: T, field: string): T {
-  if (typeof value === 'string') {
-    if (!(value as unknown as { isWellFormed(): boolean }).isWellFormed()) throw invalid(field, 'contains a lone surrogate (not valid Unicode text)');
-  } else if (Array.isArray(value)) value.forEach((v, i) => wellFormed(v, `${field}/${i}`));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) wellFormed(v, `${field}/${k}`);
+  type Item = { value: unknown; depth: number; parent: Item | null; key: string };
+  const pathOf = (item: Item): string => {
+    const keys: string[] = [];
+    for (let at: Item | null = item; at !== null; at = at.parent) keys.push(at.key);
+    return keys.reverse().join('/');
+  };
+  const stack: Item[] = [{ value, depth: 0, parent: null, key: field }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    const v = item.value;
+    if (typeof v === 'string') {
+      if (!(v as unknown as { isWellFormed(): boolean }).isWellFormed()) throw invalid(pathOf(item), 'contains a lone surrogate (not valid Unicode text)');
+    } else if (v !== null && typeof v === 'object') {
+      if (item.depth === MAX_BODY_DEPTH) throw invalid(pathOf(item), `is nested deeper than ${MAX_BODY_DEPTH} levels of arrays and objects`);
+      const entries: Array<[string, unknown]> = Array.isArray(v) ? v.map((e, i) => [String(i), e]) : Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], depth: item.depth + 1, parent: item, key: entries[i][0] });
+    }
+  }
   return value;
 }
