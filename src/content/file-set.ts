@@ -86,16 +86,16 @@ export function readFileSet(files: ReadonlyMap<string, string | Translation>, op
   const primary = parsed.meta.languages[0];
   for (const slug of parsed.nodes.keys()) {
     if (primary !== undefined && !translations.get(slug)?.has(primary) && !present.has(`${primary}/${slug}`)) {
-      problems.error(VERSION_FILE, `node "${slug}" has no ${translationPath(primary, slug)} (the primary language is required)`, lineOf(versionText, `"${slug}"`));
+      problems.error(VERSION_FILE, `node "${slug}" has no ${translationPath(primary, slug)} (the primary language is required)`, () => lineOf(versionText, `"${slug}"`));
     }
   }
   const ids = new Set<string>();
   for (const node of parsed.nodes.values()) {
     if (node.id === null) continue;
-    if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id "${node.id}"`, lineOf(versionText, `"${node.id}"`));
+    if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id "${node.id}"`, () => lineOf(versionText, `"${node.id}"`));
     ids.add(node.id);
   }
-  if (problems.errors.length > 0) return null;
+  if (problems.hasErrors) return null;
 
   // Nodes written without an id get their default one, unless a node in the file already claims it.
   const taken = new Set([...parsed.nodes.values()].flatMap((n) => (n.id === null ? [] : [n.id])));

@@ -16,11 +16,11 @@ export function readIncomingFiles(files: readonly IncomingFile[], slug: string, 
   if (located) {
     const inFolder = new ProblemList();
     incoming = readFileSet(located.files, { slug, fallbackStamp: now, idFor: (s) => current?.nodes.get(s)?.id ?? newId() }, inFolder);
-    for (const p of inFolder.errors) problems.error(located.prefix + p.path, p.message, p.line);
-    for (const p of inFolder.warnings) problems.warn(located.prefix + p.path, p.message, p.line);
+    problems.adopt(inFolder, located.prefix);
   }
-  if (!incoming || problems.errors.length > 0) {
-    throw new AppError('invalid_content', `${problems.errors.length} problem(s) in the content files`, { errors: problems.errors, warnings: problems.warnings });
+  if (!incoming || problems.hasErrors) {
+    const listed = problems.omittedErrors > 0 ? ` (the first ${problems.errors.length} listed)` : '';
+    throw new AppError('invalid_content', `${problems.errorCount} problem(s) in the content files${listed}`, { errors: problems.errors, warnings: problems.warnings, ...problems.omitted() });
   }
   return { incoming, warnings: problems.warnings };
 }

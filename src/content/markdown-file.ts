@@ -95,21 +95,21 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     return null;
   }
   for (const key of Object.keys(data)) {
-    if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown frontmatter key "${key}" is ignored`, frontmatterLine(text, key));
+    if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown frontmatter key "${key}" is ignored`, () => frontmatterLine(text, key));
   }
   const title = data.title;
   if (typeof title !== 'string' || title.trim() === '') {
-    problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', frontmatterLine(text, 'title') ?? 1);
+    problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', () => frontmatterLine(text, 'title') ?? 1);
     return null;
   }
   // Counted in characters (code points), as the API's schema counts them.
   if ([...title].length > TITLE_MAX) {
-    problems.error(path, `frontmatter "title" must NOT have more than ${TITLE_MAX} characters`, frontmatterLine(text, 'title'));
+    problems.error(path, `frontmatter "title" must NOT have more than ${TITLE_MAX} characters`, () => frontmatterLine(text, 'title'));
     return null;
   }
   const summary = data.summary ?? '';
   if (typeof summary !== 'string') {
-    problems.error(path, 'frontmatter "summary" must be a string', frontmatterLine(text, 'summary'));
+    problems.error(path, 'frontmatter "summary" must be a string', () => frontmatterLine(text, 'summary'));
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
@@ -120,16 +120,21 @@ function readStamp(path: string, value: unknown, text: string, problems: Problem
   // Unquoted YAML timestamps arrive as Date objects.
   const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) {
-    problems.warn(path, 'frontmatter "updatedAt" is not an ISO timestamp and is ignored', frontmatterLine(text, 'updatedAt'));
+    problems.warn(path, 'frontmatter "updatedAt" is not an ISO timestamp and is ignored', () => frontmatterLine(text, 'updatedAt'));
     return null;
   }
   return new Date(ms).toISOString();
 }
 
+/** The line of `key:` in the frontmatter block; reads line by line up to the closing `---` only. */
 function frontmatterLine(text: string, key: string): number | undefined {
-  const lines = text.split('\n');
-  for (let i = 1; i < lines.length && lines[i].trimEnd() !== '---'; i++) {
-    if (lines[i].startsWith(`${key}:`)) return i + 1;
+  let start = text.indexOf('\n') + 1;
+  for (let line = 2; start > 0 && start < text.length; line++) {
+    const end = text.indexOf('\n', start);
+    const content = text.slice(start, end < 0 ? text.length : end);
+    if (content.trimEnd() === '---') return undefined;
+    if (content.startsWith(`${key}:`)) return line;
+    start = end + 1;
   }
   return undefined;
 }

@@ -5,18 +5,62 @@ export interface ContentProblem {
   message: string;
 }
 
+/** A line, or a way to find it that is run only when the problem is listed. */
+export type LineRef = number | undefined | (() => number | undefined);
+
+/**
+ * Problems listed per kind; more are counted, not listed. Finding a problem's line scans the text,
+ * so a file built to hold thousands of problems would otherwise cost time quadratic in its size.
+ */
+export const MAX_LISTED = 100;
+
 /** Collects errors and warnings while reading a file set, so all of them are reported at once. */
 export class ProblemList {
   readonly errors: ContentProblem[] = [];
   readonly warnings: ContentProblem[] = [];
+  /** Problems found beyond the first MAX_LISTED of their kind. */
+  omittedErrors = 0;
+  omittedWarnings = 0;
 
-  error(path: string, message: string, line?: number): void {
-    this.errors.push(line === undefined ? { path, message } : { path, line, message });
+  get hasErrors(): boolean {
+    return this.errors.length > 0;
   }
 
-  warn(path: string, message: string, line?: number): void {
-    this.warnings.push(line === undefined ? { path, message } : { path, line, message });
+  /** Every error found, listed or not. */
+  get errorCount(): number {
+    return this.errors.length + this.omittedErrors;
   }
+
+  error(path: string, message: string, line?: LineRef): void {
+    if (this.errors.length < MAX_LISTED) this.errors.push(problem(path, message, line));
+    else this.omittedErrors++;
+  }
+
+  warn(path: string, message: string, line?: LineRef): void {
+    if (this.warnings.length < MAX_LISTED) this.warnings.push(problem(path, message, line));
+    else this.omittedWarnings++;
+  }
+
+  /** Takes over another list's problems, their paths prefixed (a folder's problems as the whole set's). */
+  adopt(other: ProblemList, prefix: string): void {
+    for (const p of other.errors) this.error(prefix + p.path, p.message, p.line);
+    for (const p of other.warnings) this.warn(prefix + p.path, p.message, p.line);
+    this.omittedErrors += other.omittedErrors;
+    this.omittedWarnings += other.omittedWarnings;
+  }
+
+  /** The counts of problems not listed, for an answer: empty when every problem is listed. */
+  omitted(): { omittedErrors?: number; omittedWarnings?: number } {
+    return {
+      ...(this.omittedErrors > 0 ? { omittedErrors: this.omittedErrors } : {}),
+      ...(this.omittedWarnings > 0 ? { omittedWarnings: this.omittedWarnings } : {}),
+    };
+  }
+}
+
+function problem(path: string, message: string, ref: LineRef): ContentProblem {
+  const line = typeof ref === 'function' ? ref() : ref;
+  return line === undefined ? { path, message } : { path, line, message };
 }
 
 /** The 1-based line of a character offset. */

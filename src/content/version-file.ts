@@ -1,7 +1,7 @@
 import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
-import { lineAt, lineOf, type ProblemList } from './problems.ts';
+import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
 
@@ -71,7 +71,7 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
     return null;
   }
   const d = doc as Record<string, unknown>;
-  const where = (key: string) => lineOf(text, `"${key}"`);
+  const where = (key: string) => () => lineOf(text, `"${key}"`);
   for (const key of Object.keys(d)) if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown key "${key}" is ignored`, where(key));
 
   const label = d.label ?? '';
@@ -113,7 +113,7 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
   };
 }
 
-function readLanguages(path: string, value: unknown, problems: ProblemList, line: number | undefined): string[] {
+function readLanguages(path: string, value: unknown, problems: ProblemList, line: LineRef): string[] {
   if (!Array.isArray(value) || value.length === 0) {
     problems.error(path, '"languages" must be a non-empty array of language codes', line);
     return [];
@@ -152,23 +152,23 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     // Found only when a problem is reported: searching the text for every entry would be quadratic.
     const line = () => (typeof slug === 'string' ? lineOf(ctx.text, `"${slug}"`) : undefined);
     if (typeof slug !== 'string' || !isNodeSlug(slug)) {
-      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line());
+      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line);
       return;
     }
     if (ctx.nodes.has(slug)) {
-      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line());
+      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line);
       return;
     }
-    for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line());
+    for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line);
     const children = e.children ?? [];
-    if (!Array.isArray(children)) ctx.problems.error(ctx.path, `${here}.children must be an array`, line());
+    if (!Array.isArray(children)) ctx.problems.error(ctx.path, `${here}.children must be an array`, line);
     const kind = e.kind ?? (e.children !== undefined ? 'section' : 'topic');
-    if (kind !== 'section' && kind !== 'topic') ctx.problems.error(ctx.path, `${here}.kind must be "section" or "topic"`, line());
+    if (kind !== 'section' && kind !== 'topic') ctx.problems.error(ctx.path, `${here}.kind must be "section" or "topic"`, line);
     const icon = e.icon ?? null;
     if (icon !== null && (typeof icon !== 'string' || icon.length > ICON_MAX || !iconRe.test(icon))) {
-      ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line());
+      ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line);
     }
-    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line());
+    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line);
     const node: NavNode = {
       slug,
       kind: kind as NodeKind,

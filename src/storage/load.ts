@@ -70,7 +70,7 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
     }
     const { state, problems, read } = result;
     if (state === null) {
-      broken(`${problems.errors.length} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
+      broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
       continue;
     }
     // The index saved with the older state is adopted first; setting the new state then re-indexes only the changed documents.
