@@ -2,14 +2,16 @@ import * as fs from 'node:fs';
 import type { Logger } from 'pino';
 import { hashKey, KEY_PREFIX, KeyFile, writeAtomic, type StoredKey } from './key-file.ts';
 
-/** How often the server looks at keys.json for keys the CLI created or revoked. */
-const WATCH_INTERVAL_MS = 250;
 /** Last-use stamps are written at most this often. */
 const USAGE_FLUSH_MS = 1000;
 
 /**
- * The server's view of the API keys: reloaded within a second of any change to keys.json,
- * looked up by hash. Last use is kept in memory and flushed to key-usage.json in the background.
+ * The server's view of the API keys, looked up by hash. Every lookup first compares keys.json's
+ * stat (inode, size, mtime) with the one last read and re-reads the file when it differs, so a key
+ * works the moment `keys create` has printed it and a revoked key is refused the moment `keys revoke`
+ * has returned (the CLI replaces the file by rename, so the inode always changes). A stat costs a
+ * few microseconds, less than hashing the key. Last use is kept in memory and flushed to
+ * key-usage.json in the background.
  */
 export class KeyRing {
   private byHash = new Map<string, StoredKey>();
@@ -28,9 +30,7 @@ export class KeyRing {
   }
 
   start(): void {
-    // Polled by hand rather than with fs.watchFile, whose first snapshot is taken later and can
-    // swallow a change made just after start. The CLI replaces the file, so the inode changes too.
-    this.timers = [setInterval(() => this.reloadIfChanged(), WATCH_INTERVAL_MS), setInterval(() => this.flushUsage(), USAGE_FLUSH_MS)];
+    this.timers = [setInterval(() => this.flushUsage(), USAGE_FLUSH_MS)];
     for (const t of this.timers) t.unref();
   }
 
@@ -42,6 +42,7 @@ export class KeyRing {
   /** The key record for a presented secret, or null when it is unknown or revoked. */
   find(secret: string): StoredKey | null {
     if (!secret.startsWith(KEY_PREFIX)) return null;
+    this.reloadIfChanged();
     return this.byHash.get(hashKey(secret)) ?? null;
   }
 

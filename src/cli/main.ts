@@ -16,7 +16,7 @@ Commands:
   keys list [--json]
       List keys (name, prefix, scopes, publisher flag, created, last used).
   keys revoke --name NAME
-      Revoke a key. A running server stops accepting it within a second.
+      Revoke a key. A running server refuses it from the moment this returns.
 
 Options:
   --data-dir DIR   The service's data directory (default: $HELP_DATA_DIR or ./data)

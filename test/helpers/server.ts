@@ -18,7 +18,7 @@ export interface TestServer {
   service: RunningService;
   /** Sends a request; `key: null` sends none, a string sends that key, default the writer key. */
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  /** Issues another key in the data directory (the server sees it within a second). */
+  /** Issues another key in the data directory (the server accepts it at once). */
   createKey(opts: CreateOptions): Promise<string>;
   /** The system git, run on the data repository. */
   git(...args: string[]): string;
