@@ -12,7 +12,7 @@ export const ERROR_CATALOGUE = {
   language_not_enabled: { status: 400, description: 'A translation language is not in the version\'s `languages`.' },
   primary_language_required: { status: 400, description: 'A node is created without a translation in the version\'s primary language, or the primary translation would be deleted.' },
   invalid_document: { status: 400, description: 'An import document is invalid (unknown parent, duplicate slug, cycle, language not enabled, primary language missing); `offending` lists `{ slug, language?, problem }`.' },
-  invalid_content: { status: 400, description: 'Content files fail validation; `errors` lists every problem `{ path, line?, message }`, `warnings` the rest.' },
+  invalid_content: { status: 400, description: 'Content files fail validation; `errors` lists the problems `{ path, line?, message }`, `warnings` the rest (the first 100 of each; `omittedErrors`, `omittedWarnings` count any more).' },
   invalid_selection: { status: 400, description: 'A PDF selection names an unknown topic or section (`unknown`), or holds more than 200 topics (`max`).' },
   invalid_signature: { status: 401, description: 'A webhook delivery without a valid `X-Hub-Signature-256` for the configured secret.' },
   unauthorized: { status: 401, description: 'The credential is missing, malformed, unknown or revoked.' },
