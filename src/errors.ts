@@ -3,7 +3,7 @@
  * README.md lists the same table; test/errors-catalogue.test.ts keeps the two in step.
  */
 export const ERROR_CATALOGUE = {
-  validation_failed: { status: 400, description: 'A body field, path parameter, query parameter or header is invalid; `field` names it, `errors` lists every problem.' },
+  validation_failed: { status: 400, description: 'A body field, path parameter, query parameter or header is invalid; `field` names it, `errors` lists the problems (the first 100; `omittedErrors` counts any more).' },
   invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
   cycle: { status: 400, description: 'The move or reorder would place a node inside its own subtree.' },
   unknown_node: { status: 400, description: 'A slug named in the request body (for example a reorder item) does not exist in the version.' },

@@ -64,6 +64,26 @@ describe('Errors and bad input', () => {
     assert.ok(fields.includes('body/languages'));
   });
 
+  test('validation messages read as English: types and allowed values spelled out', async () => {
+    const res = await s.request('POST', '/versions', { body: { slug: 'v9', label: 7, status: 'live', sortOrder: 'first' } });
+    assertError(res, 400, 'validation_failed');
+    const byField = Object.fromEntries(res.body.error.errors.map((e: { field: string; message: string }) => [e.field, e.message]));
+    assert.equal(byField['body/label'], 'must be a string');
+    assert.equal(byField['body/status'], 'must be one of "draft", "published", "archived"');
+    assert.match(byField['body/sortOrder'], /^must be a number( or null)?$/);
+  });
+
+  test('a body with thousands of invalid elements lists the first 100 problems and counts the rest', async () => {
+    const items = Array.from({ length: 300 }, () => 1);
+    const res = await s.request('POST', '/versions/v1/reorder', { body: { items } });
+    assertError(res, 400, 'validation_failed');
+    assert.equal(res.body.error.errors.length, 100);
+    assert.equal(res.body.error.omittedErrors, 200);
+    assert.match(res.body.error.message, /; and 290 more$/);
+    assert.equal(res.body.error.field, 'body/items/0');
+    assert.equal(res.body.error.errors[99].message, 'must be an object');
+  });
+
   test('an invalid path parameter is 400 naming it, and never reaches the file system', async () => {
     for (const path of ['/versions/..%2F..%2Fetc/tree', '/versions/v1/topics/..%2Fversion/translations/en', '/versions/v1/topics/a/translations/not a lang']) {
       const res = await s.request('GET', path);

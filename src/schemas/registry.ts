@@ -28,9 +28,28 @@ export function validator(id: string): ValidateFunction {
 export function check<T>(id: string, data: unknown, where: string): T {
   const fn = validator(id);
   if (fn(data)) return data as T;
-  const errors = (fn.errors ?? []).map((e) => describe(e, where));
+  const all = fn.errors ?? [];
+  // A body can hold a problem per element of a large array: the first ones say what is wrong.
+  const errors = all.slice(0, MAX_LISTED).map((e) => describe(e, where));
   const first = errors[0];
-  throw new AppError('validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; '), { field: first.field, errors });
+  const more = all.length > MAX_IN_MESSAGE ? `; and ${all.length - MAX_IN_MESSAGE} more` : '';
+  throw new AppError('validation_failed', errors.slice(0, MAX_IN_MESSAGE).map((e) => `${e.field} ${e.message}`).join('; ') + more, {
+    field: first.field,
+    errors,
+    ...(all.length > MAX_LISTED ? { omittedErrors: all.length - MAX_LISTED } : {}),
+  });
+}
+
+/** Problems listed in `errors`, and named in the message, at most. */
+const MAX_LISTED = 100;
+const MAX_IN_MESSAGE = 10;
+
+const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
+
+/** "a number or null", "a string, an array or null". */
+function typeList(types: string | string[]): string {
+  const names = (Array.isArray(types) ? types : types.split(',')).map((t) => TYPE_NAMES[t] ?? t);
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
 function describe(e: ErrorObject, where: string): { field: string; message: string } {
@@ -44,6 +63,11 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     message = 'is required';
   } else if (e.keyword === 'propertyNames') {
     message = `has an invalid key ${JSON.stringify((e.params as { propertyName: string }).propertyName)}`;
+  } else if (e.keyword === 'type') {
+    message = `must be ${typeList((e.params as { type: string | string[] }).type)}`;
+  } else if (e.keyword === 'enum') {
+    const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
+    message = `must be one of ${allowed.join(', ')}`;
   } else if (e.keyword === 'pattern') {
     const description = (e.parentSchema as { description?: string } | undefined)?.description;
     message = description ? `has an invalid format (${description})` : `must match ${(e.params as { pattern: string }).pattern}`;
