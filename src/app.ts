@@ -5,6 +5,7 @@ import { AppError } from './errors.ts';
 import { endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
 import { ResponseCache, runOf } from './http/cache.ts';
+import { cors } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
@@ -68,6 +69,7 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   });
 
   app.use(requestLogging(log));
+  app.use(cors(deps.config.corsOrigins));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {
     if (!cache.answerAnonymous(ctx)) return next();

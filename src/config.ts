@@ -29,6 +29,8 @@ export interface Config {
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
   readonly basePath: '/help/v1';
+  /** Origins whose pages may send credentialed requests and writes (`HELP_CORS_ORIGINS`, comma-separated; default none). Anonymous reads are open to every origin. */
+  readonly corsOrigins: ReadonlySet<string>;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
 }
@@ -83,6 +85,24 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   };
 }
 
+function corsOrigins(raw: string | undefined): ReadonlySet<string> {
+  const origins = new Set<string>();
+  for (const value of (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean)) {
+    let origin: string | null = null;
+    try {
+      origin = new URL(value).origin;
+    } catch {
+      origin = null;
+    }
+    // An origin is scheme, host and port only: "https://app.example.com", never a path or "*".
+    if (origin === null || origin === 'null' || origin !== value.replace(/\/$/, '')) {
+      throw new ConfigError(`HELP_CORS_ORIGINS takes origins such as https://app.example.com, separated by commas; ${JSON.stringify(value)} is not one`);
+    }
+    origins.add(origin);
+  }
+  return origins;
+}
+
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -106,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return Object.freeze({
     publicUrl,
     publishing: publishingConfig(env),
+    corsOrigins: corsOrigins(env.HELP_CORS_ORIGINS),
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),
