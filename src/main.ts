@@ -1,8 +1,7 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.ts';
 import { startService } from './service.ts';
-import { DataDirLockedError } from './storage/lock-file.ts';
-import { BrokenRepositoryError } from './storage/repository.ts';
+import { describeStartupError } from './startup-errors.ts';
 
 /** Entry point: config → service → signals. Exits non-zero, with the reason, when it cannot serve. */
 async function main(): Promise<void> {
@@ -17,18 +16,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ level: config.logLevel });
-  let service;
-  try {
-    service = await startService(config, log);
-  } catch (err) {
-    if (err instanceof DataDirLockedError || err instanceof BrokenRepositoryError) {
-      log.fatal(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  // One line on stderr that says what to change; the stack only when asked for (LOG_LEVEL=debug).
+  const cannotStart = (err: unknown): never => {
+    const known = describeStartupError(err, config);
+    console.error(`Cannot start: ${known ?? (err as Error).message ?? String(err)}`);
+    if (known === null) log.debug({ err }, 'start-up failed');
+    process.exit(1);
+  };
+  const service = await startService(config, log).catch(cannotStart);
   log.info({ url: service.url, dataDir: config.dataDir }, 'listening');
-  service.ready.catch(() => process.exit(1));
+  service.ready.catch(cannotStart);
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight writes');
     service.close().then(
