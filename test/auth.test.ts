@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertError, isIso } from './helpers/assertions.ts';
@@ -294,26 +294,35 @@ describe('Authentication', () => {
       assertError(await s.request('POST', '/versions', { key: out.key, body: { slug: 'cli-pub-write' } }), 403, 'insufficient_scope');
     });
 
-    const USAGE_ERRORS: Array<[string, string[], RegExp]> = [
-      ['keys create without --name', ['keys', 'create', '--json'], /--name/],
-      ['keys create with an unknown scope', ['keys', 'create', '--name', 'bad-scope', '--scopes', 'help:admin', '--json'], /help:admin/],
-      ['keys create with an invalid name', ['keys', 'create', '--name', '-bad name', '--json'], /--name/],
-      ['keys create with a name that exists', ['keys', 'create', '--name', 'reader', '--json'], /reader/],
-      ['keys revoke without --name', ['keys', 'revoke'], /--name/],
-      ['keys revoke of an unknown name', ['keys', 'revoke', '--name', 'nobody'], /nobody/],
-      ['an unknown command', ['keys', 'rotate', '--json'], /rotate/],
-      ['an unknown option', ['keys', 'create', '--name', 'opt', '--colour', 'blue', '--json'], /colour/],
+    // Exit status 2: the command line itself is wrong; 1: a correct command that could not be done.
+    const REFUSALS: Array<[string, string[], RegExp, 1 | 2]> = [
+      ['keys create without --name', ['keys', 'create', '--json'], /--name/, 2],
+      ['keys create with an unknown scope', ['keys', 'create', '--name', 'bad-scope', '--scopes', 'help:admin', '--json'], /help:admin/, 2],
+      ['keys create with an invalid name', ['keys', 'create', '--name', '-bad name', '--json'], /--name/, 2],
+      ['keys create with a name that exists', ['keys', 'create', '--name', 'reader', '--json'], /reader/, 1],
+      ['keys revoke without --name', ['keys', 'revoke'], /--name/, 2],
+      ['keys revoke of an unknown name', ['keys', 'revoke', '--name', 'nobody'], /nobody/, 1],
+      ['an unknown keys command', ['keys', 'rotate', '--json'], /^Unknown command "keys rotate"/, 2],
+      ['an unknown command', ['rotate-keys'], /^Unknown command "rotate-keys"\n\nUsage:/, 2],
+      ['no command', [], /^No command given\n\nUsage:/, 2],
+      ['an unknown option', ['keys', 'create', '--name', 'opt', '--colour', 'blue', '--json'], /colour/, 2],
+      ['keys list in a data directory that does not exist', ['keys', 'list', '--data-dir', 'no/such/dir'], /^Error: No data directory at .*no\/such\/dir/, 1],
     ];
-    for (const [what, args, message] of USAGE_ERRORS) {
-      test(`${what} exits non-zero with a message on stderr and nothing on stdout`, async () => {
+    for (const [what, args, message, code] of REFUSALS) {
+      test(`${what} exits ${code} with a message on stderr and nothing on stdout`, async () => {
         const keysBefore = readFileSync(join(s.dataDir, 'keys.json'), 'utf8');
         const r = await cli(s, args);
-        assert.notEqual(r.code, 0);
+        assert.equal(r.code, code, r.stderr);
         assert.equal(r.stdout, '');
         assert.match(r.stderr, message);
+        assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
         assert.equal(readFileSync(join(s.dataDir, 'keys.json'), 'utf8'), keysBefore, 'keys.json is unchanged');
       });
     }
+    test('keys list --data-dir on a missing folder does not create it', async () => {
+      await cli(s, ['keys', 'list', '--data-dir', join(s.dataDir, 'missing')]);
+      assert.equal(existsSync(join(s.dataDir, 'missing')), false);
+    });
   });
 });
 

@@ -1,6 +1,9 @@
 import { displayPrefix, hashKey, KEY_NAME_PATTERN, KeyFile, newKeySecret, SCOPES, type Scope, type StoredKey } from '../auth/key-file.ts';
 
+/** A command that could not be carried out (exit status 1). */
 export class CliError extends Error {}
+/** A command line that is wrong in itself: a missing or malformed option (exit status 2). */
+export class UsageError extends CliError {}
 
 export interface CreateOptions {
   name: string;
@@ -10,7 +13,7 @@ export interface CreateOptions {
 
 /** Issues a key; the secret is returned here once and only its hash is stored. */
 export async function createKey(file: KeyFile, opts: CreateOptions) {
-  if (!KEY_NAME_PATTERN.test(opts.name)) throw new CliError(`--name must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; got ${JSON.stringify(opts.name)}`);
+  if (!KEY_NAME_PATTERN.test(opts.name)) throw new UsageError(`--name must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; got ${JSON.stringify(opts.name)}`);
   const scopes = parseScopes(opts.scopes);
   const secret = newKeySecret();
   const record: StoredKey = {
@@ -52,6 +55,6 @@ function parseScopes(value: string | undefined): Scope[] {
   if (value === undefined) return [...SCOPES];
   const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length > 0) throw new CliError(`--scopes takes a comma-separated list of ${SCOPES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+  if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes takes a comma-separated list of ${SCOPES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
   return [...new Set(scopes)] as Scope[];
 }

@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
 import { main as pushMain } from '../../bin/help-push.mjs';
-import { CliError, createKey, listKeys, revokeKey } from './keys.ts';
+import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -38,18 +38,26 @@ async function run(argv: string[]): Promise<number> {
     },
   });
   const [group, command] = positionals;
-  if (values.help || group !== 'keys' || !command) {
-    (values.help ? process.stdout : process.stderr).write(USAGE);
-    return values.help ? 0 : 2;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (group !== 'keys' || !command) {
+    const said = group === undefined ? 'No command given' : group !== 'keys' ? `Unknown command "${group}"` : 'keys needs a command: create, list or revoke';
+    process.stderr.write(`${said}\n\n${USAGE}`);
+    return 2;
   }
   const dataDir = resolve(values['data-dir'] ?? (process.env.HELP_DATA_DIR || 'data'));
-  mkdirSync(dataDir, { recursive: true });
+  // Only a new key may bring the data directory into being; listing or revoking in a folder that
+  // does not exist is a mistyped path, not an empty key list.
+  if (command === 'create') mkdirSync(dataDir, { recursive: true });
+  else if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
   const file = new KeyFile(dataDir);
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
 
   switch (command) {
     case 'create': {
-      if (!values.name) throw new CliError('keys create needs --name NAME');
+      if (!values.name) throw new UsageError('keys create needs --name NAME');
       const key = await createKey(file, { name: values.name, scopes: values.scopes, publisher: values.publisher });
       print(key, `Created key "${key.name}" (${key.scopes.join(', ')}${key.canWritePublished ? ', publisher' : ''}):\n\n  ${key.key}\n\nStore it now: it is not shown again.`);
       return 0;
@@ -61,7 +69,7 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     case 'revoke': {
-      if (!values.name) throw new CliError('keys revoke needs --name NAME');
+      if (!values.name) throw new UsageError('keys revoke needs --name NAME');
       const result = await revokeKey(file, values.name);
       print(result, `Revoked key "${values.name}".`);
       return 0;
@@ -75,11 +83,7 @@ async function run(argv: string[]): Promise<number> {
 try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof CliError || (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    process.stderr.write(`Error: ${(err as Error).message}\n`);
-    process.exitCode = 2;
-  } else {
-    process.stderr.write(`Error: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  }
+  const usage = err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_') === true;
+  process.stderr.write(`Error: ${(err as Error).message ?? String(err)}\n`);
+  process.exitCode = usage ? 2 : 1;
 }
