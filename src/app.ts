@@ -59,15 +59,17 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge, runOf(deps.catalog));
+  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup));
   mount(api, apiEndpoints(deps), deps.config.bodyLimit, cache);
 
   const system = new Router();
+  system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
   system.get('/healthz', (ctx) => {
     ctx.status = isReady() ? 200 : 503;
     ctx.body = { ok: isReady(), head: deps.repo.headCommit };
   });
 
+  app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
   app.use(cors(deps.config.corsOrigins));
   // Hot anonymous reads are answered here, before everything that could not change their answer.

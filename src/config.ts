@@ -31,6 +31,8 @@ export interface Config {
   readonly basePath: '/help/v1';
   /** Origins whose pages may send credentialed requests and writes (`HELP_CORS_ORIGINS`, comma-separated; default none). Anonymous reads are open to every origin. */
   readonly corsOrigins: ReadonlySet<string>;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>` (`HELP_METRICS_TOKEN`; default: open, like /healthz). */
+  readonly metricsToken: string | null;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
 }
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl,
     publishing: publishingConfig(env),
     corsOrigins: corsOrigins(env.HELP_CORS_ORIGINS),
+    metricsToken: env.HELP_METRICS_TOKEN || null,
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import { KeyFile } from './auth/key-file.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import { createApp } from './app.ts';
+import { Metrics } from './metrics.ts';
 import { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { readFileSet } from './content/file-set.ts';
@@ -59,12 +60,13 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     snapshots.preload();
     const repo = await Repository.open(join(config.dataDir, 'content.git'));
     const clock = new Clock();
-    const writer = new Writer(repo, catalog, clock, config.publishing !== null);
+    const metrics = new Metrics(catalog);
+    const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
     const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log);
     let isReady = false;
-    const app = createApp({ config, catalog, search, writer, repo, keys, publisher }, log, () => isReady);
+    const app = createApp({ config, catalog, search, writer, repo, keys, publisher, metrics }, log, () => isReady);
     const server = createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

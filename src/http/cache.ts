@@ -9,7 +9,12 @@ interface CachedAnswer {
   generation: number;
   etag: string;
   body: Buffer;
+  /** The route template that produced it, for metrics of answers served before the router. */
+  route: string | undefined;
 }
+
+/** What a lookup found: a current answer, nothing (the answer is built), or the caller's own copy (304). */
+export type CacheLookup = 'hit' | 'miss' | 'not_modified';
 
 export type Visibility = 'public' | 'all';
 
@@ -57,6 +62,7 @@ export class ResponseCache {
     maxAge: number,
     /** What tells this start's validators from another's (see runOf). */
     private readonly run: string,
+    private readonly observe: (lookup: CacheLookup) => void = () => {},
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
   }
@@ -73,6 +79,8 @@ export class ResponseCache {
     if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
     const entry = this.lru.get(keyOf('public', ctx));
     if (entry === undefined || entry.generation !== this.generation()) return false;
+    ctx.state.route = entry.route;
+    this.observe('hit');
     this.send(ctx, 'public', entry.etag, entry.body);
     return true;
   }
@@ -83,13 +91,21 @@ export class ResponseCache {
     const key = keyOf(visibility, ctx);
     const generation = this.generation();
     const entry = this.lru.get(key);
-    if (entry !== undefined && entry.generation === generation) return this.send(ctx, visibility, entry.etag, entry.body);
+    if (entry !== undefined && entry.generation === generation) {
+      this.observe('hit');
+      return this.send(ctx, visibility, entry.etag, entry.body);
+    }
     const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
-    if (matches(ctx, etag)) return this.send(ctx, visibility, etag, null);
+    if (matches(ctx, etag)) {
+      this.observe('not_modified');
+      return this.send(ctx, visibility, etag, null);
+    }
+    this.observe('miss');
     const res = await produce();
     const body = Buffer.from(JSON.stringify(res.body), 'utf8');
+    const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if ((res.status ?? 200) === 200 && this.generation() === generation) this.lru.set(key, { generation, etag, body });
+    if ((res.status ?? 200) === 200 && this.generation() === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined });
     this.send(ctx, visibility, etag, body);
   }
 

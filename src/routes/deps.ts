@@ -1,5 +1,6 @@
 import type { KeyRing } from '../auth/key-ring.ts';
 import type { Config } from '../config.ts';
+import type { Metrics } from '../metrics.ts';
 import type { Catalog } from '../index/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import type { Publisher } from '../publishing/publisher.ts';
@@ -15,4 +16,5 @@ export interface Deps {
   repo: Repository;
   keys: KeyRing;
   publisher: Publisher;
+  metrics: Metrics;
 }

@@ -5,6 +5,7 @@ import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
 import { KeyedMutex } from './mutex.ts';
+import type { TimingSink } from './timing.ts';
 import type { FolderChange, Repository } from './repository.ts';
 
 /** The new state of one version after a write; `null` deletes it. `copyOf` writes it as a copy of another version's folder. */
@@ -57,6 +58,8 @@ export class Writer {
     private readonly clock: Clock,
     /** True while published versions change only through reviewed pull requests (or publisher keys). */
     private readonly lockPublished = false,
+    /** Told how long each commit took, from the first object written to the durable ref. */
+    private readonly timing: TimingSink = () => {},
   ) {}
 
   /** A write to the nodes and translations of one version. Writes to other versions go on in parallel. */
@@ -97,10 +100,12 @@ export class Writer {
     // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
     const folderChanges = changes.map((change) => this.folderChange(change));
     try {
+      const started = performance.now();
       const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
       // A write whose files come out byte for byte as they were makes no commit.
       if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
       await this.repo.commit(folders, { author: author.name, message });
+      this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
