@@ -18,6 +18,7 @@ import { exportRoutes } from './routes/export.ts';
 import { importRoutes } from './routes/import.ts';
 import { pdfRoutes } from './routes/pdf.ts';
 import { publishingRoutes } from './routes/publishing.ts';
+import { referenceRoutes } from './routes/reference.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
@@ -37,6 +38,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...translationRoutes(deps),
     ...identityRoutes(deps),
     ...pdfRoutes(deps),
+    ...referenceRoutes(deps.config.basePath),
   ];
   let document: unknown;
   endpoints.push(

@@ -17,7 +17,7 @@ describe('Errors and bad input', () => {
     const res = await s.request('GET', '/nothing-here', { key: null });
     assertError(res, 404, 'not_found');
     assert.equal(res.body.error.resource, 'route');
-    assertError(await s.request('GET', '/', { key: null }), 404, 'not_found');
+    assertError(await s.request('GET', '/versions/v1/nothing-here', { key: null }), 404, 'not_found');
   });
 
   test('a known path with another method is 405 with Allow', async () => {

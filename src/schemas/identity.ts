@@ -16,4 +16,25 @@ export const Whoami = {
 
 export const Health = { $id: 'Health', type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, head: { type: ['string', 'null'] } } } as const;
 
-export const identitySchemas = [Whoami, Health];
+/** The answer of `GET /help/v1`: where everything is. */
+export const ApiIndex = {
+  $id: 'ApiIndex',
+  type: 'object',
+  required: ['name', 'apiVersion', 'links'],
+  properties: {
+    name: { type: 'string' },
+    apiVersion: { type: 'string', description: 'The version of this interface description.' },
+    links: {
+      type: 'object',
+      required: ['docs', 'openapi', 'healthz', 'metrics'],
+      properties: {
+        docs: { type: 'string', description: 'The interactive reference page.' },
+        openapi: { type: 'string', description: 'The OpenAPI document.' },
+        healthz: { type: 'string', description: '200 once the content is loaded.' },
+        metrics: { type: 'string', description: 'Prometheus metrics.' },
+      },
+    },
+  },
+} as const;
+
+export const identitySchemas = [Whoami, Health, ApiIndex];
