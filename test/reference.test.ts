@@ -32,11 +32,11 @@ describe('The API index and the interactive reference', () => {
     const html = await res.text();
     assert.doesNotMatch(html, /<script>(?!<)/, 'no inline script');
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    assert.deepEqual(urls, ['/help/v1/docs/swagger-ui.css', '/help/v1/docs/swagger-ui-bundle.js', '/help/v1/docs/reference.js']);
+    assert.deepEqual(urls, ['/help/v1/docs/favicon-32x32.png', '/help/v1/docs/swagger-ui.css', '/help/v1/docs/swagger-ui-bundle.js', '/help/v1/docs/reference.js']);
     for (const url of urls) {
       const asset = await fetch(new URL(url, s.url));
       assert.equal(asset.status, 200, url);
-      assert.match(asset.headers.get('content-type') ?? '', url.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      assert.match(asset.headers.get('content-type') ?? '', url.endsWith('.css') ? /^text\/css/ : url.endsWith('.png') ? /^image\/png/ : /^text\/javascript/);
       assert.equal(asset.headers.get('x-content-type-options'), 'nosniff');
       assert.ok((await asset.arrayBuffer()).byteLength > 100, url);
     }

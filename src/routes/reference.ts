@@ -30,6 +30,7 @@ const page = (base: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Help Content API reference</title>
+<link rel="icon" type="image/png" href="${base}/docs/favicon-32x32.png">
 <link rel="stylesheet" href="${base}/docs/swagger-ui.css">
 </head>
 <body>
@@ -89,12 +90,13 @@ export function referenceRoutes(basePath: string) {
     ...[
       ['swagger-ui.css', 'text/css; charset=utf-8', 'getApiReferenceStyles'],
       ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8', 'getApiReferenceScript'],
+      ['favicon-32x32.png', 'image/png', 'getApiReferenceIcon'],
     ].map(([file, type, operationId]) =>
       endpoint({
         method: 'get',
         path: `/docs/${file}`,
         operationId,
-        summary: `The reference page's ${file.endsWith('.css') ? 'styles' : 'script'} (Swagger UI, served by the service)`,
+        summary: `The reference page's ${file.endsWith('.css') ? 'styles' : file.endsWith('.js') ? 'script' : 'icon'} (Swagger UI, served by the service)`,
         tag: TAG,
         access: 'public',
         responses: { 200: { description: file } },
