@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -49,7 +50,49 @@ describe('the built server (npm start)', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  // In this file so that it never builds dist/ while the test above does.
+  test("the README's walk-through, pasted into a shell as one block, does what it says", async () => {
+    const readme = fs.readFileSync(join(PROJECT, 'README.md'), 'utf8');
+    const block = /## A first walk-through[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'the README has a walk-through block');
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-walk-'));
+    // Only the port and the data directory differ from what a reader runs.
+    const script = block.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`).replaceAll('data/content.git', `${dataDir}/content.git`);
+    const shell = spawn('bash', ['-c', script], { cwd: PROJECT, env: { ...process.env, PORT: String(port), HELP_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    shell.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    shell.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    try {
+      const code = await new Promise<number | null>((resolve) => shell.on('exit', resolve));
+      assert.equal(code, 0, out);
+      assert.doesNotMatch(out, /"error"/, 'no request of the walk-through is refused');
+      assert.match(out, /"title":"Erste Schritte"/, 'the tree in German');
+      assert.match(out, /"title":"Installieren"/, 'the topic in German');
+      assert.match(out, /docs-team: /, 'the writes are commits by the key');
+    } finally {
+      // The walk-through leaves its server running, as a reader's would; it ends with the shell's group.
+      try {
+        process.kill(-shell.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms: number, context: () => string): Promise<T> {
   const until = Date.now() + ms;
