@@ -88,4 +88,47 @@ describe('GET /help/v1/openapi.json', () => {
       assert.ok(validate(res.body), `${method} ${path} → ${schema}: ${JSON.stringify(validate.errors)}`);
     }
   });
+
+  test('every operation lists what the request pipeline can answer: 401 for a wrong credential, 400 when it has parameters, 413 and 415 when it takes a body', () => {
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown; parameters: unknown[] }>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method} ${path}`;
+        assert.ok(op.responses['401'], `${where} lists 401`);
+        assert.ok(op.responses['503'], `${where} lists 503`);
+        if (op.parameters.length > 0 || op.requestBody) assert.ok(op.responses['400'], `${where} lists 400`);
+        if (op.requestBody) {
+          assert.ok(op.responses['413'], `${where} lists 413`);
+          assert.ok(op.responses['415'], `${where} lists 415`);
+        }
+      }
+    }
+  });
+
+  test('what the document requires is what the service requires', async () => {
+    const q = doc.paths['/versions/{version}/search'].get.parameters.find((p: { name: string }) => p.name === 'q');
+    assert.equal(q.required, true, 'search q is required');
+    const noQ = await s.request('GET', '/versions/v1/search', { key: null });
+    assert.equal(noQ.status, 400);
+    assert.equal(noQ.body.error.field, 'query/q');
+    assert.equal(doc.components.schemas.ImportRequest.oneOf.length, 2, 'nodes or document, exactly one');
+    for (const body of [{}, { nodes: [], document: { nodes: [] } }]) {
+      const res = await s.request('POST', '/versions/v1/import', { body });
+      assert.equal(res.status, 400);
+      assert.match(res.body.error.message, /either as "nodes" or as "document"/);
+    }
+  });
+
+  test('a language code with a repeated variant is refused by the schema the document publishes, with the same message as content files', async () => {
+    assert.equal(doc.components.schemas.LanguageCode.format, 'language-tag');
+    const res = await s.request('PUT', '/versions/v1/topics/a/translations/aa-0000000-0000000', { body: { title: 'T' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.field, 'path/lang');
+    assert.match(res.body.error.message, /not a valid language code \(BCP 47/);
+  });
+
+  test('a wrong credential is 401 before anything else, a method the path does not take included', async () => {
+    const res = await s.request('PUT', '/versions', { key: 'hcs_not-a-key', body: {} });
+    assert.equal(res.status, 401);
+    assert.equal((await s.request('PUT', '/versions', { body: {} })).status, 405, 'with a valid key, the method is refused');
+  });
 });

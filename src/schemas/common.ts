@@ -27,7 +27,8 @@ export const LanguageCode = {
   type: 'string',
   maxLength: 35,
   pattern: LANGUAGE_PATTERN,
-  description: 'A BCP 47 language tag such as `en`, `de` or `pt-BR`; stored in canonical case.',
+  format: 'language-tag',
+  description: 'A BCP 47 language tag such as `en`, `de` or `pt-BR`, valid as a whole (no repeated variant); stored in canonical case.',
   examples: ['en', 'pt-BR'],
 } as const;
 

@@ -22,6 +22,29 @@ function toComponent(schema: unknown): unknown {
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
+const error = (description: string) => ({ description, schema: 'Error' });
+
+/**
+ * The answers every endpoint can give because of how `mount` runs it, whatever its handler does:
+ * checked parameters and bodies (400), a credential that is present but wrong (401, on public reads
+ * too), a missing scope (403), the body parser's refusals (413, 415), a 304 for a cached read whose
+ * ETag the caller has, and 503 while the content is loading. Listed here, they cannot drift from the
+ * pipeline; an endpoint's own `responses` say more where they name the same status.
+ */
+function pipelineResponses(e: Endpoint): Record<number, { description: string; schema?: string }> {
+  const out: Record<number, { description: string; schema?: string }> = {};
+  if (e.path.includes(':') || e.query || e.body) out[400] = error('`validation_failed`: a path parameter, query parameter or body field is invalid (`field` names it)');
+  out[401] = error(e.access === 'public' ? '`unauthorized`: a credential was sent but is malformed, unknown or revoked (public reads need none)' : '`unauthorized`: no credential, or a malformed, unknown or revoked one');
+  if (e.access === 'write') out[403] = error('`insufficient_scope`: the key lacks help:write');
+  if (e.body) {
+    out[413] = error('`payload_too_large`: the body is larger than the limit');
+    out[415] = error('`unsupported_media_type`: the body is not sent as application/json');
+  }
+  if (e.cache) out[304] = { description: 'Not modified: the `If-None-Match` ETag is current' };
+  out[503] = error('`starting`: the content is still loading; or `version_unavailable`: the version\'s stored data is broken');
+  return out;
+}
+
 /** The OpenAPI 3.1 document, built from the endpoint declarations and the same schemas ajv validates with. */
 export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -35,16 +58,16 @@ export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
       schema: ref(e.params?.[name] ?? PARAM_DOCS[name]?.schema ?? 'NodeSlug'),
     }));
     if (e.query) {
-      const q = allSchemas.find((s) => s.$id === e.query) as unknown as { properties: Record<string, { description?: string }> };
+      const q = allSchemas.find((s) => s.$id === e.query) as unknown as { properties: Record<string, { description?: string }>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties)) {
-        parameters.push({ name, in: 'query', required: false, description: schema.description, schema: toComponent(schema) });
+        parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, description: schema.description, schema: toComponent(schema) });
       }
     }
     for (const header of e.headers ?? []) {
       parameters.push({ name: header, in: 'header', required: false, description: 'Refuse the write (409 `stale_write`) if the resource changed after this ISO timestamp or HTTP-date.', schema: { type: 'string' } });
     }
     const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(e.responses)) {
+    for (const [status, doc] of Object.entries({ ...pipelineResponses(e), ...e.responses })) {
       responses[status] = doc.schema ? { description: doc.description, content: { 'application/json': { schema: ref(doc.schema) } } } : { description: doc.description };
     }
     const operation: Record<string, unknown> = {

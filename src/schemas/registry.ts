@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { canonicalLanguage } from '../domain/names.ts';
 import { AppError } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
@@ -16,6 +17,8 @@ export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 (addFormats as unknown as typeof addFormats.default)(ajv, ['date-time', 'date']);
+// The same rule the content files are read with, so the API and the files accept the same codes.
+ajv.addFormat('language-tag', (code: string) => canonicalLanguage(code) !== null);
 for (const schema of allSchemas) ajv.addSchema(schema);
 
 export function validator(id: string): ValidateFunction {
@@ -28,7 +31,9 @@ export function validator(id: string): ValidateFunction {
 export function check<T>(id: string, data: unknown, where: string): T {
   const fn = validator(id);
   if (fn(data)) return data as T;
-  const all = fn.errors ?? [];
+  // A oneOf speaks for its branches: their own failures (one "required" per branch) only repeat it.
+  const branches = (fn.errors ?? []).filter((e) => e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  const all = (fn.errors ?? []).filter((e) => !branches.some((b) => e.schemaPath.startsWith(b)));
   // A body can hold a problem per element of a large array: the first ones say what is wrong.
   const errors = all.slice(0, MAX_LISTED).map((e) => describe(e, where));
   const first = errors[0];
@@ -68,6 +73,11 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
   } else if (e.keyword === 'enum') {
     const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
     message = `must be one of ${allowed.join(', ')}`;
+  } else if (e.keyword === 'oneOf') {
+    const description = (e.parentSchema as { description?: string } | undefined)?.description;
+    if (description) message = description;
+  } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'language-tag') {
+    message = 'is not a valid language code (BCP 47, e.g. en, pt-BR)';
   } else if (e.keyword === 'pattern') {
     const description = (e.parentSchema as { description?: string } | undefined)?.description;
     message = description ? `has an invalid format (${description})` : `must match ${(e.params as { pattern: string }).pattern}`;

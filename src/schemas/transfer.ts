@@ -72,6 +72,12 @@ export const ImportRequest = {
       properties: { nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } }, version: { type: 'object', description: 'Ignored: an export document can be sent as it is.' } },
     },
   },
+  // Exactly one: with both, both branches match and oneOf fails too.
+  oneOf: [
+    { properties: { nodes: true }, required: ['nodes'] },
+    { properties: { document: true }, required: ['document'] },
+  ],
+  description: 'must give the nodes either as "nodes" or as "document": { "nodes" }, not both',
 } as const;
 
 const SlugLanguage = { type: 'object', required: ['slug', 'language'], properties: { slug: { $ref: 'NodeSlug' }, language: { $ref: 'LanguageCode' } } } as const;

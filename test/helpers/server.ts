@@ -8,6 +8,7 @@ import { KeyFile } from '../../src/auth/key-file.ts';
 import { createKey, type CreateOptions } from '../../src/cli/keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/service.ts';
+import { checkContract } from './contract.ts';
 
 export interface TestServer {
   url: string;
@@ -110,7 +111,9 @@ async function send(base: string, method: string, path: string, key: string | nu
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  const answer = { status: res.status, headers: res.headers, body: parsed, text };
+  await checkContract(`${base}${path}`, method, answer);
+  return answer;
 }
 
 /** Creates a version with the given languages and publishes it when asked. */
