@@ -18,7 +18,7 @@ import { Catalog } from './index/catalog.ts';
 import { SearchIndex } from './index/search.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './storage/load.ts';
-import { Repository } from './storage/repository.ts';
+import { BrokenRepositoryError, Repository } from './storage/repository.ts';
 import { SnapshotKeeper } from './storage/snapshot-keeper.ts';
 import { Writer } from './storage/writer.ts';
 import { GitHubHost, type RepositoryHost } from './publishing/github.ts';
@@ -59,6 +59,13 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs });
     snapshots.preload();
     const repo = await Repository.open(join(config.dataDir, 'content.git'));
+    const snapshotted = snapshots.slugs();
+    if (repo.headCommit === null && snapshotted.length > 0) {
+      // Snapshots of versions that the repository does not have: content.git was replaced or emptied.
+      throw new BrokenRepositoryError(
+        `${repo.gitdir} has no commit, yet snapshots/ holds versions ${snapshotted.join(', ')}: the content repository is missing or was replaced. Restore content.git from a backup (docs/operations.md); to start anew on purpose, delete ${snapshots.dir} first.`,
+      );
+    }
     const clock = new Clock();
     const metrics = new Metrics(catalog);
     const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing);

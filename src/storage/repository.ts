@@ -7,6 +7,7 @@ import { catFileTrees, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
+import { hasObjects, missingBranchMessage } from './lost-history.ts';
 
 export const BRANCH = 'refs/heads/main';
 
@@ -128,7 +129,12 @@ export class Repository {
         oid = null; // a new repository: no commit yet
       }
     }
-    if (oid === null) return;
+    if (oid === null) {
+      // No main but objects: the branch was lost (a hand operation), not a new repository. Starting
+      // empty would import sample content as a new root and leave the history to be pruned.
+      if (hasObjects(this.gitdir)) throw new BrokenRepositoryError(missingBranchMessage(this.gitdir));
+      return;
+    }
     try {
       this.root = (await catFileTrees(this.gitdir, oid)).root;
       this.head = oid;

@@ -42,6 +42,11 @@ export class SnapshotKeeper {
     }
   }
 
+  /** The versions that have a snapshot on disk (read before the load takes them). */
+  slugs(): string[] {
+    return [...this.preloaded.keys()];
+  }
+
   /** The version's snapshot as preloaded (each is handed out once), or undefined when there is none. */
   take(slug: string): Promise<SnapshotFile> | undefined {
     const read = this.preloaded.get(slug);
