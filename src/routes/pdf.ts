@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { AppError, notFound } from '../errors.ts';
 import { endpoint, type Method } from '../http/api.ts';
 import { language } from '../http/languages.ts';
-import { readableVersion } from '../http/visibility.ts';
+import { isVisible, readableVersion } from '../http/visibility.ts';
 import { buildPdfBundle } from '../pdf/bundle.ts';
 import { FONT_FILES } from '../pdf/fonts.ts';
 import { selectForPdf } from '../pdf/selection.ts';
@@ -50,7 +50,8 @@ export function pdfRoutes({ catalog, config }: Deps) {
         let slug = params.version;
         if (slug === 'latest') {
           const latest = catalog.latest();
-          if (!latest) throw notFound('version', 'No version is marked latest', { version: 'latest' });
+          // The same answer whether no version is latest or the caller may not see it: never its slug.
+          if (!latest || !isVisible(latest, actor)) throw notFound('version', 'No version is marked latest', { version: 'latest' });
           slug = latest.slug;
         }
         const state = readableVersion(catalog, slug, actor);

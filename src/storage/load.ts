@@ -183,6 +183,14 @@ function observeStamps(state: VersionState, clock: Clock): void {
 
 /** Only one version may be latest; if files edited by hand claim more, the most recently changed one keeps it. */
 function resolveLatest(catalog: Catalog, log: Logger): void {
+  // Only a published version can be latest (the API refuses anything else); a version.json written by
+  // hand may still claim it for a draft, which would then be reachable through "latest".
+  for (const e of catalog.all()) {
+    if (e.state?.meta.isLatest && e.state.meta.status !== 'published') {
+      log.warn({ version: e.slug, status: e.state.meta.status }, 'version.json marks a version that is not published as latest; ignoring the mark');
+      catalog.set(e.slug, { ...e.state, meta: { ...e.state.meta, isLatest: false } });
+    }
+  }
   const claims = catalog
     .all()
     .flatMap((e) => (e.state?.meta.isLatest ? [e.state] : []))

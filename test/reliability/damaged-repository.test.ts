@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BrokenRepositoryError } from '../../src/storage/repository.ts';
+import { md, versionJson } from '../helpers/content.ts';
+import { commitWithGit } from '../helpers/git.ts';
 import { PROJECT, runProcess } from '../helpers/process.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -70,6 +72,27 @@ describe('A repository damaged by hand is never served as empty, nor started ove
       assert.equal(run.stderr.trim().split('\n').length, 1);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a version.json committed by hand that marks a draft latest: the mark is ignored, and "latest" never names the draft', async () => {
+    const s0 = await startTestServer();
+    let s = s0;
+    try {
+      commitWithGit(s.gitdir, { 'secret-draft/version.json': versionJson({ label: 'Not yet', status: 'draft', isLatest: true, nav: ['a'] }), 'secret-draft/en/a.md': md('A') }, 'A draft marked latest by hand');
+      s = await s.restart();
+      const anonymous = await s.request('GET', '/versions/latest/pdf-bundle', { key: null });
+      assert.equal(anonymous.status, 404);
+      assert.doesNotMatch(anonymous.text, /secret-draft/);
+      const listed = (await s.request('GET', '/versions')).body.find((v: { slug: string }) => v.slug === 'secret-draft');
+      assert.equal(listed.isLatest, false);
+      assert.equal((await s.request('GET', '/versions/latest/pdf-bundle')).status, 404, 'not latest for a reader with a key either');
+      // A published version marked latest by hand alongside it is the latest.
+      commitWithGit(s.gitdir, { 'v9/version.json': versionJson({ label: 'Nine', status: 'published', isLatest: true, nav: ['a'] }), 'v9/en/a.md': md('A') }, 'A published version marked latest by hand');
+      s = await s.restart();
+      assert.equal((await s.request('GET', '/versions/latest/pdf-bundle', { key: null })).body.version.slug, 'v9');
+    } finally {
+      await s.close();
     }
   });
 
