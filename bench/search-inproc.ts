@@ -45,7 +45,7 @@ lines.close();
 const found: typeof queries = [];
 let hits = 0;
 for (const query of queries) {
-  const n = index.search(state, query.language, query.q).length;
+  const n = index.search(state, query.language, query.q).hits.length;
   if (n > 0) found.push(query);
   hits += n;
 }

@@ -90,7 +90,7 @@ describe('search index', () => {
           }
           index.update('v1', state);
           for (const q of queries) {
-            const hits = index.search(state, 'en', q);
+            const { hits } = index.search(state, 'en', q);
             assert.deepEqual(hits.map((h) => h.slug), model(state, q), `query "${q}"`);
             for (const hit of hits) assertSnippetShowsMatch(state, hit, q);
           }
@@ -110,9 +110,9 @@ describe('search index', () => {
       state = stateOf(order, texts);
       index.update('v1', state);
     }
-    assert.deepEqual(index.search(state, 'en', 'round119 okapi').map((h) => h.slug), ['n7']);
-    assert.deepEqual(index.search(state, 'en', 'round118'), []);
-    assert.equal(index.search(state, 'en', 'zebra').length, 39);
+    assert.deepEqual(index.search(state, 'en', 'round119 okapi').hits.map((h) => h.slug), ['n7']);
+    assert.deepEqual(index.search(state, 'en', 'round118').hits, []);
+    assert.equal(index.search(state, 'en', 'zebra').hits.length, 39);
   });
 
   test('a saved index that does not fit is refused, so the caller rebuilds', () => {
@@ -129,6 +129,6 @@ describe('search index', () => {
     assert.equal(new SearchIndex().restore('v1', state, new Uint8Array(0)), false, 'empty');
     const restored = new SearchIndex();
     assert.equal(restored.restore('v1', state, saved), true);
-    assert.deepEqual(restored.search(state, 'en', 'zeb').map((h) => h.slug), ['a']);
+    assert.deepEqual(restored.search(state, 'en', 'zeb').hits.map((h) => h.slug), ['a']);
   });
 });

@@ -105,15 +105,19 @@ export class SearchIndex {
     }
   }
 
-  /** Topics where every word of `q` occurs as a word or word prefix, in document order, at most 50. */
-  search(state: VersionState, language: string, q: string): Hit[] {
+  /**
+   * Topics where every word of `q` occurs as a word or word prefix, in document order, at most 50;
+   * `partial` when a word was so short that it matched more than MAX_PREFIX_TERMS terms and only
+   * the first of them were looked at (every hit is still a match, but some may be missing).
+   */
+  search(state: VersionState, language: string, q: string): { hits: Hit[]; partial: boolean } {
     const index = this.versions.get(state.slug)?.get(language);
-    const query = words(q);
-    if (!index || query.length === 0) return [];
+    const query = distinctWords(words(q));
+    if (!index || query.length === 0) return { hits: [], partial: false };
     const order = documentOrder(state);
     const orderOf = documentPositions(index, state);
     const found = new Uint8Array(order.length);
-    const bits = index.terms.match(query.flatMap(queryTerms));
+    const { bits, partial } = index.terms.match(necessaryPrefixes(query.flatMap(queryTerms)), MAX_PREFIX_TERMS);
     for (let i = 0; i < bits.length; i++) {
       for (let word = bits[i]; word !== 0; word &= word - 1) {
         const at = orderOf[(i << 5) | (31 - Math.clz32(word & -word))];
@@ -126,8 +130,27 @@ export class SearchIndex {
       const t = state.translations.get(order[at])?.get(language);
       if (t) hits.push({ slug: order[at], title: t.title, summary: t.summary, snippet: snippet(t, query, candidates) });
     }
-    return hits;
+    return { hits, partial };
   }
+}
+
+/** Terms one query prefix may expand to; a query's cost is bounded by this times its distinct words. */
+export const MAX_PREFIX_TERMS = 5000;
+
+/** The query's words, each once: "a a a a" costs what "a" costs. */
+function distinctWords(query: Word[]): Word[] {
+  const seen = new Set<string>();
+  return query.filter((w) => !seen.has(w.text) && seen.add(w.text) !== undefined);
+}
+
+/**
+ * The prefixes that must be looked up, longest first: a prefix of another one is implied by it
+ * (every term starting with "inst" starts with "in"), and long prefixes match few terms, so an
+ * empty intersection is found before the short ones are expanded.
+ */
+function necessaryPrefixes(prefixes: string[]): string[] {
+  const sorted = [...new Set(prefixes)].sort((a, b) => b.length - a.length);
+  return sorted.filter((p, i) => !sorted.slice(0, i).some((longer) => longer.startsWith(p)));
 }
 
 const SAVE_FORMAT = 1;

@@ -53,16 +53,29 @@ export class TermIndex {
   /**
    * The documents that hold, for every prefix, a term starting with it: a bitset over document
    * numbers (see keyAt), gone documents included (callers skip numbers without a key).
+   * Each prefix expands to at most `perPrefix` terms: a one-letter word on a large version would
+   * otherwise walk most of the index. A prefix cut short finds a subset of its documents, so every
+   * document found is still a match, but some may be missing: `partial` says so.
    */
-  match(prefixes: readonly string[]): Uint32Array {
+  match(prefixes: readonly string[], perPrefix = Infinity): { bits: Uint32Array; partial: boolean } {
     let acc: Uint32Array | null = null;
+    let partial = false;
     for (const prefix of prefixes) {
       const bits: Uint32Array = new Uint32Array((this.keyOf.length + 31) >>> 5);
-      for (const [, p] of this.prefixes.atPrefix(prefix)) p.markIn(bits);
+      let left = perPrefix;
+      for (const [, p] of this.prefixes.atPrefix(prefix)) {
+        if (left-- === 0) {
+          partial = true;
+          break;
+        }
+        p.markIn(bits);
+      }
       if (acc === null) acc = bits;
       else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
+      // An empty intersection stays empty: the other prefixes need not be expanded.
+      if (acc.every((w) => w === 0)) break;
     }
-    return acc ?? new Uint32Array(0);
+    return { bits: acc ?? new Uint32Array(0), partial };
   }
 
   /** The key of document number `n` (undefined: gone). */

@@ -13,7 +13,7 @@ export function searchRoutes({ catalog, search }: Deps) {
       cache: true,
       summary: 'Search titles, summaries and bodies of one language',
       description:
-        'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match.',
+        'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match. Repeated words count once. A word so short that it starts more than 5,000 distinct terms is looked up in the first 5,000 only; then `partial` is true: every hit is a match, but some matches may be missing (type more letters).',
       tag: 'Reading content',
       access: 'public',
       query: 'SearchQuery',
@@ -25,7 +25,8 @@ export function searchRoutes({ catalog, search }: Deps) {
       handle: ({ actor, params, query }) => {
         const state = readableVersion(catalog, params.version, actor);
         const lang = language(query.lang ?? 'en', 'query/lang');
-        return { body: { version: state.slug, language: lang, query: query.q, hits: search.search(state, lang, query.q) } };
+        const { hits, partial } = search.search(state, lang, query.q);
+        return { body: { version: state.slug, language: lang, query: query.q, hits, ...(partial ? { partial: true } : {}) } };
       },
     }),
   ];

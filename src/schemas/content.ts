@@ -147,6 +147,7 @@ export const SearchResult = {
     version: { $ref: 'VersionSlug' },
     language: { $ref: 'LanguageCode' },
     query: { type: 'string' },
+    partial: { const: true, description: 'Present when a word of the query matched more than 5,000 terms and only the first were looked at: the hits are matches, but some may be missing.' },
     hits: {
       type: 'array',
       maxItems: 50,
