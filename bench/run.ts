@@ -21,10 +21,11 @@ import { catFileVersion, commitCount, copyRepository, fastImport, fi, gitInitBar
 import { download, request } from './lib/http.ts';
 import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { settle, startService, type ServiceChild } from './lib/service.ts';
+import { indexingRows } from './indexing.ts';
 import { renderTable, type Row } from './lib/table.ts';
 import { hasCommand, machineBusySeconds, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep, suiteCpuSeconds } from './lib/util.ts';
 
-const SCENARIOS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'] as const;
+const SCENARIOS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8'] as const;
 const READ_SCENARIOS = ['P1', 'P2', 'P5', 'P6', 'P7'];
 const VERSION = 'v1';
 const API = `/help/v1/versions/${VERSION}`;
@@ -717,6 +718,12 @@ async function main(): Promise<number> {
         running = await startWriteServer(ctx);
       } else progress('write scenarios on the running 2,000-node server');
       await writeScenarios(ctx, running);
+    }
+    if (opts.only.has('P8')) {
+      await running?.svc.stop();
+      await scenario(ctx, 'P8', 'search indexing, worst cases', async () => {
+        ctx.rows.push(...(await indexingRows(ctx.work, ctx.nodeArgs('indexing'))));
+      });
     }
   } catch (err) {
     ctx.failures.push((err as Error).message);

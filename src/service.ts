@@ -54,7 +54,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
-    const search = new SearchIndex();
+    const search = new SearchIndex(() => catalog.touch());
     catalog.subscribe((slug, state) => search.update(slug, state));
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs });
     snapshots.preload();

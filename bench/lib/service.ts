@@ -26,6 +26,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Give up when not ready after this many ms. */
   timeoutMs?: number;
+  /** More environment for the service (e.g. a larger HELP_BODY_LIMIT). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
       HELP_DATA_DIR: opts.dataDir,
       HELP_SAMPLE_CONTENT: 'off',
       LOG_LEVEL: 'warn',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,12 +10,15 @@ export type VersionEntry = { slug: string; state: VersionState; broken?: undefin
  */
 export class Catalog {
   private readonly entries = new Map<string, VersionEntry>();
-  private readonly listeners: Array<(slug: string, state: VersionState | null) => void> = [];
+  private readonly listeners: Array<(slug: string, state: VersionState | null) => void | Promise<void>> = [];
   /** Moves on every change, so anything derived from the index can be keyed by it. */
   generation = 0;
 
-  /** Calls `listener` with every version state set from now on (derived indexes follow the catalog). */
-  subscribe(listener: (slug: string, state: VersionState | null) => void): void {
+  /**
+   * Calls `listener` with every version state set from now on (derived indexes follow the catalog).
+   * A listener that needs time returns a promise, which set() hands back.
+   */
+  subscribe(listener: (slug: string, state: VersionState | null) => void | Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -42,11 +45,22 @@ export class Catalog {
     return null;
   }
 
-  set(slug: string, state: VersionState | null): void {
+  /** Sets a version's state; the promise, if any, resolves when every listener has caught up. */
+  set(slug: string, state: VersionState | null): void | Promise<void> {
     this.generation++;
     if (state === null) this.entries.delete(slug);
     else this.entries.set(slug, { slug, state });
-    for (const listener of this.listeners) listener(slug, state);
+    const pending: Promise<void>[] = [];
+    for (const listener of this.listeners) {
+      const done = listener(slug, state);
+      if (done) pending.push(done);
+    }
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+  }
+
+  /** Moves the generation on without a change of state: what was derived meanwhile is stale. */
+  touch(): void {
+    this.generation++;
   }
 
   setBroken(slug: string, reason: string): void {

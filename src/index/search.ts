@@ -34,9 +34,43 @@ export interface Hit {
  */
 export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
+  /** Versions being indexed in slices: the update in progress (later ones wait for it). */
+  private readonly busy = new Map<string, Promise<void>>();
 
-  /** Brings a version's indexes in line with its new state (null: the version is gone). */
-  update(slug: string, state: VersionState | null): void {
+  /** `settled` is told when an update done in slices has finished (answers cached meanwhile are stale). */
+  constructor(private readonly settled: () => void = () => {}) {}
+
+  /**
+   * Brings a version's indexes in line with its new state (null: the version is gone). A change of
+   * up to SYNC_CHARS characters of text is indexed at once; a larger one in slices between other
+   * work (the promise resolves when it is searchable), so no request waits behind it.
+   */
+  update(slug: string, state: VersionState | null): void | Promise<void> {
+    const running = this.busy.get(slug);
+    if (!running && (state === null || changedChars(this.versions.get(slug), state) <= SYNC_CHARS)) {
+      this.apply(slug, state, null);
+      return;
+    }
+    const job = (running ?? Promise.resolve()).then(() => this.apply(slug, state, slicer()));
+    const tracked: Promise<void> = job.finally(() => {
+      if (this.busy.get(slug) === tracked) this.busy.delete(slug);
+      this.settled();
+    });
+    this.busy.set(slug, tracked);
+    return tracked;
+  }
+
+  /** Whether the version is being indexed in slices (its index is behind its state until then). */
+  isBusy(slug: string): boolean {
+    return this.busy.has(slug);
+  }
+
+  /** Resolves when no version is being indexed in slices. */
+  async idle(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
+  }
+
+  private async apply(slug: string, state: VersionState | null, pause: (() => Promise<void>) | null): Promise<void> {
     if (state === null) {
       this.versions.delete(slug);
       return;
@@ -47,7 +81,8 @@ export class SearchIndex {
     for (const language of state.meta.languages) {
       let index = byLanguage.get(language);
       if (!index) byLanguage.set(language, (index = { terms: new TermIndex(), docs: new Map() }));
-      patch(index, state, language);
+      if (pause === null) patch(index, state, language);
+      else await patchInSlices(index, state, language, pause);
     }
   }
 
@@ -186,6 +221,84 @@ function patch(index: LanguageIndex, state: VersionState, language: string): voi
     indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
     index.terms.add(slug, terms);
     index.docs.set(slug, t);
+  }
+}
+
+/** A change of more text than this is indexed in slices (about 30 ms of work at once on the benchmark machine). */
+export const SYNC_CHARS = 64 * 1024;
+/** Work done in one turn of the event loop before other requests get theirs, in ms. */
+const SLICE_MS = 10;
+/** Text converted and cut into terms at once, in characters. */
+const CHUNK_CHARS = 32 * 1024;
+
+/** A pause() that yields to the event loop once SLICE_MS of work have passed since the last yield. */
+function slicer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/** Characters of text in translations the index does not have yet (what update() would index). */
+function changedChars(byLanguage: Map<string, LanguageIndex> | undefined, state: VersionState): number {
+  let chars = 0;
+  for (const language of state.meta.languages) {
+    const docs = byLanguage?.get(language)?.docs;
+    for (const [slug, ts] of state.translations) {
+      const t = ts.get(language);
+      if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
+    }
+  }
+  return chars;
+}
+
+/**
+ * patch(), a slice at a time: each changed document's text is converted and cut into terms a chunk
+ * at a time, then added with TermIndex.addInSlices, which swaps it in at the end; until then searches
+ * find the document as it was. Removed documents go at once.
+ */
+async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
+  for (const slug of [...index.docs.keys()]) {
+    if (state.translations.get(slug)?.get(language)) continue;
+    index.terms.remove(slug);
+    index.docs.delete(slug);
+  }
+  for (const [slug, byLanguage] of state.translations) {
+    const t = byLanguage.get(language);
+    if (!t || index.docs.get(slug) === t) continue;
+    const terms = new Set<string>();
+    indexTerms(`${t.title}\n${t.summary}`, terms);
+    for (const chunk of chunks(t.bodyMd)) {
+      indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);
+      await pause();
+    }
+    await index.terms.addInSlices(slug, terms, pause);
+    index.docs.set(slug, t);
+  }
+}
+
+/**
+ * The body in pieces of about CHUNK_CHARS, cut at line ends (lines are converted on their own), or,
+ * in a line longer than that, after white space, or else anywhere with one character of overlap (so
+ * the character pair across the cut in unspaced scripts is still indexed).
+ */
+function* chunks(body: string): Generator<{ from: number; until: number }> {
+  for (let from = 0; from < body.length; ) {
+    let until = Math.min(body.length, from + CHUNK_CHARS);
+    let next = until;
+    if (until < body.length) {
+      const newline = body.lastIndexOf('\n', until);
+      if (newline > from) next = until = newline + 1;
+      else {
+        const space = body.slice(until - 1024, until).search(/\s\S*$/);
+        if (space >= 0) next = until = until - 1024 + space + 1;
+        else next = until - 1;
+      }
+    }
+    yield { from, until };
+    from = next;
   }
 }
 

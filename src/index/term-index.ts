@@ -1,4 +1,4 @@
-import SearchableMap from 'minisearch/SearchableMap';
+import { SortedTerms } from './sorted-terms.ts';
 
 /**
  * An inverted index from terms to the documents holding them, for "every word, in document order"
@@ -9,10 +9,13 @@ import SearchableMap from 'minisearch/SearchableMap';
  * the postings when they outnumber the living ones, so the work stays linear in what changed.
  */
 export class TermIndex {
-  /** Term → postings (document numbers, ascending). */
-  private readonly postings = new Map<string, Postings>();
-  /** The same terms, for prefix lookups. */
-  private readonly prefixes = new SearchableMap<Postings>();
+  /**
+   * Term → postings (document numbers, ascending). Most terms are in one document, so those hold the
+   * number itself: a million such terms then make a million map entries, not a million objects too.
+   */
+  private readonly postings = new Map<string, Postings | number>();
+  /** The same terms in order, for prefix lookups. */
+  private prefixes = new SortedTerms((term) => this.postings.has(term));
   /** Document number → key (undefined once gone). */
   private keyOf: Array<string | undefined> = [];
   private readonly numbers = new Map<string, number>();
@@ -31,13 +34,32 @@ export class TermIndex {
     this.keyOf.push(key);
     this.numbers.set(key, n);
     for (const term of terms) {
-      let p = this.postings.get(term);
-      if (!p) {
-        p = new Postings();
-        this.postings.set(term, p);
-        this.prefixes.set(term, p);
-      }
-      p.push(n);
+      this.post(term, n);
+    }
+  }
+
+  /**
+   * add(), in slices with `pause()` between them, for a document too large to index in one turn of
+   * the event loop. The terms go in under a new document number that searches skip (it has no key
+   * yet); only at the end does the number get its key and the old one go, in one synchronous step,
+   * so a search meanwhile finds the document as it was. Callers must not change this index otherwise
+   * until it resolves (SearchIndex runs one update per version at a time).
+   */
+  async addInSlices(key: string, terms: Iterable<string>, pause: () => Promise<void>): Promise<void> {
+    const n = this.keyOf.length;
+    this.keyOf.push(undefined);
+    let i = 0;
+    for (const term of terms) {
+      this.post(term, n);
+      if ((++i & 4095) === 0) await pause();
+    }
+    const old = this.numbers.get(key);
+    this.changes++;
+    this.keyOf[n] = key;
+    this.numbers.set(key, n);
+    if (old !== undefined) {
+      this.keyOf[old] = undefined;
+      if (++this.gone > Math.max(1024, this.numbers.size)) this.compact();
     }
   }
 
@@ -63,12 +85,12 @@ export class TermIndex {
     for (const prefix of prefixes) {
       const bits: Uint32Array = new Uint32Array((this.keyOf.length + 31) >>> 5);
       let left = perPrefix;
-      for (const [, p] of this.prefixes.atPrefix(prefix)) {
+      for (const term of this.prefixes.atPrefix(prefix)) {
         if (left-- === 0) {
           partial = true;
           break;
         }
-        p.markIn(bits);
+        markIn(this.postings.get(term)!, bits);
       }
       if (acc === null) acc = bits;
       else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
@@ -93,6 +115,17 @@ export class TermIndex {
     return this.changes;
   }
 
+  /** Adds document `n` to the term's postings (n is the highest number so far). */
+  private post(term: string, n: number): void {
+    const p = this.postings.get(term);
+    if (p === undefined) {
+      this.postings.set(term, n);
+      this.prefixes.add(term);
+    } else if (typeof p === 'number') {
+      if (p !== n) this.postings.set(term, Postings.of(p, n));
+    } else p.push(n);
+  }
+
   /** Renumbers the living documents densely and drops gone numbers from the postings. */
   private compact(): void {
     this.changes++;
@@ -107,10 +140,12 @@ export class TermIndex {
     this.keyOf = keys;
     this.gone = 0;
     for (const [term, p] of this.postings) {
-      if (p.renumber(renumber) > 0) continue;
-      this.postings.delete(term);
-      this.prefixes.delete(term);
+      if (typeof p === 'number') {
+        if (renumber[p] >= 0) this.postings.set(term, renumber[p]);
+        else this.postings.delete(term);
+      } else if (p.renumber(renumber) === 0) this.postings.delete(term);
     }
+    this.prefixes.prune();
   }
 
   /**
@@ -119,8 +154,9 @@ export class TermIndex {
    */
   save(): Uint8Array {
     if (this.gone > 0) this.compact();
-    const terms = [...this.postings.keys()];
-    const lengths = terms.map((t) => this.postings.get(t)!.length);
+    // In code-unit order, so a load needs no sorting.
+    const terms = this.prefixes.all();
+    const lengths = terms.map((t) => lengthOf(this.postings.get(t)!));
     const total = lengths.reduce((a, b) => a + b, 0);
     const head = Buffer.from(JSON.stringify({ format: FORMAT, keys: this.keyOf, terms, lengths }), 'utf8');
     const out = new Uint8Array(8 + head.length + ((4 - (head.length % 4)) % 4) + total * 4);
@@ -130,7 +166,11 @@ export class TermIndex {
     out.set(head, 8);
     const body = new Uint32Array(out.buffer, out.length - total * 4, total);
     let at = 0;
-    for (const t of terms) at = this.postings.get(t)!.copyTo(body, at);
+    for (const t of terms) {
+      const p = this.postings.get(t)!;
+      if (typeof p === 'number') body[at++] = p;
+      else at = p.copyTo(body, at);
+    }
     return out;
   }
 
@@ -153,11 +193,11 @@ export class TermIndex {
       head.keys.forEach((key, n) => index.numbers.set(key, n));
       let at = 0;
       head.terms.forEach((term, i) => {
-        const p = Postings.over(body.subarray(at, at + head.lengths[i]));
+        const length = head.lengths[i];
+        index.postings.set(term, length === 1 ? body[at] : Postings.over(body.subarray(at, at + length)));
         at += head.lengths[i];
-        index.postings.set(term, p);
-        index.prefixes.set(term, p);
       });
+      index.prefixes = SortedTerms.fromSorted(head.terms, (term) => index.postings.has(term));
       return index;
     } catch {
       return null;
@@ -166,12 +206,24 @@ export class TermIndex {
 }
 
 const MAGIC = 0x48534958; // "HSIX"
-const FORMAT = 1;
+/** 2: terms saved in code-unit order (1 had them in insertion order, for a radix tree). */
+const FORMAT = 2;
 
-/** A growable ascending list of document numbers. */
+/**
+ * A growable ascending list of document numbers. Most terms are in one or two documents, so the
+ * numbers start out in a plain array (a typed array per term costs more to make than the term's whole
+ * indexing); a loaded index holds them as views of one typed array.
+ */
 class Postings {
-  private ids: Uint32Array = new Uint32Array(4);
+  private ids: number[] | Uint32Array = [];
   length = 0;
+
+  static of(...ids: number[]): Postings {
+    const p = new Postings();
+    p.ids = ids;
+    p.length = ids.length;
+    return p;
+  }
 
   static over(ids: Uint32Array): Postings {
     const p = new Postings();
@@ -181,12 +233,9 @@ class Postings {
   }
 
   push(n: number): void {
-    if (this.length === this.ids.length) {
-      const grown = new Uint32Array(Math.max(4, this.ids.length * 2));
-      grown.set(this.ids);
-      this.ids = grown;
-    }
-    this.ids[this.length++] = n;
+    if (!Array.isArray(this.ids)) this.ids = Array.from(this.ids.subarray(0, this.length));
+    this.ids.push(n);
+    this.length++;
   }
 
   markIn(bits: Uint32Array): void {
@@ -199,18 +248,25 @@ class Postings {
 
   /** Applies a renumbering (-1: gone); returns how many numbers are left. */
   renumber(to: Int32Array): number {
-    let kept = 0;
+    const kept: number[] = [];
     for (let i = 0; i < this.length; i++) {
       const n = to[this.ids[i]];
-      if (n >= 0) this.ids[kept++] = n;
+      if (n >= 0) kept.push(n);
     }
-    this.length = kept;
-    if (kept < this.ids.length / 4) this.ids = this.ids.slice(0, Math.max(4, kept));
-    return kept;
+    this.ids = kept;
+    this.length = kept.length;
+    return kept.length;
   }
 
   copyTo(into: Uint32Array, at: number): number {
-    into.set(this.ids.subarray(0, this.length), at);
+    for (let i = 0; i < this.length; i++) into[at + i] = this.ids[i];
     return at + this.length;
   }
+}
+
+const lengthOf = (p: Postings | number) => (typeof p === 'number' ? 1 : p.length);
+
+function markIn(p: Postings | number, bits: Uint32Array): void {
+  if (typeof p === 'number') bits[p >>> 5] |= 1 << (p & 31);
+  else p.markIn(bits);
 }

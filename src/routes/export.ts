@@ -13,7 +13,9 @@ export function exportRoutes({ catalog, config }: Deps) {
   // catalog announces, keeps them (and their validators) across writes to other versions.
   const stamps = new Map<string, number>();
   let changes = 0;
-  catalog.subscribe((slug) => stamps.set(slug, ++changes));
+  catalog.subscribe((slug) => {
+    stamps.set(slug, ++changes);
+  });
 
   return [
     endpoint<unknown, { format?: 'json' | 'files' }>({

@@ -81,6 +81,8 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
     log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
   }
   resolveLatest(catalog, log);
+  // Ready means searchable: large documents are indexed in slices, and the load waits for them.
+  await opts.search?.idle();
   await opts.snapshots?.removeOthers(new Set(folders.keys()));
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, deflate, deflateSync } from 'node:zlib';
 import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
 import type { ObjectType, PreparedObject } from './git-objects.ts';
 
@@ -29,8 +30,15 @@ export interface PackEntry {
   readonly crc: number;
 }
 
-export function packEntry(object: PreparedObject): PackEntry {
-  const bytes = Buffer.concat([entryHeader(TYPE_CODE[object.type], object.content.length), deflateSync(object.content, { level: LEVEL })]);
+const deflateAsync = promisify(deflate);
+/** An object larger than this is deflated on the thread pool: a 5 MB body takes about 50 ms. */
+const ASYNC_BYTES = 256 * 1024;
+
+/** One object's pack entry, deflated here (small objects: trees, commits). */
+export const packEntry = (object: PreparedObject): PackEntry => packEntryOf(object, deflateSync(object.content, { level: LEVEL }));
+
+function packEntryOf(object: PreparedObject, deflated: Buffer): PackEntry {
+  const bytes = Buffer.concat([entryHeader(TYPE_CODE[object.type], object.content.length), deflated]);
   return { oid: object.oid, bytes, crc: crc32(bytes) };
 }
 
@@ -39,6 +47,10 @@ export async function packEntries(objects: readonly PreparedObject[]): Promise<P
   const out: PackEntry[] = [];
   let sinceYield = 0;
   for (const object of objects) {
+    if (object.content.length > ASYNC_BYTES) {
+      out.push(packEntryOf(object, await deflateAsync(object.content, { level: LEVEL })));
+      continue;
+    }
     out.push(packEntry(object));
     sinceYield += object.content.length;
     if (sinceYield >= SLICE_BYTES) {

@@ -120,6 +120,15 @@ export class SnapshotKeeper {
         return;
       }
       if (!entry.state) return; // broken: nothing to keep
+      if (this.search.isBusy(slug)) {
+        // Its search index is behind its state until the update in slices ends: try again after it.
+        void this.search.idle().then(() => {
+          if (this.closed) return;
+          this.dirty.add(slug);
+          this.schedule(this.quietMs);
+        });
+        return;
+      }
       const started = performance.now();
       const searchStarted = performance.now();
       const search = this.search.save(slug);

@@ -110,7 +110,8 @@ export class Writer {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
     }
-    for (const change of changes) this.catalog.set(change.slug, change.after);
+    // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
+    await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
     return result;
   }
 

@@ -1,0 +1,136 @@
+/**
+ * P8: the worst cases of search indexing, through the API on a service of their own. A write of one
+ * huge translation: random CJK ideographs (nearly every character pair a distinct term) and a body
+ * of distinct Latin words. Measured: the write's time per character, the longest time /healthz waited
+ * meanwhile (indexing must not hold other requests), the server's RSS growth, and a restart from the
+ * snapshots it wrote.
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { KeyFile } from '../src/auth/key-file.ts';
+import { createKey } from '../src/cli/keys.ts';
+import type { VersionState } from '../src/domain/types.ts';
+import { SearchIndex } from '../src/index/search.ts';
+import { request } from './lib/http.ts';
+import { startService } from './lib/service.ts';
+import type { Row } from './lib/table.ts';
+import { now, round, sleep } from './lib/util.ts';
+
+/** Seeded random numbers in [0, 1) (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const randomCjk = (chars: number) => {
+  const r = random(11);
+  const out: string[] = [];
+  for (let i = 0; i < chars; i++) out.push(String.fromCharCode(0x4e00 + Math.floor(r() * 20000)));
+  return out.join('');
+};
+
+/** `count` distinct lower-case words of 7 letters (base-26 numbers), one per line of 8 words. */
+const distinctWords = (count: number) => {
+  const lines: string[] = [];
+  let line: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let n = i * 7919 + 123457;
+    let w = '';
+    for (let k = 0; k < 7; k++) {
+      w += String.fromCharCode(97 + (n % 26));
+      n = Math.floor(n / 26);
+    }
+    line.push(w);
+    if (line.length === 8) {
+      lines.push(line.join(' '));
+      line = [];
+    }
+  }
+  return `${lines.join('\n')}\n`;
+};
+
+interface Case {
+  id: string;
+  /** The row of the longest /healthz wait during this case's write. */
+  healthId: string;
+  name: string;
+  language: string;
+  body: string;
+}
+
+/** SearchIndex.update() of one version holding `c`'s translation, timed in this process: the indexing alone. */
+async function indexInProcess(c: Case): Promise<number> {
+  const t = { title: c.id, summary: '', bodyMd: c.body, updatedAt: '2026-01-01T00:00:00.000Z' };
+  const state = {
+    slug: 'idx',
+    meta: { label: 'Indexing', status: 'published', languages: [c.language], sortOrder: null, isLatest: false, hidden: false, workingCopyOf: null, createdAt: t.updatedAt, updatedAt: t.updatedAt },
+    nodes: new Map([['doc', { id: 'doc', slug: 'doc', kind: 'topic', parentSlug: null, icon: null, updatedAt: t.updatedAt, children: [] }]]),
+    roots: ['doc'],
+    translations: new Map([['doc', new Map([[c.language, t]])]]),
+  } as unknown as VersionState;
+  const index = new SearchIndex();
+  const t0 = now();
+  await index.update('idx', state);
+  return now() - t0;
+}
+
+export async function indexingRows(work: string, nodeArgs: string[] = []): Promise<Row[]> {
+  const dataDir = join(work, 'indexing');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const { key } = await createKey(new KeyFile(dataDir), { name: 'bench' });
+  const cases: Case[] = [
+    { id: 'P8', healthId: 'P8c', name: 'index 1 MB of random CJK (one translation, ~1M distinct pairs)', language: 'zh', body: randomCjk(1_000_000) },
+    { id: 'P8b', healthId: 'P8d', name: 'index 5 MB of 600,000 distinct Latin words (one translation)', language: 'en', body: distinctWords(600_000) },
+  ];
+  const env = { HELP_BODY_LIMIT: String(16 * 1024 * 1024) };
+  const svc = await startService({ dataDir, env, nodeArgs });
+  const rows: Row[] = [];
+  try {
+    const api = `${svc.api}/versions/idx`;
+    const write = async (method: string, url: string, body: unknown) => {
+      const res = await request(method, url, { key, body: JSON.stringify(body) });
+      if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${res.text.slice(0, 300)}`);
+    };
+    await write('POST', `${svc.api}/versions`, { slug: 'idx', label: 'Indexing', status: 'published', languages: ['en', 'zh'] });
+    for (const c of cases) await write('POST', `${api}/nodes`, { slug: c.id.toLowerCase(), kind: 'topic', translations: { en: { title: c.id } } });
+    for (const c of cases) {
+      await sleep(500);
+      const rssBefore = svc.rss();
+      let writing = true;
+      let worst = 0;
+      let probes = 0;
+      const probe = (async () => {
+        while (writing) {
+          const t0 = now();
+          await fetch(`${svc.origin}/healthz`);
+          worst = Math.max(worst, now() - t0);
+          probes++;
+          await sleep(5);
+        }
+      })();
+      const t0 = now();
+      await write('PUT', `${api}/topics/${c.id.toLowerCase()}/translations/${c.language}`, { title: c.id, bodyMd: c.body });
+      const ms = now() - t0;
+      writing = false;
+      await probe;
+      const rssAfter = svc.rss();
+      const indexMs = await indexInProcess(c);
+      const usPerChar = (indexMs * 1000) / c.body.length;
+      rows.push({ id: c.id, scenario: c.name, measured: round(usPerChar, 2), unit: 'µs/char', baseline: null, baselineLabel: '', ratio: null, target: '≤ 1 µs/char', met: usPerChar <= 1, note: `indexing alone (SearchIndex.update in process): ${round(indexMs)} ms for ${c.body.length.toLocaleString('en-US')} characters; the whole write through the API (parse, commit with fsync, index) took ${round(ms)} ms, searchable when answered; server RSS +${round((rssAfter - rssBefore) / 1048576)} MB` });
+      rows.push({ id: c.healthId, scenario: `${c.id}: longest /healthz wait during the write`, measured: round(worst, 1), unit: 'ms', baseline: null, baselineLabel: '', ratio: null, target: '≤ 50 ms', met: worst <= 50, note: `${probes} probes, one every 5 ms` });
+    }
+    const stopped = await svc.stop();
+    if (stopped !== 0) throw new Error(`the indexing server exited with ${stopped}`);
+    const again = await startService({ dataDir, env, nodeArgs });
+    rows.push({ id: 'P8e', scenario: 'restart with both translations (from snapshots)', measured: round(again.readyMs), unit: 'ms', baseline: null, baselineLabel: '', ratio: null, target: '≤ 1,500 ms', met: again.readyMs <= 1500 });
+    await again.stop();
+  } finally {
+    await svc.stop().catch(() => undefined);
+  }
+  return rows;
+}
