@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
 import { main as pushMain } from '../../bin/help-push.mjs';
+import { checkDataDir, formatReport } from './check.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
@@ -17,6 +18,9 @@ Commands:
       List keys (name, prefix, scopes, publisher flag, created, last used).
   keys revoke --name NAME
       Revoke a key. A running server refuses it from the moment this returns.
+  check [--json]
+      Check the repository (git fsck --strict) and compare every snapshot with git.
+      Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.
 
 Options:
   --data-dir DIR   The service's data directory (default: $HELP_DATA_DIR or ./data)
@@ -42,12 +46,18 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  const dataDir = resolve(values['data-dir'] ?? (process.env.HELP_DATA_DIR || 'data'));
+  if (group === 'check' && command === undefined) {
+    if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
+    const report = await checkDataDir(dataDir);
+    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
+    return report.ok ? 0 : 1;
+  }
   if (group !== 'keys' || !command) {
-    const said = group === undefined ? 'No command given' : group !== 'keys' ? `Unknown command "${group}"` : 'keys needs a command: create, list or revoke';
+    const said = group === undefined ? 'No command given' : group !== 'keys' ? `Unknown command "${[group, command].filter(Boolean).join(' ')}"` : 'keys needs a command: create, list or revoke';
     process.stderr.write(`${said}\n\n${USAGE}`);
     return 2;
   }
-  const dataDir = resolve(values['data-dir'] ?? (process.env.HELP_DATA_DIR || 'data'));
   // Only a new key may bring the data directory into being; listing or revoking in a folder that
   // does not exist is a mistyped path, not an empty key list.
   if (command === 'create') mkdirSync(dataDir, { recursive: true });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { TreeEntry, TreeNode } from './git-objects.ts';
 
 /*
@@ -7,8 +8,28 @@ import type { TreeEntry, TreeNode } from './git-objects.ts';
  * rejects with GitUnavailableError so the caller can fall back to isomorphic-git.
  */
 
-/** The system git cannot serve the read (not installed, refused the repository, or an object is missing). */
+/** The system git cannot serve the read (not installed, or refused the repository). */
 export class GitUnavailableError extends Error {}
+
+/**
+ * An object the repository should hold is missing, or its bytes do not hash to its id (a flipped
+ * bit on disk): what git fsck reports. Not a reason to fall back to isomorphic-git, which would read
+ * the same bytes.
+ */
+export class DamagedObjectError extends Error {
+  constructor(
+    readonly oid: string,
+    readonly problem: 'missing' | 'damaged',
+    /** The file it holds, when known. */
+    readonly path?: string,
+  ) {
+    const what = path === undefined ? `object ${oid}` : `${path} (object ${oid})`;
+    super(problem === 'missing' ? `${what} is missing from the repository` : `${what} is damaged: its bytes do not hash to its id`);
+  }
+}
+
+/** Whether `body` of `type` is the object `oid` (git's object id: SHA-1 of "type size\0" and the body). */
+export const hashesTo = (oid: string, type: string, body: Buffer) => createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex') === oid;
 
 /**
  * Reads blobs with one `git cat-file --batch` process: git inflates in native code, several times
@@ -23,8 +44,21 @@ export function catFileBlobs(gitdir: string, oids: readonly string[], onBlob: (i
   });
 }
 
-/** Like catFileBlobs, for objects of any type (commits and trees at start). */
-export function catFileObjects(gitdir: string, oids: readonly string[], onObject: (index: number, type: string, bytes: Buffer) => void): Promise<void> {
+/**
+ * Like catFileBlobs, for objects of any type (commits and trees at start). Every object is checked
+ * against its id as git does when it reads; a missing or damaged one goes to `onDamaged` when given
+ * (the read goes on), else rejects the read with DamagedObjectError.
+ */
+export function catFileObjects(
+  gitdir: string,
+  oids: readonly string[],
+  onObject: (index: number, type: string, bytes: Buffer) => void,
+  onDamaged?: (index: number, error: DamagedObjectError) => void,
+): Promise<void> {
+  const damaged = (index: number, error: DamagedObjectError) => {
+    if (!onDamaged) throw error;
+    onDamaged(index, error);
+  };
   return new Promise((resolve, reject) => {
     if (oids.length === 0) {
       resolve();
@@ -66,6 +100,15 @@ export function catFileObjects(gitdir: string, oids: readonly string[], onObject
           pendingBytes = 0;
           at = nl + 1;
           const [oid, type, size] = header.split(' ');
+          if (next < oids.length && oid === oids[next] && type === 'missing' && size === undefined) {
+            try {
+              damaged(next++, new DamagedObjectError(oid, 'missing'));
+            } catch (err) {
+              fail(err as Error);
+              return;
+            }
+            continue;
+          }
           if (next >= oids.length || oid !== oids[next] || !/^\d+$/.test(size ?? '')) {
             fail(new GitUnavailableError(`git cat-file answered "${header.slice(0, 100)}" for ${oids[next] ?? 'nothing'}`));
             return;
@@ -84,7 +127,10 @@ export function catFileObjects(gitdir: string, oids: readonly string[], onObject
           pendingBytes = 0;
           want = -1;
           try {
-            onObject(next++, wantType, whole.subarray(0, whole.length - 1));
+            const body = whole.subarray(0, whole.length - 1);
+            const index = next++;
+            if (hashesTo(oids[index], wantType, body)) onObject(index, wantType, body);
+            else damaged(index, new DamagedObjectError(oids[index], 'damaged'));
           } catch (err) {
             fail(err as Error);
             return;
@@ -143,23 +189,54 @@ export async function catFileTrees(gitdir: string, commit: string): Promise<{ ro
   });
   /** Trees read so far, by id, with the entries still to be resolved. */
   const parsed = new Map<string, Array<{ mode: string; name: string; oid: string }>>();
+  /** The version folder each tree below the root belongs to; a damaged one makes that version unreadable, not the repository. */
+  const owner = new Map<string, string>();
+  const unreadable = new Map<string, string>();
   let level = [rootOid];
   for (let depth = 0; depth <= 2 && level.length > 0; depth++) {
     const wanted = [...new Set(level)].filter((oid) => !parsed.has(oid));
-    await catFileObjects(gitdir, wanted, (i, type, bytes) => {
-      if (type !== 'tree') throw new GitUnavailableError(`${wanted[i]} is a ${type}, not a tree`);
-      parsed.set(wanted[i], parseTree(bytes));
-    });
-    level = depth < 2 ? wanted.flatMap((oid) => parsed.get(oid)!.filter((e) => e.mode === '40000').map((e) => e.oid)) : [];
+    const onDamaged =
+      depth === 0
+        ? undefined
+        : (i: number, err: DamagedObjectError) => {
+            const version = owner.get(wanted[i])!;
+            unreadable.set(version, `${err.message} (a tree of folder ${version}/)`);
+          };
+    await catFileObjects(
+      gitdir,
+      wanted,
+      (i, type, bytes) => {
+        if (type !== 'tree') throw new GitUnavailableError(`${wanted[i]} is a ${type}, not a tree`);
+        try {
+          parsed.set(wanted[i], parseTree(bytes));
+        } catch (err) {
+          if (depth === 0) throw err;
+          onDamaged!(i, new DamagedObjectError(wanted[i], 'damaged'));
+        }
+      },
+      onDamaged,
+    );
+    if (depth < 2) {
+      level = [];
+      for (const oid of wanted) {
+        for (const e of parsed.get(oid) ?? []) {
+          if (e.mode !== '40000') continue;
+          owner.set(e.oid, depth === 0 ? e.name : owner.get(oid)!);
+          level.push(e.oid);
+        }
+      }
+    } else level = [];
   }
   const build = (oid: string, depth: number): TreeNode => {
     const entries = new Map<string, TreeEntry>();
     for (const e of parsed.get(oid) ?? []) {
       if (e.mode === '40000') {
-        if (depth < 2) entries.set(e.name, { kind: 'tree', oid: e.oid, tree: build(e.oid, depth + 1) });
+        // An unreadable version keeps its folder's id (later commits carry it along untouched) and nothing else.
+        if (depth === 0 && unreadable.has(e.name)) entries.set(e.name, { kind: 'tree', oid: e.oid, tree: { oid: e.oid, entries: new Map() } });
+        else if (depth < 2) entries.set(e.name, { kind: 'tree', oid: e.oid, tree: build(e.oid, depth + 1) });
       } else if (e.mode !== '160000') entries.set(e.name, { kind: 'blob', oid: e.oid });
     }
     return { oid, entries };
   };
-  return { root: build(rootOid, 0), unreadable: new Map() };
+  return { root: build(rootOid, 0), unreadable };
 }

@@ -7,7 +7,7 @@ import { isVersionSlug } from '../domain/names.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
-import { catFileBlobs, GitUnavailableError } from './cat-file.ts';
+import { catFileBlobs, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from './git-objects.ts';
 import type { Repository } from './repository.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
@@ -172,6 +172,10 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
     );
     return out;
   } catch (err) {
+    if (err instanceof DamagedObjectError) {
+      const path = blobs.find(([, oid]) => oid === err.oid)?.[0];
+      throw new DamagedObjectError(err.oid, err.problem, path);
+    }
     if (!(err instanceof GitUnavailableError)) throw err;
   }
   return repo.readBlobs(blobs);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
-import { catFileTrees, GitUnavailableError } from './cat-file.ts';
+import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
@@ -136,11 +136,16 @@ export class Repository {
       return;
     }
     try {
-      this.root = (await catFileTrees(this.gitdir, oid)).root;
+      const { root, unreadable } = await catFileTrees(this.gitdir, oid);
+      this.root = root;
+      for (const [slug, reason] of unreadable) this.unreadable.set(slug, reason);
       this.head = oid;
       return;
     } catch (err) {
-      // No system git, or an object it cannot give: isomorphic-git reads what it can and says what is broken.
+      if (err instanceof DamagedObjectError) {
+        throw new BrokenRepositoryError(`Branch main points to commit ${oid}, which cannot be read (${err.message}). Restore content.git from a backup (docs/operations.md), or point main at an earlier good commit with git update-ref.`);
+      }
+      // No system git, or an answer it cannot give: isomorphic-git reads what it can and says what is broken.
       if (!(err instanceof GitUnavailableError)) throw err;
     }
     let treeOid: string;
@@ -148,7 +153,7 @@ export class Repository {
       const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
       treeOid = commit.tree;
     } catch (err) {
-      throw new BrokenRepositoryError(`Branch main points to commit ${oid}, which cannot be read (${(err as Error).message}).`);
+      throw new BrokenRepositoryError(`Branch main points to commit ${oid}, which cannot be read (${readError(err)}). Restore content.git from a backup (docs/operations.md), or point main at an earlier good commit with git update-ref.`);
     }
     this.head = oid;
     this.root = await this.readTreeShallow(treeOid, 0);
@@ -166,7 +171,7 @@ export class Repository {
           } catch (err) {
             if (depth > 0) throw err;
             // Keep the folder's id so other commits carry it along untouched; the folder itself is not served.
-            this.unreadable.set(e.path, `tree ${e.oid} cannot be read (${(err as Error).message})`);
+            this.unreadable.set(e.path, `a tree of folder ${e.path}/ cannot be read (${readError(err)})`);
             entries.set(e.path, { kind: 'tree', oid: e.oid, tree: { oid: e.oid, entries: new Map() } });
           }
         }
@@ -289,6 +294,14 @@ export class Repository {
  * a pack index first), but a file system may persist the two renames out of order: a crash can then
  * leave the index alone. No ref points at its objects, as the ref moves only after that fsync.
  */
+/** What went wrong reading an object, in a line: isomorphic-git's own text for damaged data asks to report a bug to it. */
+function readError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  if (e.code === 'InternalError') return 'its bytes are damaged';
+  if (e.code === 'NotFoundError') return 'an object is missing';
+  return (e.message ?? String(err)).split('\n')[0];
+}
+
 async function removeIndexesWithoutPack(repo: Repository): Promise<void> {
   const dir = join(repo.gitdir, 'objects', 'pack');
   // Through the durable fs: a folder made here must be on disk before packs renamed into it count.

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
 import { BrokenRepositoryError } from '../../src/storage/repository.ts';
 import { md, versionJson } from '../helpers/content.ts';
 import { commitWithGit } from '../helpers/git.ts';
@@ -24,6 +25,23 @@ async function populated(): Promise<{ dataDir: string; gitdir: string; head: str
 }
 
 const git = (gitdir: string, ...args: string[]) => execFileSync('git', args, { cwd: gitdir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const mktree = (gitdir: string, lines: string[]) => execFileSync('git', ['mktree', '--missing'], { cwd: gitdir, input: `${lines.join('\n')}\n`, encoding: 'utf8' }).trim();
+const commitTree = (gitdir: string, tree: string, message: string) =>
+  execFileSync('git', ['commit-tree', tree, '-p', 'main', '-m', message], { cwd: gitdir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'hand', GIT_AUTHOR_EMAIL: 'hand@example.org', GIT_COMMITTER_NAME: 'hand', GIT_COMMITTER_EMAIL: 'hand@example.org' } }).trim();
+
+/** Writes a loose object under `oid` whose bytes are `type` and `body`: they do not hash to `oid`, as after a flipped bit. */
+function writeLooseObject(gitdir: string, oid: string, type: string, body: Buffer): string {
+  mkdirSync(join(gitdir, 'objects', oid.slice(0, 2)), { recursive: true });
+  writeFileSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)), deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])));
+  return oid;
+}
+
+/** `npm run --silent cli -- ...args` on a data directory. */
+function cli(dataDir: string, args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELP_DATA_DIR: dataDir };
+  delete env.NODE_TEST_CONTEXT;
+  return runProcess(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: PROJECT, env, timeout: 60_000 });
+}
 
 describe('A repository damaged by hand is never served as empty, nor started over', () => {
   test('main deleted: start is refused with the commit to restore and the command that does it; nothing is rewritten', async () => {
@@ -93,6 +111,75 @@ describe('A repository damaged by hand is never served as empty, nor started ove
       assert.equal((await s.request('GET', '/versions/latest/pdf-bundle', { key: null })).body.version.slug, 'v9');
     } finally {
       await s.close();
+    }
+  });
+
+  test('a damaged tree or a blob whose bytes do not hash to its id takes only its version out, naming the object', async () => {
+    const { dataDir, gitdir } = await populated();
+    try {
+      // Two hand-made damages: v1's "en" folder points to a tree object with garbage bytes, and v2/en/a.md
+      // to a blob whose bytes are not those of its id (a flipped bit in a loose object).
+      const badTree = writeLooseObject(gitdir, 'deadbeef'.repeat(5), 'tree', Buffer.from('100644 en\0not a tree entry'));
+      const badBlob = writeLooseObject(gitdir, 'feedface'.repeat(5), 'blob', Buffer.from('---\ntitle: A\n---\nflipped\n'));
+      const replace = (tree: string, name: string, oid: string) => mktree(gitdir, git(gitdir, 'ls-tree', tree).trim().split('\n').map((l) => (l.endsWith(`\t${name}`) ? l.replace(/[0-9a-f]{40}/, oid) : l)));
+      const v1 = replace(git(gitdir, 'rev-parse', 'main:v1').trim(), 'en', badTree);
+      const v2en = replace(git(gitdir, 'rev-parse', 'main:v2/en').trim(), 'a.md', badBlob);
+      const v2 = replace(git(gitdir, 'rev-parse', 'main:v2').trim(), 'en', v2en);
+      const root = mktree(gitdir, git(gitdir, 'ls-tree', 'main^{tree}').trim().split('\n').map((l) => (l.endsWith('\tv1') ? l.replace(/[0-9a-f]{40}/, v1) : l.endsWith('\tv2') ? l.replace(/[0-9a-f]{40}/, v2) : l)));
+      git(gitdir, 'update-ref', 'refs/heads/main', commitTree(gitdir, root, 'Damage by hand'));
+
+      const s = await startTestServer({ dataDir, sample: SAMPLE });
+      try {
+        const v1Answer = await s.request('GET', '/versions/v1/nodes', { key: null });
+        assert.equal(v1Answer.status, 503);
+        assert.equal(v1Answer.body.error.code, 'version_unavailable');
+        assert.match(v1Answer.body.error.reason, new RegExp(`object ${badTree} is damaged.*folder v1/`));
+        const v2Answer = await s.request('GET', '/versions/v2/nodes', { key: null });
+        assert.equal(v2Answer.status, 503);
+        assert.match(v2Answer.body.error.reason, new RegExp(`en/a\\.md \\(object ${badBlob}\\) is damaged`));
+        assert.doesNotMatch(JSON.stringify([v1Answer.body, v2Answer.body]), /isomorphic-git/);
+        // Writes to a damaged version are refused the same way; the service itself goes on.
+        assert.equal((await s.request('PUT', '/versions/v2/topics/a/translations/en', { body: { title: 'A' } })).status, 503);
+        assert.equal((await s.request('POST', '/versions', { body: { slug: 'v3', label: 'Three' } })).status, 200);
+      } finally {
+        await s.service.close();
+      }
+      const check = await cli(dataDir, ['check']);
+      assert.equal(check.code, 1, check.stdout + check.stderr);
+      assert.match(check.stdout, /repository: PROBLEMS/);
+      assert.match(check.stdout, new RegExp(badBlob));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('check: a healthy data directory passes; a flipped byte in a pack and a snapshot of a tree git lacks are reported', async () => {
+    const { dataDir, gitdir } = await populated();
+    try {
+      const healthy = await cli(dataDir, ['check', '--json']);
+      assert.equal(healthy.code, 0, healthy.stdout + healthy.stderr);
+      const report = JSON.parse(healthy.stdout);
+      assert.equal(report.ok, true);
+      assert.deepEqual(report.snapshots.map((s: { version: string; ok: boolean }) => [s.version, s.ok]).sort(), [['v1', true], ['v2', true]]);
+
+      // A snapshot from another repository: its tree is not here.
+      const other = await populated();
+      try {
+        copyFileSync(join(other.dataDir, 'snapshots', 'v2.snapshot'), join(dataDir, 'snapshots', 'v2.snapshot'));
+      } finally {
+        rmSync(other.dataDir, { recursive: true, force: true });
+      }
+      const pack = readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).map((f) => join(gitdir, 'objects', 'pack', f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      const bytes = readFileSync(pack);
+      bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+      writeFileSync(pack, bytes);
+      const damaged = await cli(dataDir, ['check']);
+      assert.equal(damaged.code, 1);
+      assert.match(damaged.stdout, /repository: PROBLEMS/);
+      assert.match(damaged.stdout, /snapshot v2: PROBLEMS\n {2}its tree [0-9a-f]{40} is not in the repository/);
+      assert.match(damaged.stdout, /snapshot v1: ok/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { filePaths, renderFile } from '../content/file-set.ts';
+import { prepareObject } from '../storage/git-objects.ts';
+import { readSnapshot, snapshotSlugs } from '../storage/snapshot.ts';
+
+const run = promisify(execFile);
+
+/** What `check` found: the repository's own check, and each snapshot compared with git. */
+export interface CheckReport {
+  ok: boolean;
+  /** `git fsck --strict`: null when the git command cannot be run. */
+  repository: { ok: boolean; problems: string[] } | null;
+  snapshots: Array<{ version: string; ok: boolean; problems: string[] }>;
+}
+
+/** Whatever git prints is kept, a line a problem, at most this many. */
+const MAX_PROBLEMS = 100;
+
+/**
+ * Checks a data directory: every object of the repository (git fsck, which hashes each object as
+ * it reads it), and every snapshot against git: its tree must exist, and each file the snapshot's
+ * state would write must be, byte for byte, the blob the tree holds (so a snapshot cannot go on
+ * serving content the repository no longer has, or never had).
+ */
+export async function checkDataDir(dataDir: string): Promise<CheckReport> {
+  const gitdir = join(dataDir, 'content.git');
+  const git = (...args: string[]) => run('git', ['--git-dir', gitdir, ...args], { maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
+  let repository: CheckReport['repository'] = null;
+  try {
+    await git('fsck', '--strict', '--no-dangling', '--no-progress');
+    repository = { ok: true, problems: [] };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string; stdout?: string };
+    if (e.code !== 'ENOENT') {
+      const lines = `${e.stdout ?? ''}\n${e.stderr ?? ''}`.split('\n').map((l) => l.trim()).filter(Boolean);
+      repository = { ok: false, problems: lines.slice(0, MAX_PROBLEMS) };
+    }
+  }
+  const snapshots: CheckReport['snapshots'] = [];
+  const dir = join(dataDir, 'snapshots');
+  for (const version of snapshotSlugs(dir)) {
+    const problems: string[] = [];
+    try {
+      const snap = await (await readSnapshot(dir, version)).open();
+      let listing = '';
+      try {
+        listing = (await git('ls-tree', '-r', snap.tree.oid)).stdout;
+      } catch {
+        problems.push(`its tree ${snap.tree.oid} is not in the repository`);
+      }
+      if (problems.length === 0) {
+        const blobs = new Map<string, string>();
+        for (const line of listing.split('\n').filter(Boolean)) {
+          const [meta, path] = line.split('\t');
+          blobs.set(path, meta.split(' ')[2]);
+        }
+        for (const path of filePaths(snap.state)) {
+          const text = renderFile(snap.state, path);
+          const oid = blobs.get(path);
+          if (text === null) continue;
+          if (oid === undefined) problems.push(`${version}/${path} is in the snapshot, not in its tree`);
+          else if (prepareObject('blob', Buffer.from(text, 'utf8')).oid !== oid) problems.push(`${version}/${path} differs from blob ${oid}`);
+          blobs.delete(path);
+          if (problems.length >= MAX_PROBLEMS) break;
+        }
+        for (const path of blobs.keys()) if (problems.length < MAX_PROBLEMS) problems.push(`${version}/${path} is in the tree, not in the snapshot`);
+      }
+    } catch (err) {
+      problems.push(`the snapshot cannot be read: ${(err as Error).message}`);
+    }
+    snapshots.push({ version, ok: problems.length === 0, problems });
+  }
+  const ok = (repository?.ok ?? true) && snapshots.every((s) => s.ok);
+  return { ok, repository, snapshots };
+}
+
+/** The report as an operator reads it. */
+export function formatReport(report: CheckReport): string {
+  const lines: string[] = [];
+  if (report.repository === null) lines.push('repository: not checked (the git command cannot be run)');
+  else if (report.repository.ok) lines.push('repository: ok (git fsck --strict)');
+  else lines.push('repository: PROBLEMS (git fsck --strict)', ...report.repository.problems.map((p) => `  ${p}`));
+  for (const s of report.snapshots) {
+    if (s.ok) lines.push(`snapshot ${s.version}: ok`);
+    else lines.push(`snapshot ${s.version}: PROBLEMS`, ...s.problems.map((p) => `  ${p}`));
+  }
+  if (report.snapshots.length === 0) lines.push('snapshots: none');
+  lines.push(report.ok ? 'All checks passed.' : 'Problems found. A snapshot that disagrees with git is only a cache: delete snapshots/<version>.snapshot and restart. For the repository, see docs/operations.md (Troubleshooting).');
+  return lines.join('\n');
+}
