@@ -33,6 +33,8 @@ export interface Config {
   readonly corsOrigins: ReadonlySet<string>;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>` (`HELP_METRICS_TOKEN`; default: open, like /healthz). */
   readonly metricsToken: string | null;
+  /** Commits between two runs of `git gc` in the background (`HELP_GC_EVERY`, default 500; 0 turns it off). */
+  readonly gcEvery: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
 }
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publishing: publishingConfig(env),
     corsOrigins: corsOrigins(env.HELP_CORS_ORIGINS),
     metricsToken: env.HELP_METRICS_TOKEN || null,
+    gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

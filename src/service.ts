@@ -56,9 +56,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const catalog = new Catalog();
     const search = new SearchIndex(() => catalog.touch());
     catalog.subscribe((slug, state) => search.update(slug, state));
-    const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs });
+    const metrics = new Metrics(catalog);
+    const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, timing: metrics.timing });
     snapshots.preload();
-    const repo = await Repository.open(join(config.dataDir, 'content.git'));
+    const repo = await Repository.open(join(config.dataDir, 'content.git'), { gcEvery: config.gcEvery, timing: metrics.timing });
     const snapshotted = snapshots.slugs();
     if (repo.headCommit === null && snapshotted.length > 0) {
       // Snapshots of versions that the repository does not have: content.git was replaced or emptied.
@@ -67,7 +68,6 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       );
     }
     const clock = new Clock();
-    const metrics = new Metrics(catalog);
     const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;

@@ -8,11 +8,20 @@ import { Mutex } from './mutex.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
+import { Housekeeping } from './housekeeping.ts';
+import type { TimingSink } from './timing.ts';
 
 export const BRANCH = 'refs/heads/main';
 
 /** The repository cannot be served: the message names the ref or object at fault. */
 export class BrokenRepositoryError extends Error {}
+
+export interface RepositoryOptions {
+  /** Commits between two runs of git gc in the background; 0 or absent: never. */
+  gcEvery?: number;
+  /** Told how long each git gc took. */
+  timing?: TimingSink;
+}
 
 /** A file to write (its content) or to delete (null), by path inside a version's folder. */
 export type FileChanges = ReadonlyMap<string, string | null>;
@@ -58,12 +67,19 @@ export class Repository {
   /** Packs that hold deltas (from git gc): compaction leaves them to git. */
   private readonly unmergeable = new Set<string>();
 
-  private constructor(readonly gitdir: string) {
+  private readonly housekeeping: Housekeeping;
+  private commitsSinceGc = 0;
+
+  private constructor(
+    readonly gitdir: string,
+    private readonly options: RepositoryOptions,
+  ) {
     this.fs = durableFs(gitdir);
+    this.housekeeping = new Housekeeping(gitdir);
   }
 
-  static async open(gitdir: string): Promise<Repository> {
-    const repo = new Repository(gitdir);
+  static async open(gitdir: string, options: RepositoryOptions = {}): Promise<Repository> {
+    const repo = new Repository(gitdir, options);
     if (!fs.existsSync(join(gitdir, 'HEAD'))) {
       await fs.promises.mkdir(gitdir, { recursive: true });
       await clearTempDir(gitdir);
@@ -224,6 +240,7 @@ export class Repository {
       this.head = commit.oid;
       this.root = root;
       this.maybeCompact();
+      this.maybeGc();
       return commit.oid;
     });
   }
@@ -236,6 +253,19 @@ export class Repository {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     while (this.compaction) await this.compaction;
+    await this.housekeeping.stop();
+  }
+
+  /** Every `gcEvery` commits, git gc in the background (housekeeping.ts), once no compaction runs. */
+  private maybeGc(): void {
+    const every = this.options.gcEvery ?? 0;
+    if (every <= 0 || ++this.commitsSinceGc < every || this.housekeeping.busy) return;
+    this.commitsSinceGc = 0;
+    const started = performance.now();
+    void (async () => {
+      while (this.compaction) await this.compaction;
+      if (await this.housekeeping.run()) this.options.timing?.('gc', (performance.now() - started) / 1000);
+    })();
   }
 
   /** Merges small packs in the background (pack-compactor.ts): once writes pause, or during a long burst. */
@@ -252,12 +282,16 @@ export class Repository {
 
   /** `whenIdle`: also after a burst's compaction, which merged less. */
   private compact(maxBytes: number, whenIdle = false): void {
-    if ((this.packsSinceCompaction === 0 && !whenIdle) || this.compaction || this.readsInFlight > 0) return;
+    // Not while git gc runs: it replaces the packs; the next round merges what is left.
+    if ((this.packsSinceCompaction === 0 && !whenIdle) || this.compaction || this.readsInFlight > 0 || this.housekeeping.busy) return;
     this.packsSinceCompaction = 0;
     // A failed round changes nothing visible (the old packs stay until the merged one is durable); the next round retries.
+    const started = performance.now();
     this.compaction = compactPacks(this.gitdir, this.tempDir, this.unmergeable, maxBytes)
       .then(
-        () => undefined,
+        (merged) => {
+          if (merged > 0) this.options.timing?.('pack_merge', (performance.now() - started) / 1000);
+        },
         () => undefined,
       )
       .finally(() => {

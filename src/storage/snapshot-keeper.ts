@@ -3,10 +3,13 @@ import type { Catalog } from '../index/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import type { Repository } from './repository.ts';
 import { clearSnapshotTemps, readSnapshot, removeSnapshot, snapshotSlugs, writeSnapshot, type SnapshotFile } from './snapshot.ts';
+import type { TimingSink } from './timing.ts';
 
 export interface KeeperOptions {
   /** Writes must have been quiet this long before changed versions are snapshotted again. */
   quietMs?: number;
+  /** Told how long each snapshot took to write. */
+  timing?: TimingSink;
 }
 
 /**
@@ -21,6 +24,7 @@ export class SnapshotKeeper {
   private running: Promise<void> | null = null;
   private closed = false;
   private readonly quietMs: number;
+  private readonly timing: TimingSink | undefined;
   private repo: Repository | null = null;
 
   constructor(
@@ -31,6 +35,7 @@ export class SnapshotKeeper {
     opts: KeeperOptions = {},
   ) {
     this.quietMs = opts.quietMs ?? 5000;
+    this.timing = opts.timing;
   }
 
   /** Starts reading every snapshot on disk, so the reads overlap opening the repository. */
@@ -135,6 +140,7 @@ export class SnapshotKeeper {
       const searchMs = performance.now() - searchStarted;
       const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
       this.log.info({ version: slug, bytes, ms: Math.round(performance.now() - started), longestStepMs: Math.round(Math.max(longestStepMs, searchMs)) }, 'snapshot written');
+      this.timing?.('snapshot', (performance.now() - started) / 1000);
     } catch (err) {
       this.log.warn({ version: slug, err }, 'snapshot could not be written; the next start reads the version from git');
     }

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * Runs `git gc` on the repository in the background, so that history gets its deltas without an
+ * operator's cron job. Safe while writes go on: git gc keeps unreachable objects younger than its
+ * prune window (two weeks), and a write's objects are unreachable only for the moment between its
+ * pack and its ref. (`git gc --prune=now` is not safe then, which is why operators must not run it.)
+ * One run at a time; a failed run changes nothing and the next one retries. Without the git command
+ * there is nothing to run.
+ */
+export class Housekeeping {
+  private child: ChildProcess | null = null;
+  private running: Promise<boolean> | null = null;
+
+  constructor(private readonly gitdir: string) {}
+
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Starts `git gc` unless one runs; resolves with whether it succeeded. */
+  run(): Promise<boolean> {
+    if (this.running) return this.running;
+    // A clean environment: a GIT_DIR set for the service's own process must not redirect the run.
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
+    this.running = new Promise<boolean>((resolve) => {
+      const child = spawn('git', ['--git-dir', this.gitdir, 'gc', '--quiet'], { stdio: 'ignore', env });
+      this.child = child;
+      child.once('error', () => resolve(false));
+      child.once('close', (code) => resolve(code === 0));
+    }).finally(() => {
+      this.child = null;
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** For a shutdown: stops a run (git leaves the repository as it was) and waits for it to end. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.child?.kill('SIGTERM');
+    await running;
+  }
+}
