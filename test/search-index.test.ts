@@ -64,9 +64,9 @@ const opArb = fc.oneof(
 const queryArb = fc.array(fc.constantFrom(...VOCABULARY, 'ze', 'z', 'ca', 'ins', 'eb', 'ZEBRA', 'cafe', 'nai', 'emi', 'snake', 'case'), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
 
 describe('search index', () => {
-  test('answers as the documented rule does, through writes, reorders, deletions and save/restore', () => {
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 8 }), (ops, queries) => {
+  test('answers as the documented rule does, through writes, reorders, deletions and save/restore', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 8 }), async (ops, queries) => {
         let order: string[] = [];
         const texts = new Map<string, Translation>();
         let index = new SearchIndex();
@@ -84,7 +84,7 @@ describe('search index', () => {
           state = stateOf(order, texts);
           if (op.kind === 'restart') {
             // Nothing is saved before the version was first indexed.
-            const saved = index.save('v1');
+            const saved = await index.save('v1');
             index = new SearchIndex();
             if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
           }
@@ -115,12 +115,12 @@ describe('search index', () => {
     assert.equal(index.search(state, 'en', 'zebra').hits.length, 39);
   });
 
-  test('a saved index that does not fit is refused, so the caller rebuilds', () => {
+  test('a saved index that does not fit is refused, so the caller rebuilds', async () => {
     const texts = new Map<string, Translation>([['a', { title: 'Alpha', summary: '', bodyMd: 'zebra', updatedAt: STAMP }]]);
     const state = stateOf(['a'], texts);
     const index = new SearchIndex();
     index.update('v1', state);
-    const saved = index.save('v1')!;
+    const saved = (await index.save('v1'))!;
     assert.equal(new SearchIndex().restore('v1', stateOf([], new Map()), saved), false, 'documents the state does not have');
     assert.equal(new SearchIndex().restore('v1', state, saved.subarray(0, saved.length - 3)), false, 'cut short');
     const flipped = Uint8Array.from(saved);

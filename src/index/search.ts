@@ -88,12 +88,28 @@ export class SearchIndex {
 
   /**
    * The version's index in a form that can be kept on disk beside a snapshot of its state, so a
-   * restart adopts it instead of rebuilding it; null when the version is not indexed.
+   * restart adopts it instead of rebuilding it; null when the version is not indexed. It is the index
+   * as it is when called: written out in slices, while the version's updates wait (searches go on).
    */
-  save(slug: string): Uint8Array | null {
+  save(slug: string): Promise<Uint8Array | null> {
+    const result = (this.busy.get(slug) ?? Promise.resolve()).then(() => this.saveNow(slug));
+    const tracked: Promise<void> = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    const cleared = tracked.finally(() => {
+      if (this.busy.get(slug) === cleared) this.busy.delete(slug);
+    });
+    this.busy.set(slug, cleared);
+    return result;
+  }
+
+  private async saveNow(slug: string): Promise<Uint8Array | null> {
     const byLanguage = this.versions.get(slug);
     if (!byLanguage) return null;
-    const parts = [...byLanguage].map(([language, index]) => ({ language, bytes: index.terms.save() }));
+    const pause = slicer();
+    const parts: Array<{ language: string; bytes: Uint8Array }> = [];
+    for (const [language, index] of byLanguage) parts.push({ language, bytes: await index.terms.save(pause) });
     const head = Buffer.from(JSON.stringify({ format: SAVE_FORMAT, parts: parts.map((p) => [p.language, p.bytes.length]) }), 'utf8');
     const out = Buffer.alloc(4 + head.length + parts.reduce((n, p) => n + p.bytes.length, 0));
     out.writeUInt32BE(head.length, 0);
@@ -188,7 +204,7 @@ function necessaryPrefixes(prefixes: string[]): string[] {
   return sorted.filter((p, i) => !sorted.slice(0, i).some((longer) => longer.startsWith(p)));
 }
 
-const SAVE_FORMAT = 1;
+const SAVE_FORMAT = 2;
 
 /**
  * Each document number's index in document order, kept until the tree or the numbering changes: a

@@ -51,15 +51,22 @@ export class SortedTerms {
     for (const term of this.buffer) if (term.startsWith(prefix) && this.live(term)) yield term;
   }
 
-  /** All live terms in one sorted array (for saving; the runs stay as they are). */
-  all(): string[] {
-    // Pairwise, shortest first: each term is copied about log(runs) times.
-    const parts = [...this.runs.map((run) => run.filter(this.live)), this.buffer.filter(this.live).sort()].sort((a, b) => a.length - b.length);
+  /**
+   * All live terms in one sorted array (for saving; the runs stay as they are), merged pairwise,
+   * shortest first (each term is copied about log(runs) times), with `pause()` now and then.
+   */
+  async all(pause: () => Promise<void>): Promise<string[]> {
+    const parts = [...this.runs, [...this.buffer].sort()].sort((a, b) => a.length - b.length);
     while (parts.length > 1) {
-      parts.push(merge(parts.shift()!, parts.shift()!, null));
+      parts.push(await mergeInSlices(parts.shift()!, parts.shift()!, pause));
       parts.sort((a, b) => a.length - b.length);
     }
-    return parts[0] ?? [];
+    const out: string[] = [];
+    for (const [i, term] of (parts[0] ?? []).entries()) {
+      if ((i & 65535) === 65535) await pause();
+      if (this.live(term)) out.push(term);
+    }
+    return out;
   }
 
   /** Drops dead terms (after the owner removed many). */
@@ -86,6 +93,19 @@ function merge(a: readonly string[], b: readonly string[], keep: ((term: string)
     if (keep === null || keep(next)) out[n++] = next;
   }
   out.length = n;
+  return out;
+}
+
+/** merge(), with `pause()` every 32 K terms. */
+async function mergeInSlices(a: readonly string[], b: readonly string[], pause: () => Promise<void>): Promise<string[]> {
+  const out: string[] = new Array(a.length + b.length);
+  let n = 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    out[n++] = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+    if ((n & 32767) === 0) await pause();
+  }
   return out;
 }
 

@@ -149,28 +149,62 @@ export class TermIndex {
   }
 
   /**
-   * The index as bytes: a JSON head (keys, terms, posting lengths) and the postings as one array of
-   * 32-bit numbers. Gone documents are left out.
+   * The index as bytes, without changing it, in slices with `pause()` between them (an index of a
+   * million terms takes over a second to write out): a JSON head (the living documents' keys, renumbered
+   * densely, and the term count), the terms in code-unit order joined by NUL, their posting lengths as
+   * 32-bit numbers, then the postings. The caller keeps the index from changing until it resolves
+   * (SearchIndex holds the version's update queue meanwhile); searches may run.
    */
-  save(): Uint8Array {
-    if (this.gone > 0) this.compact();
-    // In code-unit order, so a load needs no sorting.
-    const terms = this.prefixes.all();
-    const lengths = terms.map((t) => lengthOf(this.postings.get(t)!));
-    const total = lengths.reduce((a, b) => a + b, 0);
-    const head = Buffer.from(JSON.stringify({ format: FORMAT, keys: this.keyOf, terms, lengths }), 'utf8');
-    const out = new Uint8Array(8 + head.length + ((4 - (head.length % 4)) % 4) + total * 4);
+  async save(pause: () => Promise<void> = async () => {}): Promise<Uint8Array> {
+    const renumber = new Int32Array(this.keyOf.length).fill(-1);
+    const keys: string[] = [];
+    this.keyOf.forEach((key, n) => {
+      if (key === undefined) return;
+      renumber[n] = keys.length;
+      keys.push(key);
+    });
+    const sorted = await this.prefixes.all(pause);
+    const terms: string[] = [];
+    const lengths: number[] = [];
+    let ids = new Uint32Array(Math.max(1024, sorted.length));
+    let total = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if ((i & 16383) === 16383) await pause();
+      const p = this.postings.get(sorted[i])!;
+      const before = total;
+      const take = (n: number) => {
+        const to = renumber[n];
+        if (to < 0) return;
+        if (total === ids.length) {
+          const grown = new Uint32Array(ids.length * 2);
+          grown.set(ids);
+          ids = grown;
+        }
+        ids[total++] = to;
+      };
+      if (typeof p === 'number') take(p);
+      else p.forEach(take);
+      if (total > before) {
+        terms.push(sorted[i]);
+        lengths.push(total - before);
+      }
+    }
+    const head = Buffer.from(JSON.stringify({ format: FORMAT, keys, terms: terms.length }), 'utf8');
+    const text = Buffer.from(terms.join('\0'), 'utf8');
+    const pad = (n: number) => (4 - (n % 4)) % 4;
+    const out = new Uint8Array(12 + head.length + pad(head.length) + text.length + pad(text.length) + 4 * (terms.length + total));
     const view = new DataView(out.buffer);
     view.setUint32(0, MAGIC);
     view.setUint32(4, head.length);
-    out.set(head, 8);
-    const body = new Uint32Array(out.buffer, out.length - total * 4, total);
-    let at = 0;
-    for (const t of terms) {
-      const p = this.postings.get(t)!;
-      if (typeof p === 'number') body[at++] = p;
-      else at = p.copyTo(body, at);
-    }
+    view.setUint32(8, text.length);
+    let at = 12;
+    out.set(head, at);
+    at += head.length + pad(head.length);
+    out.set(text, at);
+    at += text.length + pad(text.length);
+    new Uint32Array(out.buffer, at, terms.length).set(lengths);
+    at += 4 * terms.length;
+    new Uint32Array(out.buffer, at, total).set(ids.subarray(0, total));
     return out;
   }
 
@@ -178,26 +212,36 @@ export class TermIndex {
   static load(bytes: Uint8Array): TermIndex | null {
     try {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      if (bytes.length < 8 || view.getUint32(0) !== MAGIC) return null;
+      if (bytes.length < 12 || view.getUint32(0) !== MAGIC) return null;
       const headLength = view.getUint32(4);
-      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, headLength).toString('utf8')) as { format: number; keys: string[]; terms: string[]; lengths: number[] };
-      if (head.format !== FORMAT || head.terms.length !== head.lengths.length) return null;
-      const bodyStart = 8 + headLength + ((4 - (headLength % 4)) % 4);
-      const total = head.lengths.reduce((a, b) => a + b, 0);
-      if (bytes.length !== bodyStart + total * 4) return null;
-      // A copy, aligned, that the index owns (the bytes may be a slice of a bigger buffer).
-      const body = new Uint32Array(total);
-      new Uint8Array(body.buffer).set(bytes.subarray(bodyStart));
+      const textLength = view.getUint32(8);
+      const pad = (n: number) => (4 - (n % 4)) % 4;
+      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 12, headLength).toString('utf8')) as { format: number; keys: string[]; terms: number };
+      if (head.format !== FORMAT) return null;
+      let at = 12 + headLength + pad(headLength);
+      const terms = textLength === 0 ? [] : Buffer.from(bytes.buffer, bytes.byteOffset + at, textLength).toString('utf8').split('\0');
+      at += textLength + pad(textLength);
+      if (terms.length !== head.terms || bytes.length < at + 4 * terms.length) return null;
+      // Copies, aligned, that the index owns (the bytes may be a slice of a bigger buffer).
+      // (A Buffer's slice() is a view, not a copy: copy by hand.)
+      const copy = new Uint8Array(bytes.length - at);
+      copy.set(bytes.subarray(at));
+      const numbers = new Uint32Array(copy.buffer);
+      const lengths = numbers.subarray(0, terms.length);
+      const body = numbers.subarray(terms.length);
+      let total = 0;
+      for (const n of lengths) total += n;
+      if (body.length !== total) return null;
       const index = new TermIndex();
       index.keyOf = head.keys;
       head.keys.forEach((key, n) => index.numbers.set(key, n));
-      let at = 0;
-      head.terms.forEach((term, i) => {
-        const length = head.lengths[i];
-        index.postings.set(term, length === 1 ? body[at] : Postings.over(body.subarray(at, at + length)));
-        at += head.lengths[i];
+      let from = 0;
+      terms.forEach((term, i) => {
+        const length = lengths[i];
+        index.postings.set(term, length === 1 ? body[from] : Postings.over(body.subarray(from, from + length)));
+        from += length;
       });
-      index.prefixes = SortedTerms.fromSorted(head.terms, (term) => index.postings.has(term));
+      index.prefixes = SortedTerms.fromSorted(terms, (term) => index.postings.has(term));
       return index;
     } catch {
       return null;
@@ -206,8 +250,8 @@ export class TermIndex {
 }
 
 const MAGIC = 0x48534958; // "HSIX"
-/** 2: terms saved in code-unit order (1 had them in insertion order, for a radix tree). */
-const FORMAT = 2;
+/** 3: terms in code-unit order joined by NUL, lengths binary (1 kept them in insertion order, for a radix tree). */
+const FORMAT = 3;
 
 /**
  * A growable ascending list of document numbers. Most terms are in one or two documents, so the
@@ -258,9 +302,8 @@ class Postings {
     return kept.length;
   }
 
-  copyTo(into: Uint32Array, at: number): number {
-    for (let i = 0; i < this.length; i++) into[at + i] = this.ids[i];
-    return at + this.length;
+  forEach(fn: (n: number) => void): void {
+    for (let i = 0; i < this.length; i++) fn(this.ids[i]);
   }
 }
 
