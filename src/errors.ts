@@ -32,6 +32,7 @@ export const ERROR_CATALOGUE = {
   limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content); `limit` names it and `max` gives its value.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than `application/json`.' },
   upstream_failed: { status: 502, description: 'The repository host (GitHub) refused or failed a call; the publish request is recorded as `failed` with the reason.' },
+  repository_changed: { status: 409, description: 'The repository\'s branch was moved outside the service (a push or commit by hand); the write is refused and nothing is written. A restart loads what the repository holds.' },
   storage_failed: { status: 503, description: 'The change could not be written to the repository (for example a full disk); nothing was changed, and the request can be retried.' },
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },

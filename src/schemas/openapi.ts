@@ -35,7 +35,10 @@ function pipelineResponses(e: Endpoint): Record<number, { description: string; s
   const out: Record<number, { description: string; schema?: string }> = {};
   if (e.path.includes(':') || e.query || e.body) out[400] = error('`validation_failed`: a path parameter, query parameter or body field is invalid (`field` names it)');
   out[401] = error(e.access === 'public' ? '`unauthorized`: a credential was sent but is malformed, unknown or revoked (public reads need none)' : '`unauthorized`: no credential, or a malformed, unknown or revoked one');
-  if (e.access === 'write') out[403] = error('`insufficient_scope`: the key lacks help:write');
+  if (e.access === 'write') {
+    out[403] = error('`insufficient_scope`: the key lacks help:write');
+    out[409] = error('`repository_changed`: the repository was changed outside the service; nothing was written');
+  }
   if (e.body) {
     out[413] = error('`payload_too_large`: the body is larger than the limit');
     out[415] = error('`unsupported_media_type`: the body is not sent as application/json');

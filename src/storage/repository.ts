@@ -10,8 +10,10 @@ import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import { Housekeeping } from './housekeeping.ts';
 import type { TimingSink } from './timing.ts';
+import { BRANCH } from './branch.ts';
+import { BranchMovedError, branchOnDisk, installHooks } from './guard.ts';
 
-export const BRANCH = 'refs/heads/main';
+export { BRANCH } from './branch.ts';
 
 /** The repository cannot be served: the message names the ref or object at fault. */
 export class BrokenRepositoryError extends Error {}
@@ -87,8 +89,22 @@ export class Repository {
     }
     await clearTempDir(gitdir);
     await removeIndexesWithoutPack(repo);
+    await repo.fixConfig();
+    installHooks(gitdir);
     await repo.readHead();
     return repo;
+  }
+
+  /**
+   * isomorphic-git's init writes core.ignorecase = true, filemode = false and symlinks = false
+   * whatever the platform; on a case-sensitive file system git would then treat `en/Intro.md` and
+   * `en/intro.md` as one file. Set them as git's own init would here (also in repositories made before).
+   */
+  private async fixConfig(): Promise<void> {
+    if (process.platform === 'win32' || process.platform === 'darwin') return;
+    for (const [path, value] of [['core.ignorecase', false], ['core.filemode', true], ['core.symlinks', true]] as const) {
+      if ((await git.getConfig({ fs: this.fs, gitdir: this.gitdir, path })) !== value) await git.setConfig({ fs: this.fs, gitdir: this.gitdir, path, value });
+    }
   }
 
   get headCommit(): string | null {
@@ -230,6 +246,9 @@ export class Repository {
    */
   commit(folders: ReadonlyArray<FolderWrite>, info: CommitInfo): Promise<string> {
     return this.commitMutex.run(async () => {
+      // Never carry on from a branch someone else moved: that would drop their commit from history.
+      const onDisk = branchOnDisk(this.gitdir);
+      if (onDisk !== this.head) throw new BranchMovedError(this.head, onDisk);
       const objects: PreparedObject[] = [];
       const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
       const root = patchTree(this.root, changes, objects);
@@ -322,12 +341,6 @@ export class Repository {
   }
 }
 
-/**
- * An index whose pack is missing would make readers fail on objects they look up in it. Pack and
- * index are renamed in that order before one fsync of their folder (git does the same, and removes
- * a pack index first), but a file system may persist the two renames out of order: a crash can then
- * leave the index alone. No ref points at its objects, as the ref moves only after that fsync.
- */
 /** What went wrong reading an object, in a line: isomorphic-git's own text for damaged data asks to report a bug to it. */
 function readError(err: unknown): string {
   const e = err as { code?: string; message?: string };
@@ -336,6 +349,12 @@ function readError(err: unknown): string {
   return (e.message ?? String(err)).split('\n')[0];
 }
 
+/**
+ * An index whose pack is missing would make readers fail on objects they look up in it. Pack and
+ * index are renamed in that order before one fsync of their folder (git does the same, and removes
+ * a pack index first), but a file system may persist the two renames out of order: a crash can then
+ * leave the index alone. No ref points at its objects, as the ref moves only after that fsync.
+ */
 async function removeIndexesWithoutPack(repo: Repository): Promise<void> {
   const dir = join(repo.gitdir, 'objects', 'pack');
   // Through the durable fs: a folder made here must be on disk before packs renamed into it count.

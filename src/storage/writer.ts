@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
+import { BranchMovedError } from './guard.ts';
 import { KeyedMutex } from './mutex.ts';
 import type { TimingSink } from './timing.ts';
 import type { FolderChange, Repository } from './repository.ts';
@@ -107,6 +108,9 @@ export class Writer {
       await this.repo.commit(folders, { author: author.name, message });
       this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
+      if (err instanceof BranchMovedError) {
+        throw new AppError('repository_changed', `${err.message}; nothing was written. Restart the service to load what is in the repository now, and change content through the service from then on.`, { found: err.found });
+      }
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
     }

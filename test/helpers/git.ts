@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFiles } from './content.ts';
 
-/** Commits files into a bare repository's main branch with the system git, as a writer pushing by hand would. */
+/** Commits files into a bare repository's main branch with the system git, as an operator going around the service would. */
 export function commitWithGit(gitdir: string, files: Record<string, string>, message: string, opts: { replace?: boolean } = {}): void {
   const work = mkdtempSync(join(tmpdir(), 'help-work-'));
   const git = (...args: string[]) =>
@@ -25,7 +25,8 @@ export function commitWithGit(gitdir: string, files: Record<string, string>, mes
     writeFiles(work, files);
     git('add', '-A');
     git('commit', '-qm', message);
-    git('push', '-q', 'origin', 'HEAD:main');
+    // The service's repository refuses pushes (a hook); an operator who means it goes around the hook.
+    git('push', '-q', '--receive-pack=git -c core.hooksPath=/dev/null receive-pack', 'origin', 'HEAD:main');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,0 +1,61 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { BRANCH_NAME } from './branch.ts';
+
+/**
+ * The service owns its repository's branch: what is committed there by anyone else is never seen by
+ * the running service, and its next write would carry on from its own idea of the branch. So pushes
+ * are refused by a hook, and every commit first checks that the branch is where the service left it.
+ */
+
+const HOOK = `#!/bin/sh
+# Installed by the help content service, which owns this repository: every change goes through it,
+# so that its index, search and history stay one. Rewritten at every start.
+cat >&2 <<'MESSAGE'
+This repository is managed by the help content service and does not take pushes.
+Change content through the service instead:
+  - the API (PUT /help/v1/versions/{version}/topics/{slug}/translations/{lang}, POST .../import-files, ...),
+  - npm run cli -- push --dir DIR --version VERSION (a folder of content files),
+  - or a pull request in the content repository, when publishing through pull requests is on.
+MESSAGE
+exit 1
+`;
+
+/** Installs the hooks that refuse pushes (pre-receive refuses the whole push, update each ref). */
+export function installHooks(gitdir: string): void {
+  const dir = join(gitdir, 'hooks');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of ['pre-receive', 'update']) {
+    const path = join(dir, name);
+    const temp = `${path}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, HOOK, { mode: 0o755 });
+    fs.renameSync(temp, path);
+  }
+}
+
+/** The branch's commit as git sees it on disk (a loose ref, else packed-refs), or null. */
+export function branchOnDisk(gitdir: string): string | null {
+  try {
+    return fs.readFileSync(join(gitdir, 'refs', 'heads', BRANCH_NAME), 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  let packed = '';
+  try {
+    packed = fs.readFileSync(join(gitdir, 'packed-refs'), 'utf8');
+  } catch {
+    return null;
+  }
+  const line = packed.split('\n').find((l) => l.endsWith(` refs/heads/${BRANCH_NAME}`));
+  return line ? line.slice(0, 40) : null;
+}
+
+/** The branch moved outside the service since it last wrote or read it. */
+export class BranchMovedError extends Error {
+  constructor(
+    readonly expected: string | null,
+    readonly found: string | null,
+  ) {
+    super(`refs/heads/${BRANCH_NAME} was changed outside the service (it is ${found ?? 'gone'}, the service last left it at ${expected ?? 'nothing'})`);
+  }
+}
