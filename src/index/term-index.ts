@@ -164,12 +164,18 @@ export class TermIndex {
       keys.push(key);
     });
     const sorted = await this.prefixes.all(pause);
-    const terms: string[] = [];
-    const lengths: number[] = [];
+    const texts: Buffer[] = [];
+    let batch: string[] = [];
+    let termCount = 0;
+    const lengths = new Uint32Array(sorted.length);
     let ids = new Uint32Array(Math.max(1024, sorted.length));
     let total = 0;
     for (let i = 0; i < sorted.length; i++) {
-      if ((i & 16383) === 16383) await pause();
+      if ((i & 16383) === 16383) {
+        texts.push(Buffer.from(batch.join('\0'), 'utf8'));
+        batch = [];
+        await pause();
+      }
       const p = this.postings.get(sorted[i])!;
       const before = total;
       const take = (n: number) => {
@@ -185,12 +191,16 @@ export class TermIndex {
       if (typeof p === 'number') take(p);
       else p.forEach(take);
       if (total > before) {
-        terms.push(sorted[i]);
-        lengths.push(total - before);
+        batch.push(sorted[i]);
+        lengths[termCount++] = total - before;
       }
     }
+    texts.push(Buffer.from(batch.join('\0'), 'utf8'));
+    // The batches joined by NUL as well (an empty batch adds nothing).
+    const nonEmpty = texts.filter((t) => t.length > 0);
+    const text = Buffer.concat(nonEmpty.flatMap((t, i) => (i === 0 ? [t] : [NUL, t])));
+    const terms = { length: termCount };
     const head = Buffer.from(JSON.stringify({ format: FORMAT, keys, terms: terms.length }), 'utf8');
-    const text = Buffer.from(terms.join('\0'), 'utf8');
     const pad = (n: number) => (4 - (n % 4)) % 4;
     const out = new Uint8Array(12 + head.length + pad(head.length) + text.length + pad(text.length) + 4 * (terms.length + total));
     const view = new DataView(out.buffer);
@@ -202,7 +212,7 @@ export class TermIndex {
     at += head.length + pad(head.length);
     out.set(text, at);
     at += text.length + pad(text.length);
-    new Uint32Array(out.buffer, at, terms.length).set(lengths);
+    new Uint32Array(out.buffer, at, terms.length).set(lengths.subarray(0, termCount));
     at += 4 * terms.length;
     new Uint32Array(out.buffer, at, total).set(ids.subarray(0, total));
     return out;
@@ -250,6 +260,7 @@ export class TermIndex {
 }
 
 const MAGIC = 0x48534958; // "HSIX"
+const NUL = Buffer.from([0]);
 /** 3: terms in code-unit order joined by NUL, lengths binary (1 kept them in insertion order, for a radix tree). */
 const FORMAT = 3;
 
