@@ -15,22 +15,12 @@ import { request } from './lib/http.ts';
 import { startService } from './lib/service.ts';
 import type { Row } from './lib/table.ts';
 import { now, round, sleep } from './lib/util.ts';
-
-/** Seeded random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Random } from '../test/helpers/generate.ts';
 
 const randomCjk = (chars: number) => {
-  const r = random(11);
+  const r = new Random(11);
   const out: string[] = [];
-  for (let i = 0; i < chars; i++) out.push(String.fromCharCode(0x4e00 + Math.floor(r() * 20000)));
+  for (let i = 0; i < chars; i++) out.push(String.fromCharCode(0x4e00 + Math.floor(r.next() * 20000)));
   return out.join('');
 };
 

@@ -224,19 +224,30 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 }
 
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
-  for (const [slug, t] of index.docs) {
-    const now = state.translations.get(slug)?.get(language);
-    if (now === t) continue;
-    index.terms.remove(slug);
-    index.docs.delete(slug);
-  }
-  for (const [slug, byLanguage] of state.translations) {
-    const t = byLanguage.get(language);
-    if (!t || index.docs.get(slug) === t) continue;
+  dropDocuments(index, state, language, true);
+  for (const [slug, t] of documentsToIndex(index, state, language)) {
     const terms = new Set<string>();
     indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
     index.terms.add(slug, terms);
     index.docs.set(slug, t);
+  }
+}
+
+/** Removes the documents the state no longer has, and with `changed` also those whose translation changed. */
+function dropDocuments(index: LanguageIndex, state: VersionState, language: string, changed: boolean): void {
+  for (const [slug, t] of [...index.docs]) {
+    const now = state.translations.get(slug)?.get(language);
+    if (now === t || (now !== undefined && !changed)) continue;
+    index.terms.remove(slug);
+    index.docs.delete(slug);
+  }
+}
+
+/** The state's translations in `language` that the index does not hold as they are. */
+function* documentsToIndex(index: LanguageIndex, state: VersionState, language: string): Generator<[string, Translation]> {
+  for (const [slug, byLanguage] of state.translations) {
+    const t = byLanguage.get(language);
+    if (t && index.docs.get(slug) !== t) yield [slug, t];
   }
 }
 
@@ -276,14 +287,8 @@ function changedChars(byLanguage: Map<string, LanguageIndex> | undefined, state:
  * find the document as it was. Removed documents go at once.
  */
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
-  for (const slug of [...index.docs.keys()]) {
-    if (state.translations.get(slug)?.get(language)) continue;
-    index.terms.remove(slug);
-    index.docs.delete(slug);
-  }
-  for (const [slug, byLanguage] of state.translations) {
-    const t = byLanguage.get(language);
-    if (!t || index.docs.get(slug) === t) continue;
+  dropDocuments(index, state, language, false);
+  for (const [slug, t] of documentsToIndex(index, state, language)) {
     const terms = new Set<string>();
     indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {

@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createNode, createVersion, startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** Seeded random numbers in [0, 1) (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Random } from '../helpers/generate.ts';
 
 /** `n` random CJK ideographs: nearly every character pair distinct, the worst case for the index. */
 function randomCjk(n: number, seed: number): string {
-  const r = random(seed);
+  const r = new Random(seed);
   let s = '';
-  for (let i = 0; i < n; i++) s += String.fromCharCode(0x4e00 + Math.floor(r() * 20000));
+  for (let i = 0; i < n; i++) s += String.fromCharCode(0x4e00 + Math.floor(r.next() * 20000));
   return s;
 }
 

@@ -9,21 +9,11 @@ import { createKey } from '../../src/cli/keys.ts';
 import { md, versionJson } from '../helpers/content.ts';
 import { PROJECT } from '../helpers/process.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { Random } from '../helpers/generate.ts';
 
 /** Rounds of write, kill -9, restart and check: a few in CI, many with `npm run soak` (SOAK_ROUNDS). */
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 3);
 const WRITERS = 4;
-
-/** Seeded random numbers in [0, 1), so a failing round can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The service as production runs it, in a child process that can be killed with SIGKILL. */
 async function spawnService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
@@ -75,7 +65,7 @@ describe(`kill -9 during concurrent writes and imports (${ROUNDS} rounds)`, () =
     let acknowledged = 0;
 
     for (let round = 0; round < ROUNDS; round++) {
-      const rand = random(round + 1);
+      const rand = new Random(round + 1);
       const { child, url } = await spawnService(dataDir);
       if (round === 0) {
         assert.equal(await send(url, 'POST', '/versions', { slug: 'v1', label: 'One', status: 'published', languages: ['en'] }), 200);
@@ -104,7 +94,7 @@ describe(`kill -9 during concurrent writes and imports (${ROUNDS} rounds)`, () =
         ),
         writer('json', (v) => send(url, 'POST', '/versions/v1/import', { nodes: [{ slug: 'imported', kind: 'topic', translations: { en: { title: v } } }] })),
       ];
-      await new Promise((r) => setTimeout(r, 300 + rand() * 1200));
+      await new Promise((r) => setTimeout(r, 300 + rand.next() * 1200));
       child.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);
