@@ -126,6 +126,14 @@ describe('GET /help/v1/openapi.json', () => {
     assert.match(res.body.error.message, /not a valid language code \(BCP 47/);
   });
 
+  test("security says what the service checks: help:write for writes, any valid key for whoami, none for public reads", async () => {
+    assert.deepEqual(doc.paths['/whoami'].get.security, [{ apiKey: [] }]);
+    assert.deepEqual(doc.paths['/versions'].post.security, [{ apiKey: ['help:write'] }]);
+    assert.deepEqual(doc.paths['/versions/{version}/tree'].get.security, [{}, { apiKey: [] }]);
+    const writeOnly = await s.createKey({ name: 'write-only', scopes: 'help:write' });
+    assert.equal((await s.request('GET', '/whoami', { key: writeOnly })).status, 200, 'whoami with a key that has no help:read');
+  });
+
   test('a wrong credential is 401 before anything else, a method the path does not take included', async () => {
     const res = await s.request('PUT', '/versions', { key: 'hcs_not-a-key', body: {} });
     assert.equal(res.status, 401);

@@ -81,7 +81,8 @@ export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
       responses,
     };
     if (e.description) operation.description = e.description;
-    if (e.access !== 'public') operation.security = [{ apiKey: [e.access === 'write' ? 'help:write' : 'help:read'] }];
+    // 'credential' (whoami) takes any valid key, whatever its scopes: no scope is required.
+    if (e.access !== 'public') operation.security = [{ apiKey: e.access === 'write' ? ['help:write'] : [] }];
     else operation.security = [{}, { apiKey: [] }];
     if (e.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref(e.body) } } };
     paths[path] ??= {};
