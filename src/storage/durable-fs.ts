@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 /** Where temp files wait before their rename; inside the git dir, so renames stay on one file system. */
 export const TEMP_DIR = 'tmp-writes';
 
-async function fsyncDir(dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   const handle = await fs.promises.open(dir, 'r');
   try {
     await handle.sync();

@@ -33,6 +33,68 @@ export function installHooks(gitdir: string): void {
   }
 }
 
+/**
+ * The branch's lock file, taken as git takes it (created exclusively): git gc's pack-refs moves a
+ * loose ref into packed-refs and deletes it under this lock, so a ref written without it can be
+ * deleted right after it was written, and the commit with it.
+ */
+export class BranchLock {
+  private constructor(
+    readonly path: string,
+    private readonly handle: fs.promises.FileHandle,
+  ) {}
+
+  /** Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open. */
+  static async take(gitdir: string): Promise<BranchLock> {
+    const path = lockPath(gitdir);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return new BranchLock(path, await fs.promises.open(path, 'wx', 0o644));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  }
+
+  /** Writes the branch's new commit into the lock file and makes it durable (not yet the branch). */
+  async write(oid: string): Promise<void> {
+    await this.handle.writeFile(`${oid}\n`);
+    await this.handle.sync();
+  }
+
+  /** Renames the lock over the branch: the branch now points at what write() wrote. */
+  async commit(): Promise<void> {
+    await this.handle.close();
+    await fs.promises.rename(this.path, join(this.path, '..', BRANCH_NAME));
+  }
+
+  /** Lets the lock go without changing the branch. */
+  async release(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await fs.promises.rm(this.path, { force: true });
+  }
+}
+
+const lockPath = (gitdir: string) => join(gitdir, 'refs', 'heads', `${BRANCH_NAME}.lock`);
+
+/**
+ * At open (the service holds the data directory, so no other service writes): a branch lock that a
+ * git command holds goes within moments; one still there after two seconds is what a crashed write
+ * of ours left, and is removed.
+ */
+export async function clearStaleBranchLock(gitdir: string): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (fs.existsSync(lockPath(gitdir))) {
+    if (Date.now() > deadline) {
+      fs.rmSync(lockPath(gitdir), { force: true });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** The branch's commit as git sees it on disk (a loose ref, else packed-refs), or null. */
 export function branchOnDisk(gitdir: string): string | null {
   try {

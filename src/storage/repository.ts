@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { clearTempDir, discardFiles, durableFs, publishFiles, stageFile, TEMP_DIR } from './durable-fs.ts';
+import { clearTempDir, durableFs, fsyncDir, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
@@ -11,7 +11,7 @@ import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import { Housekeeping } from './housekeeping.ts';
 import type { TimingSink } from './timing.ts';
 import { BRANCH } from './branch.ts';
-import { BranchMovedError, branchOnDisk, installHooks } from './guard.ts';
+import { BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './guard.ts';
 
 export { BRANCH } from './branch.ts';
 
@@ -91,6 +91,7 @@ export class Repository {
     await removeIndexesWithoutPack(repo);
     await repo.fixConfig();
     installHooks(gitdir);
+    await clearStaleBranchLock(gitdir);
     await repo.readHead();
     return repo;
   }
@@ -246,16 +247,21 @@ export class Repository {
    */
   commit(folders: ReadonlyArray<FolderWrite>, info: CommitInfo): Promise<string> {
     return this.commitMutex.run(async () => {
-      // Never carry on from a branch someone else moved: that would drop their commit from history.
+      // Under git's own lock on the branch (git gc's pack-refs deletes loose refs under it), and never
+      // carrying on from a branch someone else moved: that would drop their commit from history.
+      const lock = await BranchLock.take(this.gitdir);
       const onDisk = branchOnDisk(this.gitdir);
-      if (onDisk !== this.head) throw new BranchMovedError(this.head, onDisk);
+      if (onDisk !== this.head) {
+        await lock.release();
+        throw new BranchMovedError(this.head, onDisk);
+      }
       const objects: PreparedObject[] = [];
       const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
       const root = patchTree(this.root, changes, objects);
       const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: new Date() });
       objects.push(commit);
       const entries = [...folders.flatMap((f) => f.entries), ...objects.map(packEntry)];
-      await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), commit.oid);
+      await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), lock, commit.oid);
       this.head = commit.oid;
       this.root = root;
       this.maybeCompact();
@@ -322,20 +328,22 @@ export class Repository {
     return join(this.gitdir, TEMP_DIR);
   }
 
-  private async writeRefAfter(staging: Promise<{ publish(): Promise<void>; discard(): Promise<void> }>, oid: string): Promise<void> {
-    const [pack, ref] = await Promise.allSettled([staging, stageFile(this.tempDir, `${oid}\n`)]);
+  private async writeRefAfter(staging: Promise<{ publish(): Promise<void>; discard(): Promise<void> }>, lock: BranchLock, oid: string): Promise<void> {
+    const [pack, ref] = await Promise.allSettled([staging, lock.write(oid)]);
     if (pack.status === 'rejected' || ref.status === 'rejected') {
       if (pack.status === 'fulfilled') await pack.value.discard();
-      if (ref.status === 'fulfilled') await discardFiles([ref.value]);
+      await lock.release();
       throw pack.status === 'rejected' ? pack.reason : (ref as PromiseRejectedResult).reason;
     }
     try {
       await pack.value.publish();
-      // The ref is replaced by a rename, never rewritten in place: a crash cannot leave it empty.
-      await publishFiles(join(this.gitdir, 'refs', 'heads'), [{ temp: ref.value, name: BRANCH.slice('refs/heads/'.length) }]);
+      // The ref is replaced by a rename of its lock file, as git does, never rewritten in place: a
+      // crash cannot leave it empty.
+      await lock.commit();
+      await fsyncDir(join(this.gitdir, 'refs', 'heads'));
     } catch (err) {
       await pack.value.discard();
-      await discardFiles([ref.value]);
+      await lock.release();
       throw err;
     }
   }
