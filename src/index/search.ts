@@ -252,7 +252,7 @@ function* documentsToIndex(index: LanguageIndex, state: VersionState, language: 
 }
 
 /** A change of more text than this is indexed in slices (about 30 ms of work at once on the benchmark machine). */
-export const SYNC_CHARS = 64 * 1024;
+const SYNC_CHARS = 64 * 1024;
 /** Work done in one turn of the event loop before other requests get theirs, in ms. */
 const SLICE_MS = 10;
 /** Text converted and cut into terms at once, in characters. */

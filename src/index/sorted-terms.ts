@@ -39,7 +39,7 @@ export class SortedTerms {
     const runs = this.runs;
     while (runs.length > 1 && runs[runs.length - 1].length * 2 >= runs[runs.length - 2].length && runs[runs.length - 1].length + runs[runs.length - 2].length <= MAX_MERGED) {
       const newer = runs.pop()!;
-      runs.push(merge(runs.pop()!, newer, null));
+      runs.push(merge(runs.pop()!, newer));
     }
   }
 
@@ -82,17 +82,13 @@ const MAX_MERGED = 64 * 1024;
 /** Terms collected before they are sorted into a run: sorting this many takes about a millisecond. */
 const BUFFER = 4096;
 
-/** Two sorted runs as one, keeping only the terms `keep` accepts (all when null). */
-function merge(a: readonly string[], b: readonly string[], keep: ((term: string) => boolean) | null): string[] {
+/** Two sorted runs as one. */
+function merge(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = new Array(a.length + b.length);
   let n = 0;
   let i = 0;
   let j = 0;
-  while (i < a.length || j < b.length) {
-    const next = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
-    if (keep === null || keep(next)) out[n++] = next;
-  }
-  out.length = n;
+  while (i < a.length || j < b.length) out[n++] = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
   return out;
 }
 

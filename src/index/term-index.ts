@@ -318,8 +318,6 @@ class Postings {
   }
 }
 
-const lengthOf = (p: Postings | number) => (typeof p === 'number' ? 1 : p.length);
-
 function markIn(p: Postings | number, bits: Uint32Array): void {
   if (typeof p === 'number') bits[p >>> 5] |= 1 << (p & 31);
   else p.markIn(bits);
