@@ -41,6 +41,12 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Problems one error answer lists at most (validation_failed, invalid_content); more are counted, not
+ * listed. An input built to hold thousands of problems then costs no more to answer than to read.
+ */
+export const MAX_LISTED = 100;
+
 /** An error the API answers with: a stable `code`, its HTTP status, and `data` naming what is at fault. */
 export class AppError extends Error {
   readonly code: ErrorCode;

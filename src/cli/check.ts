@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { filePaths, renderFile } from '../content/file-set.ts';
+import { gitEnv } from '../storage/cat-file.ts';
 import { prepareObject } from '../storage/git-objects.ts';
 import { readSnapshot, snapshotSlugs } from '../storage/snapshot.ts';
 
@@ -26,7 +27,7 @@ const MAX_PROBLEMS = 100;
  */
 export async function checkDataDir(dataDir: string): Promise<CheckReport> {
   const gitdir = join(dataDir, 'content.git');
-  const git = (...args: string[]) => run('git', ['--git-dir', gitdir, ...args], { maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
+  const git = (...args: string[]) => run('git', ['--git-dir', gitdir, ...args], { maxBuffer: 512 * 1024 * 1024, encoding: 'utf8', env: gitEnv() });
   let repository: CheckReport['repository'] = null;
   try {
     await git('fsck', '--strict', '--no-dangling', '--no-progress');

@@ -1,3 +1,5 @@
+import { MAX_LISTED } from '../errors.ts';
+
 /** A problem found in a content file, named by its path and, where known, its 1-based line. */
 export interface ContentProblem {
   path: string;
@@ -12,7 +14,7 @@ export type LineRef = number | undefined | (() => number | undefined);
  * Problems listed per kind; more are counted, not listed. Finding a problem's line scans the text,
  * so a file built to hold thousands of problems would otherwise cost time quadratic in its size.
  */
-export const MAX_LISTED = 100;
+export { MAX_LISTED };
 
 /** Collects errors and warnings while reading a file set, so all of them are reported at once. */
 export class ProblemList {

@@ -46,18 +46,28 @@ export class SearchIndex {
    * work (the promise resolves when it is searchable), so no request waits behind it.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
-    const running = this.busy.get(slug);
-    if (!running && (state === null || changedChars(this.versions.get(slug), state) <= SYNC_CHARS)) {
+    if (!this.busy.has(slug) && (state === null || changedChars(this.versions.get(slug), state) <= SYNC_CHARS)) {
       this.apply(slug, state, null);
       return;
     }
-    const job = (running ?? Promise.resolve()).then(() => this.apply(slug, state, slicer()));
-    const tracked: Promise<void> = job.finally(() => {
+    return this.inTurn(slug, () => this.apply(slug, state, slicer())).finally(() => this.settled());
+  }
+
+  /**
+   * Runs `job` after the version's work in progress, and marks the version busy until it ends: an
+   * update in slices or a save, so that neither sees the index half changed by the other.
+   */
+  private inTurn<T>(slug: string, job: () => Promise<T>): Promise<T> {
+    const result = (this.busy.get(slug) ?? Promise.resolve()).then(job);
+    const done: Promise<void> = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    const tracked = done.finally(() => {
       if (this.busy.get(slug) === tracked) this.busy.delete(slug);
-      this.settled();
     });
     this.busy.set(slug, tracked);
-    return tracked;
+    return result;
   }
 
   /** Whether the version is being indexed in slices (its index is behind its state until then). */
@@ -92,16 +102,7 @@ export class SearchIndex {
    * as it is when called: written out in slices, while the version's updates wait (searches go on).
    */
   save(slug: string): Promise<Uint8Array | null> {
-    const result = (this.busy.get(slug) ?? Promise.resolve()).then(() => this.saveNow(slug));
-    const tracked: Promise<void> = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    const cleared = tracked.finally(() => {
-      if (this.busy.get(slug) === cleared) this.busy.delete(slug);
-    });
-    this.busy.set(slug, cleared);
-    return result;
+    return this.inTurn(slug, () => this.saveNow(slug));
   }
 
   private async saveNow(slug: string): Promise<Uint8Array | null> {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalLanguage } from '../domain/names.ts';
-import { AppError } from '../errors.ts';
+import { AppError, MAX_LISTED } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
@@ -45,8 +45,7 @@ export function check<T>(id: string, data: unknown, where: string): T {
   });
 }
 
-/** Problems listed in `errors`, and named in the message, at most. */
-const MAX_LISTED = 100;
+/** Problems named in the message (all listed ones are in `errors`). */
 const MAX_IN_MESSAGE = 10;
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };

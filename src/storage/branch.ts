@@ -1,3 +1,126 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+
 /** The one branch of the content repository. */
 export const BRANCH_NAME = 'main';
 export const BRANCH = `refs/heads/${BRANCH_NAME}`;
+
+/**
+ * The service owns its repository's branch: what is committed there by anyone else is never seen by
+ * the running service, and its next write would carry on from its own idea of the branch. So pushes
+ * are refused by a hook, and every commit first checks that the branch is where the service left it.
+ */
+
+const HOOK = `#!/bin/sh
+# Installed by the help content service, which owns this repository: every change goes through it,
+# so that its index, search and history stay one. Rewritten at every start.
+cat >&2 <<'MESSAGE'
+This repository is managed by the help content service and does not take pushes.
+Change content through the service instead:
+  - the API (PUT /help/v1/versions/{version}/topics/{slug}/translations/{lang}, POST .../import-files, ...),
+  - npm run cli -- push --dir DIR --version VERSION (a folder of content files),
+  - or a pull request in the content repository, when publishing through pull requests is on.
+MESSAGE
+exit 1
+`;
+
+/** Installs the hooks that refuse pushes (pre-receive refuses the whole push, update each ref). */
+export function installHooks(gitdir: string): void {
+  const dir = join(gitdir, 'hooks');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of ['pre-receive', 'update']) {
+    const path = join(dir, name);
+    const temp = `${path}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, HOOK, { mode: 0o755 });
+    fs.renameSync(temp, path);
+  }
+}
+
+/**
+ * The branch's lock file, taken as git takes it (created exclusively): git gc's pack-refs moves a
+ * loose ref into packed-refs and deletes it under this lock, so a ref written without it can be
+ * deleted right after it was written, and the commit with it.
+ */
+export class BranchLock {
+  private constructor(
+    readonly path: string,
+    private readonly handle: fs.promises.FileHandle,
+  ) {}
+
+  /** Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open. */
+  static async take(gitdir: string): Promise<BranchLock> {
+    const path = lockPath(gitdir);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return new BranchLock(path, await fs.promises.open(path, 'wx', 0o644));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  }
+
+  /** Writes the branch's new commit into the lock file and makes it durable (not yet the branch). */
+  async write(oid: string): Promise<void> {
+    await this.handle.writeFile(`${oid}\n`);
+    await this.handle.sync();
+  }
+
+  /** Renames the lock over the branch: the branch now points at what write() wrote. */
+  async commit(): Promise<void> {
+    await this.handle.close();
+    await fs.promises.rename(this.path, join(this.path, '..', BRANCH_NAME));
+  }
+
+  /** Lets the lock go without changing the branch. */
+  async release(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await fs.promises.rm(this.path, { force: true });
+  }
+}
+
+const lockPath = (gitdir: string) => join(gitdir, 'refs', 'heads', `${BRANCH_NAME}.lock`);
+
+/**
+ * At open (the service holds the data directory, so no other service writes): a branch lock that a
+ * git command holds goes within moments; one still there after two seconds is what a crashed write
+ * of ours left, and is removed.
+ */
+export async function clearStaleBranchLock(gitdir: string): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (fs.existsSync(lockPath(gitdir))) {
+    if (Date.now() > deadline) {
+      fs.rmSync(lockPath(gitdir), { force: true });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The branch's commit as git sees it on disk (a loose ref, else packed-refs), or null. */
+export function branchOnDisk(gitdir: string): string | null {
+  try {
+    return fs.readFileSync(join(gitdir, 'refs', 'heads', BRANCH_NAME), 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  let packed = '';
+  try {
+    packed = fs.readFileSync(join(gitdir, 'packed-refs'), 'utf8');
+  } catch {
+    return null;
+  }
+  const line = packed.split('\n').find((l) => l.endsWith(` refs/heads/${BRANCH_NAME}`));
+  return line ? line.slice(0, 40) : null;
+}
+
+/** The branch moved outside the service since it last wrote or read it. */
+export class BranchMovedError extends Error {
+  constructor(
+    readonly expected: string | null,
+    readonly found: string | null,
+  ) {
+    super(`refs/heads/${BRANCH_NAME} was changed outside the service (it is ${found ?? 'gone'}, the service last left it at ${expected ?? 'nothing'})`);
+  }
+}

@@ -8,6 +8,16 @@ import type { TreeEntry, TreeNode } from './git-objects.ts';
  * rejects with GitUnavailableError so the caller can fall back to isomorphic-git.
  */
 
+/**
+ * The environment for the system git: the service's own, less GIT_* variables, so that a GIT_DIR or
+ * GIT_OBJECT_DIRECTORY set for the service's process cannot redirect a command to another repository.
+ */
+export function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
+  return env;
+}
+
 /** The system git cannot serve the read (not installed, or refused the repository). */
 export class GitUnavailableError extends Error {}
 
@@ -64,10 +74,7 @@ export function catFileObjects(
       resolve();
       return;
     }
-    // A clean environment: a GIT_DIR or GIT_OBJECT_DIRECTORY set for the service's own process must not redirect the read.
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-    const proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'], env });
+    const proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'], env: gitEnv() });
     let failed: Error | null = null;
     const fail = (err: Error) => {
       if (failed) return;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { gitEnv } from './cat-file.ts';
 
 /**
  * Runs `git gc` on the repository in the background, so that history gets its deltas without an
@@ -21,11 +22,8 @@ export class Housekeeping {
   /** Starts `git gc` unless one runs; resolves with whether it succeeded. */
   run(): Promise<boolean> {
     if (this.running) return this.running;
-    // A clean environment: a GIT_DIR set for the service's own process must not redirect the run.
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
     this.running = new Promise<boolean>((resolve) => {
-      const child = spawn('git', ['--git-dir', this.gitdir, 'gc', '--quiet'], { stdio: 'ignore', env });
+      const child = spawn('git', ['--git-dir', this.gitdir, 'gc', '--quiet'], { stdio: 'ignore', env: gitEnv() });
       this.child = child;
       child.once('error', () => resolve(false));
       child.once('close', (code) => resolve(code === 0));

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { gitEnv } from './cat-file.ts';
 
 /** A commit no other commit follows: where a branch could have pointed. */
 export interface CommitTip {
@@ -34,7 +35,7 @@ export function hasObjects(gitdir: string): boolean {
  */
 export function findCommitTips(gitdir: string): CommitTip[] | null {
   try {
-    const run = (args: string[], input?: string) => execFileSync('git', args, { cwd: gitdir, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'] });
+    const run = (args: string[], input?: string) => execFileSync('git', ['--git-dir', gitdir, ...args], { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['pipe', 'pipe', 'ignore'], env: gitEnv() });
     const commits = run(['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname)'])
       .split('\n')
       .filter((l) => l.startsWith('commit '))

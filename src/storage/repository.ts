@@ -10,8 +10,7 @@ import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import { Housekeeping } from './housekeeping.ts';
 import type { TimingSink } from './timing.ts';
-import { BRANCH } from './branch.ts';
-import { BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './guard.ts';
+import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
 
 export { BRANCH } from './branch.ts';
 

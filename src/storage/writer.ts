@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from '../index/catalog.ts';
-import { BranchMovedError } from './guard.ts';
+import { BranchMovedError } from './branch.ts';
 import { KeyedMutex } from './mutex.ts';
 import type { TimingSink } from './timing.ts';
 import type { FolderChange, Repository } from './repository.ts';
