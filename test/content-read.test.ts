@@ -8,7 +8,7 @@ import { createNode, createVersion, startTestServer, waitForKey, type ListedNode
  *
  * Version r1 (published; languages en, de, fr), in document order:
  *   start (section, icon rocket; en, de)
- *     install (topic; en, de)      — created after configure, at sortOrder 0
+ *     install (topic; en, de)      — created after configure, with a smaller sortOrder (2.5 < 10)
  *     configure (topic; en only)
  *   guides (section; en)
  *     advanced (section; en, de)
@@ -28,8 +28,8 @@ describe('Reading content', () => {
       ids[node.slug] = (await createNode(s, 'r1', node)).id;
     };
     await make({ slug: 'start', kind: 'section', icon: 'rocket', translations: { en: { title: 'Start', summary: 'Begin here' }, de: { title: 'Anfang', summary: 'Hier beginnen' } } });
-    await make({ slug: 'configure', parentSlug: 'start', translations: { en: { title: 'Configure', bodyMd: 'Set it up.\n' } } });
-    await make({ slug: 'install', parentSlug: 'start', sortOrder: 0, translations: { en: { title: 'Install', summary: 'Get it', bodyMd: INSTALL_EN }, de: { title: 'Installieren', bodyMd: INSTALL_DE } } });
+    await make({ slug: 'configure', parentSlug: 'start', sortOrder: 10, translations: { en: { title: 'Configure', bodyMd: 'Set it up.\n' } } });
+    await make({ slug: 'install', parentSlug: 'start', sortOrder: 2.5, translations: { en: { title: 'Install', summary: 'Get it', bodyMd: INSTALL_EN }, de: { title: 'Installieren', bodyMd: INSTALL_DE } } });
     await make({ slug: 'guides', kind: 'section', translations: { en: { title: 'Guides' } } });
     await make({ slug: 'advanced', kind: 'section', parentSlug: 'guides', translations: { en: { title: 'Advanced' }, de: { title: 'Fortgeschritten' } } });
     await make({ slug: 'tuning', parentSlug: 'advanced', translations: { en: { title: 'Tuning', bodyMd: 'Faster.\n' }, de: { title: 'Feinabstimmung', bodyMd: 'Schneller.\n' } } });
@@ -63,8 +63,8 @@ describe('Reading content', () => {
       assert.deepEqual(res.body.version, listed);
       assert.deepEqual(res.body.tree, [
         entry('start', 'section', 'rocket', 0, 'Start', 'Begin here', 'en', [
-          entry('install', 'topic', null, 0, 'Install', 'Get it', 'en', []),
-          entry('configure', 'topic', null, 1, 'Configure', '', 'en', []),
+          entry('install', 'topic', null, 2.5, 'Install', 'Get it', 'en', []),
+          entry('configure', 'topic', null, 10, 'Configure', '', 'en', []),
         ]),
         entry('guides', 'section', null, 1, 'Guides', '', 'en', [
           entry('advanced', 'section', null, 0, 'Advanced', '', 'en', [entry('tuning', 'topic', null, 0, 'Tuning', '', 'en', [])]),
@@ -79,8 +79,8 @@ describe('Reading content', () => {
       assert.equal(res.body.language, 'de');
       assert.deepEqual(res.body.tree, [
         entry('start', 'section', 'rocket', 0, 'Anfang', 'Hier beginnen', 'de', [
-          entry('install', 'topic', null, 0, 'Installieren', '', 'de', []),
-          entry('configure', 'topic', null, 1, 'Configure', '', 'en', []),
+          entry('install', 'topic', null, 2.5, 'Installieren', '', 'de', []),
+          entry('configure', 'topic', null, 10, 'Configure', '', 'en', []),
         ]),
         entry('guides', 'section', null, 1, 'Guides', '', 'en', [
           entry('advanced', 'section', null, 0, 'Fortgeschritten', '', 'de', [entry('tuning', 'topic', null, 0, 'Feinabstimmung', '', 'de', [])]),
@@ -311,8 +311,8 @@ describe('Reading content', () => {
         nodes.map((n) => [n.slug, n.kind, n.parentSlug, n.sortOrder, n.icon, n.id]),
         [
           ['start', 'section', null, 0, 'rocket', ids.start],
-          ['install', 'topic', 'start', 0, null, ids.install],
-          ['configure', 'topic', 'start', 1, null, ids.configure],
+          ['install', 'topic', 'start', 2.5, null, ids.install],
+          ['configure', 'topic', 'start', 10, null, ids.configure],
           ['guides', 'section', null, 1, null, ids.guides],
           ['advanced', 'section', 'guides', 0, null, ids.advanced],
           ['tuning', 'topic', 'advanced', 0, null, ids.tuning],

@@ -45,7 +45,7 @@ describe('GET /versions/{version}/export', () => {
       slug: 'ex-c',
       translations: { en: { title: 'Plain', bodyMd: '---\nlooks: like frontmatter\n---\n\nafter\n' } },
     });
-    await createNode(s, 'ex', { slug: 'ex-first', icon: 'rocket', sortOrder: 0, translations: { en: { title: 'First', bodyMd: '\nStarts with a blank line.\n' } } });
+    await createNode(s, 'ex', { slug: 'ex-first', icon: 'rocket', sortOrder: -1, translations: { en: { title: 'First', bodyMd: '\nStarts with a blank line.\n' } } });
     await createNode(s, 'ex', { slug: 'ex-crlf', parentSlug: 'ex-c', translations: { en: { title: 'Windows', bodyMd: 'line one\r\nline two\r\n' } } });
   });
   after(() => s.close());
@@ -109,11 +109,11 @@ describe('GET /versions/{version}/export', () => {
       for (const n of doc.nodes) assert.deepEqual(Object.keys(n).sort(), NODE_FIELDS);
       const shape = doc.nodes.map((n) => ({ slug: n.slug, kind: n.kind, parentSlug: n.parentSlug, icon: n.icon, sortOrder: n.sortOrder }));
       assert.deepEqual(shape, [
-        { slug: 'ex-first', kind: 'topic', parentSlug: null, icon: 'rocket', sortOrder: 0 },
-        { slug: 'ex-sec', kind: 'section', parentSlug: null, icon: 'book-open', sortOrder: 1 },
+        { slug: 'ex-first', kind: 'topic', parentSlug: null, icon: 'rocket', sortOrder: -1 },
+        { slug: 'ex-sec', kind: 'section', parentSlug: null, icon: 'book-open', sortOrder: 0 },
         { slug: 'ex-a', kind: 'topic', parentSlug: 'ex-sec', icon: null, sortOrder: 0 },
         { slug: 'ex-b', kind: 'topic', parentSlug: 'ex-sec', icon: null, sortOrder: 1 },
-        { slug: 'ex-c', kind: 'topic', parentSlug: null, icon: null, sortOrder: 2 },
+        { slug: 'ex-c', kind: 'topic', parentSlug: null, icon: null, sortOrder: 1 },
         { slug: 'ex-crlf', kind: 'topic', parentSlug: 'ex-c', icon: null, sortOrder: 0 },
       ]);
     });
@@ -214,6 +214,10 @@ describe('GET /versions/{version}/export', () => {
       assert.deepEqual(v.languages, ['en', 'de']);
       const slugs = (entries: Array<{ slug: string; children?: unknown[] }>): string[] => entries.flatMap((e) => [e.slug, ...slugs((e.children ?? []) as Array<{ slug: string }>)]);
       assert.deepEqual(slugs(v.nav), EX_ORDER);
+      // A node's sort key is written where it differs from the entry's index among its siblings.
+      type Entry = { slug: string; sortOrder?: number; children?: Entry[] };
+      const keys = (entries: Entry[]): Array<[string, number | undefined]> => entries.flatMap((e) => [[e.slug, e.sortOrder] as [string, number | undefined], ...keys(e.children ?? [])]);
+      assert.deepEqual(keys(v.nav), [['ex-first', -1], ['ex-sec', 0], ['ex-a', undefined], ['ex-b', undefined], ['ex-c', 1], ['ex-crlf', undefined]]);
     });
 
     test('each Markdown file parses back: frontmatter title and summary, body as stored', async () => {

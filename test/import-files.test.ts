@@ -475,6 +475,65 @@ describe('POST /versions/{version}/import-files', () => {
     });
   });
 
+  describe('sort keys in version.json', () => {
+    const three = (nav: unknown[]): ContentFile[] => [versionJson({ languages: ['en'], nav }), ...['a', 'b', 'c', 'd'].map((slug) => ({ path: `en/${slug}.md`, content: md(slug.toUpperCase()) }))];
+    const keysOf = async (version: string) => (await listNodes(s, version)).map((n) => [n.slug, n.sortOrder]);
+
+    test('keys in nav are kept exactly as written; an entry without one gets its index, or the key before it + 1', async () => {
+      const res = await importFiles('keys', { files: three([{ slug: 'a', sortOrder: -2 }, { slug: 'b', sortOrder: 12.5 }, 'c', { slug: 'd', sortOrder: 1e6 }]) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.warnings, []);
+      assert.deepEqual(await keysOf('keys'), [['a', -2], ['b', 12.5], ['c', 13.5], ['d', 1e6]]);
+      // Stored keys are written back where they differ from the entry's index, so a clone reads the same.
+      const nav = JSON.parse(s.git('show', 'HEAD:keys/version.json')).nav as Array<{ slug: string; sortOrder?: number }>;
+      assert.deepEqual(nav.map((e) => [e.slug, e.sortOrder]), [['a', -2], ['b', 12.5], ['c', 13.5], ['d', 1e6]]);
+      s = await s.restart();
+      assert.deepEqual(await keysOf('keys'), [['a', -2], ['b', 12.5], ['c', 13.5], ['d', 1e6]]);
+    });
+
+    test('an entry moved by hand: nav order wins, only the entry that disagrees is renumbered, with a warning naming its line', async () => {
+      const first = await importFiles('moved', { files: three([{ slug: 'a', sortOrder: 10 }, { slug: 'b', sortOrder: 20 }, { slug: 'c', sortOrder: 30 }, { slug: 'd', sortOrder: 40 }]) });
+      assert.equal(first.status, 200, first.text);
+      // The writer exports the files, moves "c" above "b" in nav, and sends them back.
+      const files = (await s.request('GET', '/versions/moved/export?format=files')).body.files as ContentFile[];
+      const doc = JSON.parse(files[0].content);
+      doc.nav = [doc.nav[0], doc.nav[2], doc.nav[1], doc.nav[3]];
+      const text = `${JSON.stringify(doc, null, 2)}\n`;
+      const edited = [{ path: 'docs/moved/version.json', content: text }, ...files.slice(1).map((f) => ({ ...f, path: `docs/moved/${f.path}` }))];
+      const line = text.split('\n').findIndex((l) => l.includes('"c"')) + 1;
+
+      const dry = await importFiles('moved', { files: edited }, { query: '?dryRun=true' });
+      assert.equal(dry.status, 200, dry.text);
+      const expectedWarning = { path: 'docs/moved/version.json', line, message: 'nav[1].sortOrder 30 disagrees with the order nav lists the entries in; it is read as 11' };
+      assert.deepEqual(dry.body.warnings, [expectedWarning]);
+      assert.deepEqual(dry.body.summary.slugs.updated, ['c']);
+      assert.deepEqual(await keysOf('moved'), [['a', 10], ['b', 20], ['c', 30], ['d', 40]], 'a dry run changes nothing');
+
+      const real = await importFiles('moved', { files: edited });
+      assert.equal(real.status, 200, real.text);
+      assert.deepEqual(real.body.warnings, [expectedWarning]);
+      assert.deepEqual(real.body.summary.slugs.updated, ['c']);
+      assert.equal(real.body.summary.unchanged, 3);
+      assert.deepEqual(await keysOf('moved'), [['a', 10], ['c', 11], ['b', 20], ['d', 40]]);
+    });
+
+    test('a nav without keys is ordered by its entries alone: moving lines by hand needs no numbers and gives no warning', async () => {
+      assert.equal((await importFiles('plain', { files: three(['a', 'b', 'c', 'd']) })).status, 200);
+      const res = await importFiles('plain', { files: three(['d', 'a', 'c', 'b']) });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.warnings, []);
+      assert.deepEqual(await keysOf('plain'), [['d', 0], ['a', 1], ['c', 2], ['b', 3]]);
+      assert.equal(JSON.parse(s.git('show', 'HEAD:plain/version.json')).nav.filter((e: { sortOrder?: number }) => e.sortOrder !== undefined).length, 0);
+    });
+
+    test('a sortOrder that is not a number is an error on version.json with its line', async () => {
+      const files = three([{ slug: 'a', sortOrder: '10' }, 'b', 'c', 'd']);
+      const line = files[0].content.split('\n').findIndex((l) => l.includes('"a"')) + 1;
+      const err = assertError(await importFiles('bad-key', { files }), 400, 'invalid_content');
+      assert.deepEqual(err.errors, [{ path: 'version.json', line, message: 'nav[0].sortOrder must be a number' }]);
+    });
+  });
+
   describe('access', () => {
     test('without a key: 401, nothing written', async () => {
       const commits = s.commitCount();

@@ -221,32 +221,54 @@ describe('Nodes: POST /versions/{version}/nodes', () => {
     assert.equal(assertError(res, 400, 'validation_failed').field, 'body/color');
   });
 
-  test('sortOrder inserts the node at that position among its siblings (existing nodes shift)', async () => {
+  test("sortOrder is the client's sort key: stored and answered exactly as sent, siblings in ascending order of it", async () => {
     await createVersion(s, 'ins');
-    for (const slug of ['a', 'b', 'c']) await createNode(s, 'ins', { slug });
-    const res = await s.request('POST', '/versions/ins/nodes', { body: { slug: 'x', sortOrder: 1, translations: { en: { title: 'X' } } } });
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.sortOrder, 1);
-    const first = await s.request('POST', '/versions/ins/nodes', { body: { slug: 'y', sortOrder: 0, translations: { en: { title: 'Y' } } } });
-    assert.equal(first.body.sortOrder, 0);
-    const nodes = await listNodes(s, 'ins');
-    assert.deepEqual(nodes.map((n) => [n.slug, n.sortOrder]), [['y', 0], ['a', 1], ['x', 2], ['b', 3], ['c', 4]]);
-    assert.deepEqual(navOf(s, 'ins').map((n) => n.slug), ['y', 'a', 'x', 'b', 'c']);
+    for (const [slug, sortOrder] of [['c', 30], ['a', 10], ['b', 20]] as const) {
+      const res = await s.request('POST', '/versions/ins/nodes', { body: { slug, sortOrder, translations: { en: { title: slug } } } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.sortOrder, sortOrder);
+    }
+    assert.deepEqual((await listNodes(s, 'ins')).map((n) => [n.slug, n.sortOrder]), [['a', 10], ['b', 20], ['c', 30]]);
+    // Inserting between two keys needs no renumbering: nobody else's key changes.
+    const x = await s.request('POST', '/versions/ins/nodes', { body: { slug: 'x', sortOrder: 15, translations: { en: { title: 'X' } } } });
+    assert.equal(x.body.sortOrder, 15);
+    const moved = await s.request('PATCH', '/versions/ins/nodes/c', { body: { sortOrder: 12.5 } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.sortOrder, 12.5);
+    // Negative keys go before the first sibling.
+    const z = await s.request('POST', '/versions/ins/nodes', { body: { slug: 'z', sortOrder: -1, translations: { en: { title: 'Z' } } } });
+    assert.equal(z.body.sortOrder, -1);
+    const expected = [['z', -1], ['a', 10], ['c', 12.5], ['x', 15], ['b', 20]];
+    assert.deepEqual((await listNodes(s, 'ins')).map((n) => [n.slug, n.sortOrder]), expected);
+    assert.deepEqual(navOf(s, 'ins').map((n) => n.slug), ['z', 'a', 'c', 'x', 'b']);
     const tree = await s.request('GET', '/versions/ins/tree');
-    assert.deepEqual(tree.body.tree.map((e: { slug: string; sortOrder: number }) => [e.slug, e.sortOrder]), [['y', 0], ['a', 1], ['x', 2], ['b', 3], ['c', 4]]);
+    assert.deepEqual(tree.body.tree.map((e: { slug: string; sortOrder: number }) => [e.slug, e.sortOrder]), expected);
+    // The keys survive a restart: they are in the content files.
+    s = await s.restart();
+    assert.deepEqual((await listNodes(s, 'ins')).map((n) => [n.slug, n.sortOrder]), expected);
   });
 
-  test('sortOrder inserts among the children of the parent; a sortOrder past the end appends', async () => {
+  test('without sortOrder a node goes after its last sibling (largest key + 1, or 0); equal keys keep the earlier node first', async () => {
     await createVersion(s, 'ins2');
     await createNode(s, 'ins2', { slug: 'sec', kind: 'section' });
-    for (const slug of ['k1', 'k2']) await createNode(s, 'ins2', { slug, parentSlug: 'sec' });
-    const mid = await s.request('POST', '/versions/ins2/nodes', { body: { slug: 'k0', parentSlug: 'sec', sortOrder: 1, translations: { en: { title: 'K0' } } } });
-    assert.equal(mid.body.sortOrder, 1);
-    const end = await s.request('POST', '/versions/ins2/nodes', { body: { slug: 'k9', parentSlug: 'sec', sortOrder: 50, translations: { en: { title: 'K9' } } } });
-    assert.equal(end.status, 200, end.text);
-    assert.equal(end.body.sortOrder, 3);
+    const first = await createNode(s, 'ins2', { slug: 'k1', parentSlug: 'sec' });
+    assert.equal(first.sortOrder, 0);
+    for (const slug of ['k2']) await createNode(s, 'ins2', { slug, parentSlug: 'sec' });
+    const mid = await s.request('POST', '/versions/ins2/nodes', { body: { slug: 'k0', parentSlug: 'sec', sortOrder: 0.5, translations: { en: { title: 'K0' } } } });
+    assert.equal(mid.body.sortOrder, 0.5);
+    const far = await s.request('POST', '/versions/ins2/nodes', { body: { slug: 'k9', parentSlug: 'sec', sortOrder: 50, translations: { en: { title: 'K9' } } } });
+    assert.equal(far.status, 200, far.text);
+    assert.equal(far.body.sortOrder, 50);
+    const next = await createNode(s, 'ins2', { slug: 'k10', parentSlug: 'sec' });
+    assert.equal(next.sortOrder, 51);
+    const tie = await s.request('POST', '/versions/ins2/nodes', { body: { slug: 'k-tie', parentSlug: 'sec', sortOrder: 1, translations: { en: { title: 'Tie' } } } });
+    assert.equal(tie.body.sortOrder, 1);
     const nodes = await listNodes(s, 'ins2');
-    assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [['sec', null, 0], ['k1', 'sec', 0], ['k0', 'sec', 1], ['k2', 'sec', 2], ['k9', 'sec', 3]]);
+    assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [
+      ['sec', null, 0], ['k1', 'sec', 0], ['k0', 'sec', 0.5], ['k2', 'sec', 1], ['k-tie', 'sec', 1], ['k9', 'sec', 50], ['k10', 'sec', 51],
+    ]);
+    s = await s.restart();
+    assert.deepEqual((await listNodes(s, 'ins2')).map((n) => [n.slug, n.sortOrder]), nodes.map((n) => [n.slug, n.sortOrder]));
   });
 
   test('a created node is readable with GET /nodes, /topics and /translations', async () => {
@@ -362,10 +384,11 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
     assert.equal(s.commitCount(), commits + 1);
     assert.deepEqual(changesOf(s), ['M\tmv/version.json']);
     let nodes = await listNodes(s, 'mv');
-    assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [['p1', null, 0], ['n2', 'p1', 0], ['p2', null, 1], ['m1', 'p2', 0], ['n1', 'p2', 1]]);
+    assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [['p1', null, 0], ['n2', 'p1', 1], ['p2', null, 1], ['m1', 'p2', 0], ['n1', 'p2', 1]]);
 
     const withPos = await s.request('PATCH', '/versions/mv/nodes/n2', { body: { parentSlug: 'p2', sortOrder: 0 } });
     assert.equal(withPos.body.sortOrder, 0);
+    // n2 takes m1's key: equal keys keep the node that was there first in front.
     const top = await s.request('PATCH', '/versions/mv/nodes/m1', { body: { parentSlug: null } });
     assert.equal(top.status, 200, top.text);
     assert.equal(top.body.parentSlug, null);
@@ -373,6 +396,10 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
     nodes = await listNodes(s, 'mv');
     assert.deepEqual(nodes.map((n) => [n.slug, n.parentSlug, n.sortOrder]), [['p1', null, 0], ['p2', null, 1], ['n2', 'p2', 0], ['n1', 'p2', 1], ['m1', null, 2]]);
     assert.deepEqual(navOf(s, 'mv').map((n) => [n.slug, n.parentSlug]), [['p1', null], ['p2', null], ['n2', 'p2'], ['n1', 'p2'], ['m1', null]]);
+    // Sent to the parent it has without a key, a node keeps its key and its place.
+    const same = await s.request('PATCH', '/versions/mv/nodes/n2', { body: { parentSlug: 'p2' } });
+    assert.equal(same.body.sortOrder, 0);
+    assert.deepEqual((await listNodes(s, 'mv')).map((n) => n.slug), ['p1', 'p2', 'n2', 'n1', 'm1']);
   });
 
   test('a topic can get children too (any node may be a parent)', async () => {
@@ -549,7 +576,7 @@ describe('Nodes: DELETE /versions/{version}/nodes/{slug}', () => {
     await createNode(s, 'd1', { slug: 'b1', parentSlug: 'b', translations: { en: { title: 'B1' }, de: { title: 'B1-de' } } });
     await createNode(s, 'd1', { slug: 'keep-last' });
     // move a2 in front of a1 so document order differs from creation order
-    await s.request('PATCH', '/versions/d1/nodes/a2', { body: { sortOrder: 0 } });
+    await s.request('PATCH', '/versions/d1/nodes/a2', { body: { sortOrder: -1 } });
     const commits = s.commitCount();
     const res = await s.request('DELETE', '/versions/d1/nodes/sec');
     assert.equal(res.status, 200, res.text);
@@ -563,7 +590,7 @@ describe('Nodes: DELETE /versions/{version}/nodes/{slug}', () => {
     assert.deepEqual(filesAt(s, 'd1'), ['d1/en/keep-first.md', 'd1/en/keep-last.md', 'd1/version.json']);
     assert.deepEqual(navOf(s, 'd1').map((n) => n.slug), ['keep-first', 'keep-last']);
     const nodes = await listNodes(s, 'd1');
-    assert.deepEqual(nodes.map((n) => [n.slug, n.sortOrder]), [['keep-first', 0], ['keep-last', 1]]);
+    assert.deepEqual(nodes.map((n) => [n.slug, n.sortOrder]), [['keep-first', 0], ['keep-last', 2]]);
     for (const slug of ['sec', 'a', 'a1', 'a2', 'b', 'b1']) {
       assert.equal((await s.request('GET', `/versions/d1/topics/${slug}`)).status, 404, slug);
     }

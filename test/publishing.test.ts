@@ -297,7 +297,7 @@ describe('The lock on published versions', () => {
       name: 'reorder',
       method: 'POST',
       path: '/versions/p1/reorder',
-      body: { items: [{ slug: 'c', parentSlug: null, sortOrder: 0 }] },
+      body: { items: [{ slug: 'c', parentSlug: null, sortOrder: -1 }] },
       check: async (s) => {
         const tree = (await s.request('GET', '/versions/p1/tree', { key: null })).body.tree as Array<{ slug: string }>;
         assert.deepEqual(tree.map((n) => n.slug), ['c', 'a', 'b', 'added']);

@@ -34,14 +34,14 @@ async function treeRows(s: TestServer, version: string): Promise<Row[]> {
   return out;
 }
 
-/** The nav of version.json at HEAD, flattened into [slug, parentSlug, position]. */
+/** The nav of version.json at HEAD, flattened into [slug, parentSlug, sortOrder]: a key left out is the entry's index. */
 function gitRows(s: TestServer, version: string): Row[] {
   const doc = JSON.parse(s.git('show', `HEAD:${version}/version.json`)) as { nav: unknown[] };
   const out: Row[] = [];
   const walk = (entries: unknown[], parent: string | null) => {
     entries.forEach((raw, i) => {
-      const e = (typeof raw === 'string' ? { slug: raw } : raw) as { slug: string; children?: unknown[] };
-      out.push([e.slug, parent, i]);
+      const e = (typeof raw === 'string' ? { slug: raw } : raw) as { slug: string; sortOrder?: number; children?: unknown[] };
+      out.push([e.slug, parent, e.sortOrder ?? i]);
       walk(e.children ?? [], e.slug);
     });
   };
@@ -84,7 +84,7 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
     assert.deepEqual(await nodeRows(s, 'base'), INITIAL);
   });
 
-  test('a full sibling reorder: the answer lists all nodes in document order with renumbered sortOrder, in one commit touching only version.json', async () => {
+  test('a full sibling reorder: the answer lists all nodes in document order with their sortOrder, in one commit touching only version.json', async () => {
     await setup(s, 'r1');
     const commits = s.commitCount();
     const res = await reorder(s, 'r1', [
@@ -129,7 +129,7 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
     assert.equal(topic.body.neighbours.next.slug, 'd');
   });
 
-  test('nodes move between parents; both parents\' children are renumbered', async () => {
+  test('nodes move between parents with the keys sent; nobody else\'s key changes, and equal keys keep the node that was there first in front', async () => {
     await setup(s, 'r3');
     const commits = s.commitCount();
     const res = await reorder(s, 'r3', [
@@ -139,47 +139,49 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
     ]);
     assert.equal(res.status, 200, res.text);
     const expected: Row[] = [
-      ['s1', null, 0], ['b', 's1', 0], ['e', 's1', 1], ['c', 's1', 2],
-      ['s2', null, 1], ['a', 's2', 0], ['d', 's2', 1], ['f', 's2', 2],
+      ['s1', null, 0], ['b', 's1', 1], ['e', 's1', 1], ['c', 's1', 2],
+      ['s2', null, 1], ['d', 's2', 0], ['a', 's2', 0], ['f', 's2', 9],
     ];
     assert.deepEqual(answerRows(res.body), expected);
     assert.equal(s.commitCount(), commits + 1);
     assert.deepEqual(changesOf(s), ['M\tr3/version.json']);
     assert.deepEqual(await nodeRows(s, 'r3'), expected);
     assert.deepEqual(await treeRows(s, 'r3'), expected);
+    assert.deepEqual(gitRows(s, 'r3'), expected);
     const a = await s.request('GET', '/versions/r3/topics/a');
     assert.deepEqual(a.body.breadcrumbs.map((b: { slug: string }) => b.slug), ['s2']);
   });
 
   test('a node moves to the top level with parentSlug null', async () => {
     await setup(s, 'r4');
-    const res = await reorder(s, 'r4', [{ slug: 'd', parentSlug: null, sortOrder: 0 }]);
+    const res = await reorder(s, 'r4', [{ slug: 'd', parentSlug: null, sortOrder: -1 }]);
     assert.equal(res.status, 200, res.text);
     const expected: Row[] = [
-      ['d', null, 0],
-      ['s1', null, 1], ['a', 's1', 0], ['b', 's1', 1], ['c', 's1', 2],
-      ['s2', null, 2], ['e', 's2', 0],
-      ['f', null, 3],
+      ['d', null, -1],
+      ['s1', null, 0], ['a', 's1', 0], ['b', 's1', 1], ['c', 's1', 2],
+      ['s2', null, 1], ['e', 's2', 1],
+      ['f', null, 2],
     ];
     assert.deepEqual(answerRows(res.body), expected);
     assert.deepEqual(await treeRows(s, 'r4'), expected);
   });
 
-  test('partial items: siblings not named keep their relative order', async () => {
+  test('partial items: siblings not named keep their keys and their relative order; fractions are kept as sent', async () => {
     await setup(s, 'r5');
     for (const slug of ['g', 'h']) await createNode(s, 'r5', { slug, parentSlug: 's1' });
-    const res = await reorder(s, 'r5', [{ slug: 'h', parentSlug: 's1', sortOrder: 1 }]);
+    const res = await reorder(s, 'r5', [{ slug: 'h', parentSlug: 's1', sortOrder: 0.5 }]);
     assert.equal(res.status, 200, res.text);
     const s1Children = (rows: Row[]) => rows.filter((r) => r[1] === 's1').map((r) => [r[0], r[2]]);
-    assert.deepEqual(s1Children(answerRows(res.body)), [['a', 0], ['h', 1], ['b', 2], ['c', 3], ['g', 4]]);
+    assert.deepEqual(s1Children(answerRows(res.body)), [['a', 0], ['h', 0.5], ['b', 1], ['c', 2], ['g', 3]]);
     const second = await reorder(s, 'r5', [
       { slug: 'a', parentSlug: 's1', sortOrder: 4 },
       { slug: 'c', parentSlug: 's1', sortOrder: 0 },
     ]);
     assert.equal(second.status, 200, second.text);
     // h, b, g keep their relative order around the moved c and a
-    assert.deepEqual(s1Children(answerRows(second.body)), [['c', 0], ['h', 1], ['b', 2], ['g', 3], ['a', 4]]);
-    assert.deepEqual(s1Children(await treeRows(s, 'r5')), [['c', 0], ['h', 1], ['b', 2], ['g', 3], ['a', 4]]);
+    assert.deepEqual(s1Children(answerRows(second.body)), [['c', 0], ['h', 0.5], ['b', 1], ['g', 3], ['a', 4]]);
+    assert.deepEqual(s1Children(await treeRows(s, 'r5')), [['c', 0], ['h', 0.5], ['b', 1], ['g', 3], ['a', 4]]);
+    assert.deepEqual(s1Children(gitRows(s, 'r5')), [['c', 0], ['h', 0.5], ['b', 1], ['g', 3], ['a', 4]]);
     // the other parents are untouched
     assert.deepEqual((await nodeRows(s, 'r5')).filter((r) => r[1] !== 's1'), [['s1', null, 0], ['s2', null, 1], ['d', 's2', 0], ['e', 's2', 1], ['f', null, 2]]);
   });
@@ -192,7 +194,7 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
     ]);
     assert.equal(res.status, 200, res.text);
     const expected: Row[] = [
-      ['a', null, 0], ['s1', 'a', 0], ['b', 's1', 0], ['c', 's1', 1],
+      ['a', null, 0], ['s1', 'a', 0], ['b', 's1', 1], ['c', 's1', 2],
       ['s2', null, 1], ['d', 's2', 0], ['e', 's2', 1],
       ['f', null, 2],
     ];
@@ -261,8 +263,8 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
       check: (err) => assert.equal(err.field, 'body/items'),
     },
     {
-      name: 'a negative sortOrder is 400 validation_failed',
-      items: [{ slug: 'a', parentSlug: 's1', sortOrder: -1 }],
+      name: 'a sortOrder that is not a number is 400 validation_failed',
+      items: [{ slug: 'a', parentSlug: 's1', sortOrder: '1' }],
       status: 400,
       code: 'validation_failed',
       check: (err) => assert.equal(err.field, 'body/items/0/sortOrder'),
@@ -292,9 +294,9 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
       assert.deepEqual(nodesAfter, nodesBefore);
       assert.deepEqual(await treeRows(s, version), INITIAL);
       // and a valid reorder afterwards still works from the untouched order
-      const ok = await reorder(s, version, [{ slug: 'f', parentSlug: null, sortOrder: 0 }]);
+      const ok = await reorder(s, version, [{ slug: 'f', parentSlug: null, sortOrder: -1 }]);
       assert.equal(ok.status, 200, ok.text);
-      assert.deepEqual(answerRows(ok.body).slice(0, 2), [['f', null, 0], ['s1', null, 1]]);
+      assert.deepEqual(answerRows(ok.body).slice(0, 2), [['f', null, -1], ['s1', null, 0]]);
     });
   }
 

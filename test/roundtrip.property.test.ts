@@ -69,6 +69,10 @@ const documentArb: fc.Arbitrary<Doc> = fc.shuffledSubarray([...ALL_LANGUAGES], {
     parentPick: fc.nat(),
     others: fc.subarray(languages.slice(1)),
     texts: fc.array(translationArb, { minLength: languages.length, maxLength: languages.length }),
+    // Sort keys as clients send them: the first child's key, then steps that keep siblings in order
+    // (0 gives equal keys; fractions, negatives and large gaps included).
+    firstKey: fc.constantFrom(0, 0, -3, 2.25, 10, 1e6),
+    keyStep: fc.constantFrom(0, 0.1, 0.5, 1, 1, 1, 7, 1000),
   });
   return fc.array(nodeSpec, { minLength: 1, maxLength: 30 }).map((specs) => {
     type Draft = { slug: string; spec: (typeof specs)[number]; depth: number; children: Draft[] };
@@ -82,13 +86,16 @@ const documentArb: fc.Arbitrary<Doc> = fc.shuffledSubarray([...ALL_LANGUAGES], {
       (parent ? parent.children : roots).push(draft);
     });
     const nodes: NodeDoc[] = [];
-    const walk = (list: Draft[], parentSlug: string | null) =>
-      list.forEach((d, sortOrder) => {
+    const walk = (list: Draft[], parentSlug: string | null) => {
+      let sortOrder = 0;
+      list.forEach((d, i) => {
+        sortOrder = i === 0 ? d.spec.firstKey : sortOrder + d.spec.keyStep;
         const translations: Record<string, TranslationDoc> = {};
         for (const language of [languages[0], ...d.spec.others]) translations[language] = d.spec.texts[languages.indexOf(language)];
         nodes.push({ slug: d.slug, kind: d.spec.kind, parentSlug, icon: d.spec.icon, sortOrder, translations });
         walk(d.children, d.slug);
       });
+    };
     walk(roots, null);
     return { languages, nodes };
   });

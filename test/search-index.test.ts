@@ -18,7 +18,7 @@ const STAMP = '2026-01-01T00:00:00.000Z';
 
 function stateOf(order: string[], texts: Map<string, Translation>): VersionState {
   const nodes = new Map<string, NodeRec>();
-  for (const slug of order) nodes.set(slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, updatedAt: STAMP, children: [] });
+  for (const slug of order) nodes.set(slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, updatedAt: STAMP, children: [] });
   const translations = new Map([...texts].filter(([slug]) => nodes.has(slug)).map(([slug, t]) => [slug, new Map([['en', t]])]));
   return {
     slug: 'v1',

@@ -166,11 +166,11 @@ describe('GET /versions/{version}/search', () => {
       });
       await createNode(s, 'so', {
         slug: 'weakest',
-        sortOrder: 0,
+        sortOrder: -1,
         translations: { en: { title: 'Long story', bodyMd: `${'Filler words about nothing much at all. '.repeat(40)}A pelican, once.\n` } },
       });
       await createNode(s, 'so', { slug: 'child', parentSlug: 'mid', translations: { en: { title: 'Child', bodyMd: 'Another pelican story with several more words in it.\n' } } });
-      await createNode(s, 'so', { slug: 'no-match', sortOrder: 1, translations: { en: { title: 'Gulls', bodyMd: 'Only gulls here.\n' } } });
+      await createNode(s, 'so', { slug: 'no-match', sortOrder: -0.5, translations: { en: { title: 'Gulls', bodyMd: 'Only gulls here.\n' } } });
       const order = await documentOrder('so');
       assert.deepEqual(order, ['weakest', 'no-match', 'mid', 'child', 'strongest']);
       assert.deepEqual(slugsOf(await hits('so', 'pelican')), ['weakest', 'mid', 'child', 'strongest']);
@@ -180,7 +180,7 @@ describe('GET /versions/{version}/search', () => {
       await createVersion(s, 'many', { status: 'published' });
       for (let i = 0; i < 60; i++) {
         // every third node goes first, so document order differs from creation order
-        const placement = i % 3 === 0 ? { sortOrder: 0 } : {};
+        const placement = i % 3 === 0 ? { sortOrder: -i } : {};
         await createNode(s, 'many', { slug: `walrus-${i}`, ...placement, translations: { en: { title: `Walrus ${i}`, bodyMd: `Walrus number ${i}.\n` } } });
       }
       const order = await documentOrder('many');

@@ -113,6 +113,7 @@ export function readFileSet(files: ReadonlyMap<string, string | Translation>, op
       kind: n.kind,
       parentSlug: n.parentSlug,
       icon: n.icon,
+      sortOrder: n.sortOrder,
       updatedAt: n.updatedAt ?? opts.fallbackStamp,
       children: n.children,
     });

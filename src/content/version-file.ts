@@ -6,12 +6,14 @@ import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
 export const VERSION_FILE = 'version.json';
 
 /**
- * One entry of `nav`: a topic's slug as a bare string, or an object. Nesting gives the parent,
- * position among siblings gives the order; `kind` defaults to `section` when `children` is present.
+ * One entry of `nav`: a topic's slug as a bare string, or an object. Nesting gives the parent, and
+ * the order of entries is the order of siblings; `sortOrder` is the node's sort key, written only
+ * where it is not the entry's index among its siblings. `kind` defaults to `section` when
+ * `children` is present.
  */
 export type NavEntry =
   | string
-  | { slug: string; kind?: NodeKind; id?: string; icon?: string | null; updatedAt?: string; children?: NavEntry[] };
+  | { slug: string; kind?: NodeKind; id?: string; icon?: string | null; sortOrder?: number; updatedAt?: string; children?: NavEntry[] };
 
 /** A nav entry after reading: every field known, parent and children resolved. */
 export interface NavNode {
@@ -19,6 +21,7 @@ export interface NavNode {
   kind: NodeKind;
   id: string | null;
   icon: string | null;
+  sortOrder: number;
   updatedAt: string | null;
   parentSlug: string | null;
   children: string[];
@@ -32,15 +35,18 @@ export interface ParsedVersionFile {
 
 const STATUSES: readonly VersionStatus[] = ['draft', 'published', 'archived'];
 const KNOWN_KEYS = new Set(['label', 'status', 'isLatest', 'languages', 'sortOrder', 'hidden', 'workingCopyOf', 'createdAt', 'updatedAt', 'nav']);
-const ENTRY_KEYS = new Set(['slug', 'kind', 'id', 'icon', 'updatedAt', 'children']);
+const ENTRY_KEYS = new Set(['slug', 'kind', 'id', 'icon', 'sortOrder', 'updatedAt', 'children']);
 const iconRe = new RegExp(ICON_PATTERN);
 
 /** Writes `version.json` from a state: the version's fields and the whole navigation tree. */
 export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots'>): string {
-  const entry = (slug: string): NavEntry => {
+  // A key equal to the entry's index is left out: it is what a reader assumes, and a file whose
+  // writers never set keys stays free of them.
+  const entry = (slug: string, index: number): NavEntry => {
     const n = state.nodes.get(slug)!;
     const out: Exclude<NavEntry, string> = { slug, kind: n.kind, id: n.id };
     if (n.icon !== null) out.icon = n.icon;
+    if (n.sortOrder !== index) out.sortOrder = n.sortOrder;
     out.updatedAt = n.updatedAt;
     if (n.children.length > 0) out.children = n.children.map(entry);
     return out;
@@ -140,6 +146,7 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     ctx.problems.error(ctx.path, `${at}: the navigation is nested deeper than ${MAX_DEPTH} levels`);
     return;
   }
+  const keyed: SiblingKey[] = [];
   entries.forEach((raw, i) => {
     const here = `${at}[${i}]`;
     const entry = typeof raw === 'string' ? { slug: raw } : raw;
@@ -169,19 +176,82 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
       ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line);
     }
     if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line);
+    const given = e.sortOrder;
+    if (given !== undefined && (typeof given !== 'number' || !Number.isFinite(given))) ctx.problems.error(ctx.path, `${here}.sortOrder must be a number`, line);
     const node: NavNode = {
       slug,
       kind: kind as NodeKind,
       id: typeof e.id === 'string' && e.id !== '' ? e.id : null,
       icon: typeof icon === 'string' ? icon : null,
+      sortOrder: 0,
       updatedAt: readStamp(e.updatedAt),
       parentSlug,
       children: [],
     };
     ctx.nodes.set(slug, node);
     siblings.push(slug);
+    keyed.push({ node, given: typeof given === 'number' && Number.isFinite(given) ? given : undefined, here, line });
     if (Array.isArray(children)) readNav(children, slug, `${here}.children`, ctx, node.children, depth + 1);
   });
+  assignSortOrders(keyed, ctx);
+}
+
+interface SiblingKey {
+  node: NavNode;
+  given: number | undefined;
+  here: string;
+  line: () => number | undefined;
+}
+
+/**
+ * Sort keys for one list of siblings, in the order `nav` lists them: that order is what a writer sees
+ * and edits, so it wins. The keys given in order are kept exactly (a longest run of them that does not
+ * decrease); a key that disagrees with its place (an entry moved by hand) is replaced by one between
+ * its neighbours, with a warning naming it. An entry without a key gets its index among its siblings
+ * (which is what the service leaves unwritten), or, where that would break the order, the key before
+ * it + 1 (or halfway to the next key when that leaves no room).
+ */
+function assignSortOrders(keyed: SiblingKey[], ctx: NavContext): void {
+  const kept = inOrder(keyed.map((k) => k.given));
+  // The next kept key after each entry, found from the end in one pass.
+  const nextKept = new Array<number | undefined>(keyed.length);
+  for (let i = keyed.length - 1, key: number | undefined; i >= 0; i--) {
+    nextKept[i] = key;
+    if (kept.has(i)) key = keyed[i].given;
+  }
+  let prev: number | null = null;
+  keyed.forEach((k, i) => {
+    const next = nextKept[i];
+    let value: number;
+    if (kept.has(i)) value = k.given!;
+    else if (k.given === undefined && (prev === null || prev <= i) && (next === undefined || i <= next)) value = i;
+    else if (prev === null) value = next === undefined ? i : Math.min(i, next - 1);
+    else value = next === undefined || prev + 1 <= next ? prev + 1 : (prev + next) / 2;
+    if (!kept.has(i) && k.given !== undefined) ctx.problems.warn(ctx.path, `${k.here}.sortOrder ${k.given} disagrees with the order nav lists the entries in; it is read as ${value}`, k.line);
+    k.node.sortOrder = value;
+    prev = value;
+  });
+}
+
+/** The indexes of a longest non-decreasing run of the given numbers (O(n log n)); undefined ones take no part. */
+function inOrder(values: Array<number | undefined>): Set<number> {
+  const tails: number[] = [];
+  const back = new Array<number>(values.length).fill(-1);
+  values.forEach((v, i) => {
+    if (v === undefined) return;
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (values[tails[mid]]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    back[i] = lo > 0 ? tails[lo - 1] : -1;
+    tails[lo] = i;
+  });
+  const out = new Set<number>();
+  for (let i = tails.length > 0 ? tails[tails.length - 1] : -1; i >= 0; i = back[i]) out.add(i);
+  return out;
 }
 
 function readStamp(value: unknown): string | null {

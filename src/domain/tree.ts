@@ -3,10 +3,8 @@ import type { NodeRec, VersionState } from './types.ts';
 
 /** Facts derived from a state's tree, computed once per state and cached (states are immutable). */
 interface Derived {
-  /** Every node slug in document order (depth-first, siblings by position). */
+  /** Every node slug in document order (depth-first, siblings by sortOrder). */
   readonly order: readonly string[];
-  /** slug → position among its siblings (its `sortOrder`). */
-  readonly position: ReadonlyMap<string, number>;
   /** slug → index in `order`. */
   readonly orderIndex: ReadonlyMap<string, number>;
 }
@@ -17,25 +15,22 @@ function derive(state: Pick<VersionState, 'nodes' | 'roots'>): Derived {
   const cached = derivedCache.get(state.nodes);
   if (cached) return cached;
   const order: string[] = [];
-  const position = new Map<string, number>();
   const orderIndex = new Map<string, number>();
   const stack: string[] = [...state.roots].reverse();
-  state.roots.forEach((slug, i) => position.set(slug, i));
   while (stack.length > 0) {
     const slug = stack.pop()!;
     orderIndex.set(slug, order.length);
     order.push(slug);
     const children = state.nodes.get(slug)!.children;
-    children.forEach((child, i) => position.set(child, i));
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
-  const derived = { order, position, orderIndex };
+  const derived = { order, orderIndex };
   derivedCache.set(state.nodes, derived);
   return derived;
 }
 
 export const documentOrder = (state: Pick<VersionState, 'nodes' | 'roots'>) => derive(state).order;
-export const sortOrderOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).position.get(slug) ?? 0;
+export const sortOrderOf = (state: Pick<VersionState, 'nodes'>, slug: string) => state.nodes.get(slug)?.sortOrder ?? 0;
 export const orderIndexOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug: string) => derive(state).orderIndex.get(slug) ?? -1;
 /** slug → index in document order, for callers that look up many slugs. */
 export const orderIndexes = (state: Pick<VersionState, 'nodes' | 'roots'>): ReadonlyMap<string, number> => derive(state).orderIndex;
@@ -67,7 +62,7 @@ export function ancestors(state: Pick<VersionState, 'nodes'>, slug: string): str
 /** How deep the tree may nest: deep enough for any help site, shallow enough to render and read back quickly. */
 export const MAX_DEPTH = 32;
 
-/** A requested position: move `slug` under `parentSlug`, at `sortOrder` (appended when absent). */
+/** A requested place: `slug` under `parentSlug` with the sort key `sortOrder` (after its last sibling when absent). */
 export interface Placement {
   slug: string;
   parentSlug: string | null;
@@ -101,8 +96,8 @@ export class TreeDraft {
   }
 
   /** Adds a node without a place; `place` must follow. */
-  add(node: Omit<NodeRec, 'children' | 'parentSlug'>): void {
-    this.nodes.set(node.slug, { ...node, parentSlug: null, children: [] });
+  add(node: Omit<NodeRec, 'children' | 'parentSlug' | 'sortOrder'>): void {
+    this.nodes.set(node.slug, { ...node, parentSlug: null, sortOrder: 0, children: [] });
   }
 
   /** Removes the node and its descendants; returns their slugs in document order. */
@@ -123,10 +118,11 @@ export class TreeDraft {
   }
 
   /**
-   * Moves nodes all at once. Each moved node goes under its new parent at the position its
-   * `sortOrder` names (a node already at that position moves after it; no `sortOrder` appends);
-   * siblings keep their relative order and positions are renumbered 0, 1, 2…
-   * Checks every slug and parent and refuses cycles before changing anything.
+   * Moves nodes all at once. Each moved node goes under its new parent with the sort key its
+   * `sortOrder` gives, kept exactly as given; without one it goes after its last sibling (the
+   * largest key there + 1, or 0), unless it stays under the parent it has. Siblings are ordered by key; among equal keys the nodes that were
+   * there keep their order and come first, then the moved ones in the order of `placements`.
+   * Nobody else's key changes. Checks every slug and parent and refuses cycles before changing anything.
    */
   place(placements: readonly Placement[], stamp: string, isNew: ReadonlySet<string> = new Set()): void {
     const moves = new Map<string, Placement>();
@@ -137,6 +133,8 @@ export class TreeDraft {
       }
       moves.set(p.slug, p);
     });
+    // A node sent to the parent it has, without a key, keeps its key and its place.
+    for (const [slug, move] of moves) if (move.sortOrder === undefined && !isNew.has(slug) && this.nodes.get(slug)!.parentSlug === move.parentSlug) moves.delete(slug);
     const parentOf = (slug: string) => (moves.has(slug) ? moves.get(slug)!.parentSlug : this.nodes.get(slug)!.parentSlug);
     for (const slug of moves.keys()) {
       const seen = new Set<string>();
@@ -152,20 +150,26 @@ export class TreeDraft {
       if (!isNew.has(slug)) affected.add(this.nodes.get(slug)!.parentSlug);
       affected.add(move.parentSlug);
     }
+    const keyOf = new Map<string, number>();
     const moveIndex = new Map([...moves.keys()].map((s, i) => [s, i]));
     for (const parent of affected) {
       const stay = this.childrenOf(parent).filter((s) => !moves.has(s));
-      const keyed = stay.map((slug, i) => ({ slug, key: i, moved: 0, tie: i }));
+      const keyed = stay.map((slug, i) => ({ slug, key: this.nodes.get(slug)!.sortOrder, moved: 0, tie: i }));
+      // Without a key: after the last sibling, counting the keyed moves too, in the order given.
+      let last = keyed.reduce((max, k) => Math.max(max, k.key), Number.NEGATIVE_INFINITY);
+      for (const move of moves.values()) if (move.parentSlug === parent && move.sortOrder !== undefined) last = Math.max(last, move.sortOrder);
       for (const [slug, move] of moves) {
         if (move.parentSlug !== parent) continue;
-        keyed.push({ slug, key: move.sortOrder ?? Number.POSITIVE_INFINITY, moved: -1, tie: moveIndex.get(slug)! });
+        const key = move.sortOrder ?? (last = last === Number.NEGATIVE_INFINITY ? 0 : last + 1);
+        keyOf.set(slug, key);
+        keyed.push({ slug, key, moved: 1, tie: moveIndex.get(slug)! });
       }
       keyed.sort((a, b) => a.key - b.key || a.moved - b.moved || a.tie - b.tie);
       this.setChildren(parent, keyed.map((k) => k.slug));
     }
     for (const [slug, move] of moves) {
       const node = this.nodes.get(slug)!;
-      this.nodes.set(slug, { ...node, parentSlug: move.parentSlug, updatedAt: stamp });
+      this.nodes.set(slug, { ...node, parentSlug: move.parentSlug, sortOrder: keyOf.get(slug)!, updatedAt: stamp });
     }
     for (const slug of moves.keys()) {
       const depth = ancestors({ nodes: this.nodes }, slug).length + this.height(slug);

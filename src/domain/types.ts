@@ -23,6 +23,11 @@ export interface NodeRec {
   readonly kind: NodeKind;
   readonly parentSlug: string | null;
   readonly icon: string | null;
+  /**
+   * The sort key among siblings, as the client sent it (fractions included): siblings are in
+   * ascending order of it; equal keys keep the order they had (see TreeDraft.place).
+   */
+  readonly sortOrder: number;
   /** Stamp of the last change to the node's own fields or position (not its translations). */
   readonly updatedAt: string;
   readonly children: readonly string[];

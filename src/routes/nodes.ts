@@ -97,7 +97,7 @@ export function nodeRoutes({ writer }: Deps) {
       path: '/versions/:version/reorder',
       operationId: 'reorderNodes',
       summary: 'Move many nodes at once (all or nothing)',
-      description: 'Each item puts a node under `parentSlug` at position `sortOrder`; siblings not named keep their relative order and positions are renumbered from 0. Every row is checked before anything changes.',
+      description: 'Each item puts a node under `parentSlug` with the sort key `sortOrder`, stored exactly as sent; nodes not named keep their keys. Siblings are in ascending order of their keys; among equal keys the nodes not named come first, then the named ones in the order of `items`. Every row is checked before anything changes. The answer lists every node in document order.',
       tag: 'Writing nodes and translations',
       access: 'write',
       body: 'Reorder',

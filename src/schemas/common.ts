@@ -32,6 +32,12 @@ export const LanguageCode = {
   examples: ['en', 'pt-BR'],
 } as const;
 
+export const SortKey = {
+  $id: 'SortKey',
+  type: 'number',
+  description:
+    "A node's sort key among its siblings: any number, fractions and negatives included, stored and answered exactly as given. Siblings are in ascending order of it; among equal keys, the node that was there first comes first.",
+} as const;
 export const Timestamp = { $id: 'Timestamp', type: 'string', format: 'date-time', description: 'ISO 8601 timestamp with milliseconds, UTC.' } as const;
 
 export const Icon = {
@@ -75,7 +81,7 @@ export const nodeFields = {
   kind: { enum: ['section', 'topic'] },
   parentSlug: { type: ['string', 'null'] },
   icon: { $ref: 'Icon' },
-  sortOrder: { type: 'integer', minimum: 0, description: 'Position among siblings, from 0.' },
+  sortOrder: { $ref: 'SortKey' },
   updatedAt: { $ref: 'Timestamp', description: "The newest of the node's own stamp and its translations' stamps; usable as `expectedUpdatedAt` on PATCH." },
 } as const;
 export const nodeFieldNames = ['id', 'slug', 'kind', 'parentSlug', 'icon', 'sortOrder', 'updatedAt', 'translations'];
@@ -99,4 +105,4 @@ export const VersionRef = {
   description: 'A version slug, or `latest` for the version marked latest.',
 } as const;
 
-export const commonSchemas = [FontFileName, VersionRef, VersionSlug, NodeSlug, LanguageCode, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];
+export const commonSchemas = [FontFileName, VersionRef, VersionSlug, NodeSlug, LanguageCode, SortKey, Timestamp, Icon, Title, Summary, BodyMd, ErrorBody, Ok];

@@ -17,7 +17,7 @@ export const TreeEntry = {
     slug: { $ref: 'NodeSlug' },
     kind: { enum: ['section', 'topic'] },
     icon: { $ref: 'Icon' },
-    sortOrder: { type: 'integer', minimum: 0 },
+    sortOrder: { $ref: 'SortKey' },
     title: { type: 'string' },
     summary: { type: 'string' },
     language: { $ref: 'LanguageCode', description: 'The language the title is in (differs from the request when it fell back).' },

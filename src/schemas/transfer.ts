@@ -18,7 +18,7 @@ export const ExportNode = {
     kind: { enum: ['section', 'topic'], description: 'Default: unchanged for existing nodes, topic for new ones.' },
     parentSlug: { type: ['string', 'null'] },
     icon: { $ref: 'Icon' },
-    sortOrder: { type: 'number', minimum: 0 },
+    sortOrder: { $ref: 'SortKey', description: 'Absent: an existing node keeps its key when its parent stays the same; otherwise after its last sibling.' },
     updatedAt: { $ref: 'Timestamp', description: 'Ignored on import.' },
     translations: { type: 'object', propertyNames: { $ref: 'LanguageCode' }, additionalProperties: ExportTranslation },
   },

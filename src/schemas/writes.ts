@@ -33,7 +33,7 @@ export const NodeCreate = {
     kind: { enum: ['section', 'topic'], default: 'topic', description: 'Default topic.' },
     parentSlug: { type: ['string', 'null'], description: 'Null or absent: top level.' },
     icon: { $ref: 'Icon' },
-    sortOrder: { type: 'number', minimum: 0, description: 'Position among siblings; absent appends.' },
+    sortOrder: { $ref: 'SortKey', description: "Absent: after the last sibling (the largest key + 1, or 0 for the first child)." },
     translations: { ...Translations({ $ref: 'TranslationInput' }), minProperties: 1, description: 'Must include the primary language.' },
   },
 } as const;
@@ -47,7 +47,7 @@ export const NodePatch = {
     kind: { enum: ['section', 'topic'] },
     parentSlug: { type: ['string', 'null'], description: 'Moves the node; refused with `cycle` into its own subtree.' },
     icon: { $ref: 'Icon' },
-    sortOrder: { type: 'number', minimum: 0 },
+    sortOrder: { $ref: 'SortKey', description: 'Absent with a new `parentSlug`: after the last sibling there.' },
     translations: Translations({ type: 'object', additionalProperties: false, properties: TranslationFields, description: 'Supplied fields change; a new language needs a title.' }),
     expectedUpdatedAt: { $ref: 'Timestamp' },
   },
@@ -105,7 +105,7 @@ const Placement = {
   type: 'object',
   required: ['slug', 'parentSlug', 'sortOrder'],
   additionalProperties: false,
-  properties: { slug: { $ref: 'NodeSlug' }, parentSlug: { type: ['string', 'null'] }, sortOrder: { type: 'number', minimum: 0 } },
+  properties: { slug: { $ref: 'NodeSlug' }, parentSlug: { type: ['string', 'null'] }, sortOrder: { $ref: 'SortKey' } },
 } as const;
 
 export const Reorder = {

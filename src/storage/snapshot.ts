@@ -23,7 +23,7 @@ import type { TreeNode } from './git-objects.ts';
  * allocated where the collector never moves it. The price: a part's string stays in memory until
  * every body sliced from it has been replaced, at most until the next start.
  */
-const FORMAT = 2;
+const FORMAT = 3;
 const MAGIC = Buffer.from('help-snapshot\n', 'latin1');
 const SUFFIX = '.snapshot';
 /** Translations per serialized part: a part takes a few milliseconds, so writing never holds the event loop long. */
