@@ -100,6 +100,58 @@ describe('search index', () => {
     );
   });
 
+  test('text without spaces (CJK, astral characters included) answers by character pairs, through writes, deletions and save/restore', async () => {
+    // Few characters, so pairs repeat across documents; U+20000 and U+20001 are outside the BMP.
+    const ALPHABET = ['日', '本', '語', '中', '文', '𠀀', '𠀁', 'カ', 'タ'];
+    const run = fc.array(fc.constantFrom(...ALPHABET), { minLength: 1, maxLength: 8 }).map((c) => c.join(''));
+    const cjkText = fc.array(run, { maxLength: 6 }).map((runs) => runs.join(' '));
+    const cjkOp = fc.oneof(
+      fc.record({ kind: fc.constant('put' as const), slug: slugArb, t: fc.record({ title: run, summary: fc.constant(''), bodyMd: cjkText, updatedAt: fc.constant(STAMP) }) }),
+      fc.record({ kind: fc.constant('delete' as const), slug: slugArb }),
+      fc.record({ kind: fc.constant('restart' as const) }),
+    );
+    const cjkQuery = fc.array(fc.array(fc.constantFrom(...ALPHABET), { minLength: 1, maxLength: 3 }).map((c) => c.join('')), { minLength: 1, maxLength: 2 }).map((w) => w.join(' '));
+    /** The rule for unspaced scripts: a one-character word is found where the character occurs; a longer one where each of its pairs does. */
+    const cjkModel = (state: VersionState, q: string): string[] => {
+      const hits: string[] = [];
+      for (const slug of state.roots) {
+        const t = state.translations.get(slug)?.get('en');
+        if (!t) continue;
+        const runs = `${t.title} ${t.bodyMd}`.split(' ').filter(Boolean).map((r) => Array.from(r));
+        const chars = new Set(runs.flat());
+        const pairs = new Set(runs.flatMap((r) => r.slice(1).map((c, i) => r[i] + c)));
+        const found = (word: string[]) => (word.length === 1 ? chars.has(word[0]) : word.slice(1).every((c, i) => pairs.has(word[i] + c)));
+        if (q.split(' ').every((w) => found(Array.from(w)))) hits.push(slug);
+      }
+      return hits.slice(0, MAX_HITS);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(cjkOp, { maxLength: 60 }), fc.array(cjkQuery, { minLength: 1, maxLength: 6 }), async (ops, queries) => {
+        let order: string[] = [];
+        const texts = new Map<string, Translation>();
+        let index = new SearchIndex();
+        for (const op of ops) {
+          if (op.kind === 'put') {
+            if (!order.includes(op.slug)) order = [...order, op.slug];
+            texts.set(op.slug, { ...op.t });
+          } else if (op.kind === 'delete') {
+            order = order.filter((s) => s !== op.slug);
+            texts.delete(op.slug);
+          }
+          const state = stateOf(order, texts);
+          if (op.kind === 'restart') {
+            const saved = await index.save('v1');
+            index = new SearchIndex();
+            if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
+          }
+          index.update('v1', state);
+          for (const q of queries) assert.deepEqual(index.search(state, 'en', q).hits.map((h) => h.slug), cjkModel(state, q), `query "${q}"`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   test('keeps answering correctly after many rewrites of the same nodes (documents renumbered)', () => {
     const index = new SearchIndex();
     const order = Array.from({ length: 40 }, (_, i) => `n${i}`);
@@ -113,6 +165,30 @@ describe('search index', () => {
     assert.deepEqual(index.search(state, 'en', 'round119 okapi').hits.map((h) => h.slug), ['n7']);
     assert.deepEqual(index.search(state, 'en', 'round118').hits, []);
     assert.equal(index.search(state, 'en', 'zebra').hits.length, 39);
+  });
+
+  test('pairs stay right after many rewrites of the same nodes (documents renumbered, pairs dropped and kept)', async () => {
+    const index = new SearchIndex();
+    const order = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    const texts = new Map<string, Translation>();
+    let state = stateOf(order, texts);
+    for (let round = 0; round < 60; round++) {
+      // Every node shares 日本; n7 alone has 語中; each round has a pair of its own (U+4E00 + round).
+      for (const slug of order) texts.set(slug, { title: '日本', summary: '', bodyMd: `${slug === 'n7' ? '文語中' : '文'}${String.fromCharCode(0x4e00 + round)}カ`, updatedAt: STAMP });
+      state = stateOf(order, texts);
+      index.update('v1', state);
+    }
+    const slugs = (q: string, s = state, i = index) => i.search(s, 'en', q).hits.map((h) => h.slug);
+    assert.deepEqual(slugs('語中'), ['n7']);
+    assert.equal(slugs('日本').length, 40);
+    assert.deepEqual(slugs(`文${String.fromCharCode(0x4e00 + 58)}`), [], 'a pair of an earlier round is gone');
+    assert.equal(slugs(`文${String.fromCharCode(0x4e00 + 59)}`).length, 39, 'every node but n7, where 中 comes before it');
+    assert.deepEqual(slugs('中'), ['n7']);
+    const restored = new SearchIndex();
+    assert.ok(restored.restore('v1', state, (await index.save('v1'))!));
+    assert.deepEqual(slugs('語中', state, restored), ['n7']);
+    assert.deepEqual(slugs(`文${String.fromCharCode(0x4e00 + 58)}`, state, restored), []);
+    assert.equal(slugs('日', state, restored).length, 40);
   });
 
   test('a saved index that does not fit is refused, so the caller rebuilds', async () => {

@@ -27,9 +27,17 @@ export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
   }) as unknown as Middleware;
   return async (ctx, next) => {
     ctx.state.bodyLimit = limit;
-    await parse(ctx, next);
+    // Decoding and parsing megabytes of JSON takes tens of milliseconds, and handling the request
+    // would follow in the same turn of the event loop: let other requests in between.
+    await parse(ctx, async () => {
+      // Twice: the body ends in the poll phase, and one setImmediate would run before the next poll.
+      if ((ctx.request.length ?? 0) > YIELD_AFTER_BYTES) await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+      await next();
+    });
   };
 }
+
+const YIELD_AFTER_BYTES = 256 * 1024;
 
 /** The body's raw text, for endpoints that verify a signature over it (parsed with `keepRaw`). */
 export const rawBodyOf = (request: { rawBody?: unknown }): string => (typeof request.rawBody === 'string' ? request.rawBody : '');

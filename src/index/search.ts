@@ -2,7 +2,7 @@ import { plainLines } from '../content/plain-text.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { TermIndex } from './term-index.ts';
-import { fold, foldWithMap, indexTerms, queryTerms, rawMatcher, words, type Word } from './words.ts';
+import { DocTerms, fold, foldWithMap, indexTerms, queryTerms, rawMatcher, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 /**
@@ -227,7 +227,7 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new Set<string>();
+    const terms = new DocTerms();
     indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
     index.terms.add(slug, terms);
     index.docs.set(slug, t);
@@ -290,7 +290,7 @@ function changedChars(byLanguage: Map<string, LanguageIndex> | undefined, state:
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
   dropDocuments(index, state, language, false);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new Set<string>();
+    const terms = new DocTerms();
     indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {
       indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);

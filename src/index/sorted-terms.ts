@@ -63,7 +63,7 @@ export class SortedTerms {
     }
     const out: string[] = [];
     for (const [i, term] of (parts[0] ?? []).entries()) {
-      if ((i & 65535) === 65535) await pause();
+      if ((i & 8191) === 8191) await pause();
       if (this.live(term)) out.push(term);
     }
     return out;

@@ -1,4 +1,7 @@
+import { PairTable, pairCode } from './pair-table.ts';
+import { ShardedMap } from './sharded-map.ts';
 import { SortedTerms } from './sorted-terms.ts';
+import type { DocTerms } from './words.ts';
 
 /**
  * An inverted index from terms to the documents holding them, for "every word, in document order"
@@ -13,9 +16,15 @@ export class TermIndex {
    * Term → postings (document numbers, ascending). Most terms are in one document, so those hold the
    * number itself: a million such terms then make a million map entries, not a million objects too.
    */
-  private readonly postings = new Map<string, Postings | number>();
+  private readonly postings = new ShardedMap<Postings | number>();
   /** The same terms in order, for prefix lookups. */
   private prefixes = new SortedTerms((term) => this.postings.has(term));
+  /**
+   * Character pairs of unspaced scripts → a document number (≥ 0), or -(i + 1) for the postings
+   * `multi[i]` of a pair in more than one document.
+   */
+  private pairs = new PairTable();
+  private multi: Postings[] = [];
   /** Document number → key (undefined once gone). */
   private keyOf: Array<string | undefined> = [];
   private readonly numbers = new Map<string, number>();
@@ -27,15 +36,15 @@ export class TermIndex {
     return this.numbers.keys();
   }
 
-  add(key: string, terms: Iterable<string>): void {
+  add(key: string, terms: DocTerms): void {
     this.remove(key);
     this.changes++;
     const n = this.keyOf.length;
     this.keyOf.push(key);
     this.numbers.set(key, n);
-    for (const term of terms) {
-      this.post(term, n);
-    }
+    for (const term of terms.words) this.post(term, n);
+    this.pairs.reserve(terms.pairCount);
+    for (let i = 0; i < terms.pairCount; i++) this.postPair(terms.pairs[i], n);
   }
 
   /**
@@ -45,13 +54,18 @@ export class TermIndex {
    * so a search meanwhile finds the document as it was. Callers must not change this index otherwise
    * until it resolves (SearchIndex runs one update per version at a time).
    */
-  async addInSlices(key: string, terms: Iterable<string>, pause: () => Promise<void>): Promise<void> {
+  async addInSlices(key: string, terms: DocTerms, pause: () => Promise<void>): Promise<void> {
     const n = this.keyOf.length;
     this.keyOf.push(undefined);
     let i = 0;
-    for (const term of terms) {
+    for (const term of terms.words) {
       this.post(term, n);
-      if ((++i & 4095) === 0) await pause();
+      if ((++i & 1023) === 0) await pause();
+    }
+    this.pairs.reserve(terms.pairCount);
+    for (let p = 0; p < terms.pairCount; p++) {
+      this.postPair(terms.pairs[p], n);
+      if ((p & 16383) === 16383) await pause();
     }
     const old = this.numbers.get(key);
     this.changes++;
@@ -92,6 +106,8 @@ export class TermIndex {
         }
         markIn(this.postings.get(term)!, bits);
       }
+      if (!partial) left = this.matchPairs(prefix, bits, left);
+      if (left < 0) partial = true;
       if (acc === null) acc = bits;
       else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
       // An empty intersection stays empty: the other prefixes need not be expanded.
@@ -115,7 +131,50 @@ export class TermIndex {
     return this.changes;
   }
 
-  /** Adds document `n` to the term's postings (n is the highest number so far). */
+  /**
+   * Marks the documents of the pairs starting with `prefix` (one or two BMP code units; longer
+   * prefixes are no pair's), at most `left` pairs; returns what is left of `left` (-1: cut short).
+   */
+  private matchPairs(prefix: string, bits: Uint32Array, left: number): number {
+    if (prefix.length === 0 || prefix.length > 2 || isSurrogate(prefix.charCodeAt(0)) || isSurrogate(prefix.charCodeAt(prefix.length - 1))) return left;
+    if (prefix.length === 2) {
+      const slot = this.pairs.find(pairCode(prefix.charCodeAt(0), prefix.charCodeAt(1)));
+      if (slot < 0) return left;
+      if (left === 0) return -1;
+      this.markPair(slot, bits);
+      return left - 1;
+    }
+    for (const slot of this.pairs.startingWith(prefix.charCodeAt(0))) {
+      if (left-- === 0) return -1;
+      this.markPair(slot, bits);
+    }
+    return left;
+  }
+
+  private markPair(slot: number, bits: Uint32Array): void {
+    const v = this.pairs.valueAt(slot);
+    markIn(v >= 0 ? v : this.multi[-v - 1], bits);
+  }
+
+  /** Adds document `n` to the pair's postings (n is the highest number so far; a pair may come again). */
+  private postPair(code: number, n: number): void {
+    const slot = this.pairs.find(code);
+    if (slot < 0) {
+      this.pairs.insert(code, n);
+      return;
+    }
+    const v = this.pairs.valueAt(slot);
+    if (v >= 0) {
+      if (v === n) return;
+      this.multi.push(Postings.of(v, n));
+      this.pairs.setValueAt(slot, -this.multi.length);
+    } else {
+      const p = this.multi[-v - 1];
+      if (p.last !== n) p.push(n);
+    }
+  }
+
+  /** Adds document `n` to the term's postings (n is the highest number so far; a term may come again). */
   private post(term: string, n: number): void {
     const p = this.postings.get(term);
     if (p === undefined) {
@@ -123,7 +182,7 @@ export class TermIndex {
       this.prefixes.add(term);
     } else if (typeof p === 'number') {
       if (p !== n) this.postings.set(term, Postings.of(p, n));
-    } else p.push(n);
+    } else if (p.last !== n) p.push(n);
   }
 
   /** Renumbers the living documents densely and drops gone numbers from the postings. */
@@ -146,14 +205,34 @@ export class TermIndex {
       } else if (p.renumber(renumber) === 0) this.postings.delete(term);
     }
     this.prefixes.prune();
+    // Pairs: a new table with the pairs that still have documents.
+    const old = this.pairs;
+    const oldMulti = this.multi;
+    this.pairs = new PairTable(old.size);
+    this.multi = [];
+    old.forEach((slot) => {
+      const v = old.valueAt(slot);
+      if (v >= 0) {
+        if (renumber[v] >= 0) this.pairs.insert(old.codeAt(slot), renumber[v]);
+        return;
+      }
+      const p = oldMulti[-v - 1];
+      const left = p.renumber(renumber);
+      if (left === 1) this.pairs.insert(old.codeAt(slot), p.first);
+      else if (left > 1) {
+        this.multi.push(p);
+        this.pairs.insert(old.codeAt(slot), -this.multi.length);
+      }
+    });
   }
 
   /**
    * The index as bytes, without changing it, in slices with `pause()` between them (an index of a
-   * million terms takes over a second to write out): a JSON head (the living documents' keys, renumbered
-   * densely, and the term count), the terms in code-unit order joined by NUL, their posting lengths as
-   * 32-bit numbers, then the postings. The caller keeps the index from changing until it resolves
-   * (SearchIndex holds the version's update queue meanwhile); searches may run.
+   * million terms takes a while to write out): a JSON head (the living documents' keys, renumbered
+   * densely, and the counts of terms and pairs), the terms in code-unit order joined by NUL, then as
+   * 32-bit numbers the terms' posting lengths, the pair codes, the pairs' posting lengths, and all
+   * postings. The caller keeps the index from changing until it resolves (SearchIndex holds the
+   * version's update queue meanwhile); searches may run.
    */
   async save(pause: () => Promise<void> = async () => {}): Promise<Uint8Array> {
     const renumber = new Int32Array(this.keyOf.length).fill(-1);
@@ -163,46 +242,43 @@ export class TermIndex {
       renumber[n] = keys.length;
       keys.push(key);
     });
+    const ids = new GrowingIds();
     const sorted = await this.prefixes.all(pause);
     const texts: Buffer[] = [];
     let batch: string[] = [];
     let termCount = 0;
     const lengths = new Uint32Array(sorted.length);
-    let ids = new Uint32Array(Math.max(1024, sorted.length));
-    let total = 0;
     for (let i = 0; i < sorted.length; i++) {
       if ((i & 16383) === 16383) {
         texts.push(Buffer.from(batch.join('\0'), 'utf8'));
         batch = [];
         await pause();
       }
-      const p = this.postings.get(sorted[i])!;
-      const before = total;
-      const take = (n: number) => {
-        const to = renumber[n];
-        if (to < 0) return;
-        if (total === ids.length) {
-          const grown = new Uint32Array(ids.length * 2);
-          grown.set(ids);
-          ids = grown;
-        }
-        ids[total++] = to;
-      };
-      if (typeof p === 'number') take(p);
-      else p.forEach(take);
-      if (total > before) {
+      const taken = ids.take(this.postings.get(sorted[i])!, renumber);
+      if (taken > 0) {
         batch.push(sorted[i]);
-        lengths[termCount++] = total - before;
+        lengths[termCount++] = taken;
       }
     }
     texts.push(Buffer.from(batch.join('\0'), 'utf8'));
+    const pairCodes = new Uint32Array(this.pairs.size);
+    const pairLengths = new Uint32Array(this.pairs.size);
+    let pairCount = 0;
+    await this.pairs.forEachInSlices((slot) => {
+      const v = this.pairs.valueAt(slot);
+      const taken = ids.take(v >= 0 ? v : this.multi[-v - 1], renumber);
+      if (taken > 0) {
+        pairCodes[pairCount] = this.pairs.codeAt(slot);
+        pairLengths[pairCount++] = taken;
+      }
+    }, pause);
     // The batches joined by NUL as well (an empty batch adds nothing).
     const nonEmpty = texts.filter((t) => t.length > 0);
     const text = Buffer.concat(nonEmpty.flatMap((t, i) => (i === 0 ? [t] : [NUL, t])));
-    const terms = { length: termCount };
-    const head = Buffer.from(JSON.stringify({ format: FORMAT, keys, terms: terms.length }), 'utf8');
+    const head = Buffer.from(JSON.stringify({ format: FORMAT, keys, terms: termCount, pairs: pairCount }), 'utf8');
     const pad = (n: number) => (4 - (n % 4)) % 4;
-    const out = new Uint8Array(12 + head.length + pad(head.length) + text.length + pad(text.length) + 4 * (terms.length + total));
+    const numbers = [lengths.subarray(0, termCount), pairCodes.subarray(0, pairCount), pairLengths.subarray(0, pairCount), ids.used()];
+    const out = new Uint8Array(12 + head.length + pad(head.length) + text.length + pad(text.length) + 4 * numbers.reduce((sum, a) => sum + a.length, 0));
     const view = new DataView(out.buffer);
     view.setUint32(0, MAGIC);
     view.setUint32(4, head.length);
@@ -212,9 +288,10 @@ export class TermIndex {
     at += head.length + pad(head.length);
     out.set(text, at);
     at += text.length + pad(text.length);
-    new Uint32Array(out.buffer, at, terms.length).set(lengths.subarray(0, termCount));
-    at += 4 * terms.length;
-    new Uint32Array(out.buffer, at, total).set(ids.subarray(0, total));
+    for (const a of numbers) {
+      new Uint32Array(out.buffer, at, a.length).set(a);
+      at += 4 * a.length;
+    }
     return out;
   }
 
@@ -226,21 +303,24 @@ export class TermIndex {
       const headLength = view.getUint32(4);
       const textLength = view.getUint32(8);
       const pad = (n: number) => (4 - (n % 4)) % 4;
-      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 12, headLength).toString('utf8')) as { format: number; keys: string[]; terms: number };
+      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 12, headLength).toString('utf8')) as { format: number; keys: string[]; terms: number; pairs: number };
       if (head.format !== FORMAT) return null;
       let at = 12 + headLength + pad(headLength);
       const terms = textLength === 0 ? [] : Buffer.from(bytes.buffer, bytes.byteOffset + at, textLength).toString('utf8').split('\0');
       at += textLength + pad(textLength);
-      if (terms.length !== head.terms || bytes.length < at + 4 * terms.length) return null;
+      if (terms.length !== head.terms || bytes.length < at + 4 * (terms.length + 2 * head.pairs)) return null;
       // Copies, aligned, that the index owns (the bytes may be a slice of a bigger buffer).
       // (A Buffer's slice() is a view, not a copy: copy by hand.)
       const copy = new Uint8Array(bytes.length - at);
       copy.set(bytes.subarray(at));
       const numbers = new Uint32Array(copy.buffer);
       const lengths = numbers.subarray(0, terms.length);
-      const body = numbers.subarray(terms.length);
+      const pairCodes = numbers.subarray(terms.length, terms.length + head.pairs);
+      const pairLengths = numbers.subarray(terms.length + head.pairs, terms.length + 2 * head.pairs);
+      const body = numbers.subarray(terms.length + 2 * head.pairs);
       let total = 0;
       for (const n of lengths) total += n;
+      for (const n of pairLengths) total += n;
       if (body.length !== total) return null;
       const index = new TermIndex();
       index.keyOf = head.keys;
@@ -252,6 +332,16 @@ export class TermIndex {
         from += length;
       });
       index.prefixes = SortedTerms.fromSorted(terms, (term) => index.postings.has(term));
+      index.pairs = new PairTable(head.pairs);
+      for (let i = 0; i < head.pairs; i++) {
+        const length = pairLengths[i];
+        if (length === 1) index.pairs.insert(pairCodes[i], body[from]);
+        else {
+          index.multi.push(Postings.over(body.subarray(from, from + length)));
+          index.pairs.insert(pairCodes[i], -index.multi.length);
+        }
+        from += length;
+      }
       return index;
     } catch {
       return null;
@@ -259,10 +349,39 @@ export class TermIndex {
   }
 }
 
+/** Postings renumbered into one growing array of numbers, as save() writes them. */
+class GrowingIds {
+  private ids = new Uint32Array(1024);
+  private total = 0;
+
+  /** Appends the living numbers of `p`, renumbered; returns how many. */
+  take(p: Postings | number, renumber: Int32Array): number {
+    if (typeof p === 'number') return this.one(renumber[p]);
+    let taken = 0;
+    p.forEach((n) => (taken += this.one(renumber[n])));
+    return taken;
+  }
+
+  private one(to: number): number {
+    if (to < 0) return 0;
+    if (this.total === this.ids.length) {
+      const grown = new Uint32Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.total++] = to;
+    return 1;
+  }
+
+  used(): Uint32Array {
+    return this.ids.subarray(0, this.total);
+  }
+}
+
 const MAGIC = 0x48534958; // "HSIX"
 const NUL = Buffer.from([0]);
-/** 3: terms in code-unit order joined by NUL, lengths binary (1 kept them in insertion order, for a radix tree). */
-const FORMAT = 3;
+/** 4: character pairs as numbers; 3: terms in code-unit order joined by NUL, lengths binary (1 kept them in insertion order, for a radix tree). */
+const FORMAT = 4;
 
 /**
  * A growable ascending list of document numbers. Most terms are in one or two documents, so the
@@ -285,6 +404,14 @@ class Postings {
     p.ids = ids;
     p.length = ids.length;
     return p;
+  }
+
+  get first(): number {
+    return this.ids[0];
+  }
+
+  get last(): number {
+    return this.ids[this.length - 1];
   }
 
   push(n: number): void {
@@ -317,6 +444,8 @@ class Postings {
     for (let i = 0; i < this.length; i++) fn(this.ids[i]);
   }
 }
+
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
 
 function markIn(p: Postings | number, bits: Uint32Array): void {
   if (typeof p === 'number') bits[p >>> 5] |= 1 << (p & 31);

@@ -7,6 +7,8 @@
  * every write and start, and still miss words inside compounds.
  */
 
+import { pairCode } from './pair-table.ts';
+
 /** Scripts without spaces between words, plus the katakana prolonged-sound mark (script Common). */
 const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC\uFF70`;
 const TOKEN = new RegExp(String.raw`[${UNSPACED}][${UNSPACED}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED}]][[\p{L}\p{N}\p{M}]--[${UNSPACED}]]*`, 'gv');
@@ -40,13 +42,35 @@ export function words(text: string): Word[] {
 }
 
 /**
+ * A document's terms: words as strings, and the character pairs of unspaced scripts as numbers
+ * (pairCode) when both characters are in the Basic Multilingual Plane, which nearly all are. Either
+ * may come more than once (TermIndex ignores repeats): a set of a document's 600,000 distinct words
+ * would hold the event loop for tens of milliseconds each time it grows. See PairTable for why pairs
+ * are not strings.
+ */
+export class DocTerms {
+  readonly words: string[] = [];
+  pairs = new Uint32Array(256);
+  pairCount = 0;
+
+  addPair(code: number): void {
+    if (this.pairCount === this.pairs.length) {
+      const grown = new Uint32Array(this.pairs.length * 2);
+      grown.set(this.pairs);
+      this.pairs = grown;
+    }
+    this.pairs[this.pairCount++] = code;
+  }
+}
+
+/**
  * The terms a text is indexed under: its words, with each unspaced run replaced by its character
  * pairs and its last character (so a one-character query finds the run's end too).
  */
-export function indexTerms(text: string, into: Set<string>): void {
+export function indexTerms(text: string, into: DocTerms): void {
   const found = tokens(text);
   if (!NON_ASCII.test(text)) {
-    for (const token of found) into.add(token);
+    for (const token of found) into.words.push(token);
     return;
   }
   // Texts repeat their words: fold each distinct one once.
@@ -54,12 +78,22 @@ export function indexTerms(text: string, into: Set<string>): void {
     const w = foldToken(token);
     if (w === '') continue;
     if (!isUnspaced(w)) {
-      into.add(w);
+      into.words.push(w);
       continue;
     }
-    const chars = Array.from(w);
-    for (let i = 0; i + 1 < chars.length; i++) into.add(chars[i] + chars[i + 1]);
-    into.add(chars[chars.length - 1]);
+    // Code point by code point: a pair with a character outside the BMP is a string.
+    let start = 0;
+    let code = w.codePointAt(0)!;
+    for (let i = code > 0xffff ? 2 : 1; i < w.length; ) {
+      const nextCode = w.codePointAt(i)!;
+      const size = nextCode > 0xffff ? 2 : 1;
+      if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
+      else into.words.push(w.slice(start, i + size));
+      start = i;
+      code = nextCode;
+      i += size;
+    }
+    into.words.push(w.slice(start));
   }
 }
 

@@ -1,0 +1,120 @@
+/**
+ * The character pairs of scripts written without spaces, as numbers: a pair of two UTF-16 code
+ * units `a`, `b` is `a * 65536 + b`. Random Chinese text has nearly as many distinct pairs as
+ * characters, and a million pairs held as strings in a Map cost a string and a map entry each (about
+ * 1.5 µs to make, 100 bytes to keep, and a heap the garbage collector has to walk). Here they are an
+ * open-addressing hash table over typed arrays: no object per pair, and saving or loading one is a
+ * copy of numbers.
+ *
+ * Each entry holds a 32-bit value for its owner (TermIndex: a document number, or a reference to a
+ * postings list). The entries with the same first code unit are chained, so the pairs starting with
+ * one character (a one-character query) are found without a scan. Entries are never removed one by
+ * one: the owner builds a new table when it drops many (see TermIndex.compact).
+ */
+export class PairTable {
+  /** Pair codes; 0 marks an empty slot (no pair starts with U+0000). */
+  private keys: Uint32Array;
+  private values: Int32Array;
+  /** The next slot whose pair has the same first unit, or -1. */
+  private next: Int32Array;
+  /** First code unit → its first slot, or -1. */
+  private readonly heads = new Int32Array(65536).fill(-1);
+  private bits: number;
+  size = 0;
+
+  constructor(expected = 0) {
+    this.bits = bitsFor(expected);
+    this.keys = new Uint32Array(1 << this.bits);
+    this.values = new Int32Array(1 << this.bits);
+    this.next = new Int32Array(1 << this.bits);
+  }
+
+  /** The slot holding `code`, or -1. */
+  find(code: number): number {
+    const mask = this.keys.length - 1;
+    for (let slot = hash(code, this.bits); ; slot = (slot + 1) & mask) {
+      const k = this.keys[slot];
+      if (k === code) return slot;
+      if (k === 0) return -1;
+    }
+  }
+
+  /** Adds a pair the table does not hold, with its value; returns its slot. */
+  insert(code: number, value: number): number {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow(this.size + 1);
+    return this.place(code, value);
+  }
+
+  /** Makes room for `more` pairs at once, so adding them never grows the table midway. */
+  reserve(more: number): void {
+    if ((this.size + more) * 2 > this.keys.length) this.grow(this.size + more);
+  }
+
+  valueAt(slot: number): number {
+    return this.values[slot];
+  }
+
+  setValueAt(slot: number, value: number): void {
+    this.values[slot] = value;
+  }
+
+  codeAt(slot: number): number {
+    return this.keys[slot];
+  }
+
+  /** The slots whose pairs start with code unit `unit`. */
+  *startingWith(unit: number): Generator<number> {
+    for (let slot = this.heads[unit]; slot >= 0; slot = this.next[slot]) yield slot;
+  }
+
+  /** Calls `fn` with every occupied slot. */
+  forEach(fn: (slot: number) => void): void {
+    for (let slot = 0; slot < this.keys.length; slot++) if (this.keys[slot] !== 0) fn(slot);
+  }
+
+  /** forEach(), `chunk` slots at a time with `pause()` between (saving a large table must not hold the event loop). */
+  async forEachInSlices(fn: (slot: number) => void, pause: () => Promise<void>, chunk = 1 << 16): Promise<void> {
+    for (let from = 0; from < this.keys.length; from += chunk) {
+      const until = Math.min(this.keys.length, from + chunk);
+      for (let slot = from; slot < until; slot++) if (this.keys[slot] !== 0) fn(slot);
+      if (until < this.keys.length) await pause();
+    }
+  }
+
+  private place(code: number, value: number): number {
+    const mask = this.keys.length - 1;
+    let slot = hash(code, this.bits);
+    while (this.keys[slot] !== 0) slot = (slot + 1) & mask;
+    this.keys[slot] = code;
+    this.values[slot] = value;
+    const first = code >>> 16;
+    this.next[slot] = this.heads[first];
+    this.heads[first] = slot;
+    this.size++;
+    return slot;
+  }
+
+  private grow(needed: number): void {
+    const { keys, values } = this;
+    this.bits = bitsFor(needed);
+    this.keys = new Uint32Array(1 << this.bits);
+    this.values = new Int32Array(1 << this.bits);
+    this.next = new Int32Array(1 << this.bits);
+    this.heads.fill(-1);
+    this.size = 0;
+    for (let slot = 0; slot < keys.length; slot++) if (keys[slot] !== 0) this.place(keys[slot], values[slot]);
+  }
+}
+
+/** The code of the pair of code units `a`, `b`. */
+export const pairCode = (a: number, b: number) => a * 65536 + b;
+
+/** log2 of a table size that keeps `n` entries at most half full (at least 256 slots). */
+function bitsFor(n: number): number {
+  let bits = 8;
+  while (1 << bits < n * 2) bits++;
+  return bits;
+}
+
+/** Fibonacci hashing: the top `bits` bits of the code times 2^32 / φ. */
+const hash = (code: number, bits: number) => Math.imul(code, 0x9e3779b1) >>> (32 - bits);
