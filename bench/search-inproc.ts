@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { readFileSet } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
 import { SearchIndex } from '../src/index/search.ts';
-import { derivedId } from '../src/storage/load.ts';
+import { derivedId } from '../src/store/load.ts';
 import { mainSet } from './lib/dataset.ts';
 import { median, percentile } from './lib/util.ts';
 

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Catalog } from './index/catalog.ts';
+import type { Catalog } from './store/catalog.ts';
 import type { TimingSink } from './storage/timing.ts';
 
 

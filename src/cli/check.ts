@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { filePaths, renderFile } from '../content/file-set.ts';
 import { gitEnv } from '../storage/cat-file.ts';
 import { prepareObject } from '../storage/git-objects.ts';
-import { readSnapshot, snapshotSlugs } from '../storage/snapshot.ts';
+import { readSnapshot, snapshotSlugs } from '../store/snapshot.ts';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { notFound } from '../errors.ts';
-import type { Catalog } from '../index/catalog.ts';
+import type { Catalog } from '../store/catalog.ts';
 import type { VersionState } from '../domain/types.ts';
 import { canReadUnpublished, type Actor } from './actor.ts';
 

@@ -2,8 +2,8 @@ import { isVersionSlug } from '../domain/names.ts';
 import type { VersionState } from '../domain/types.ts';
 import { duplicateVersion } from '../domain/versions.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { Catalog } from '../index/catalog.ts';
-import type { Author, Writer } from '../storage/writer.ts';
+import type { Catalog } from '../store/catalog.ts';
+import type { Author, Writer } from '../store/writer.ts';
 import type { PublishRequest } from './requests.ts';
 
 /** The slug of a version's working copy. */

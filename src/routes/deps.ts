@@ -1,11 +1,11 @@
 import type { KeyRing } from '../auth/key-ring.ts';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Catalog } from '../index/catalog.ts';
+import type { Catalog } from '../store/catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import type { Publisher } from '../publishing/publisher.ts';
 import type { Repository } from '../storage/repository.ts';
-import type { Writer } from '../storage/writer.ts';
+import type { Writer } from '../store/writer.ts';
 
 /** What the routes are built with, passed in by main.ts (and by tests). */
 export interface Deps {

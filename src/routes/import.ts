@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
-import type { VersionChange } from '../storage/writer.ts';
+import type { VersionChange } from '../store/writer.ts';
 import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Deps } from './deps.ts';
 

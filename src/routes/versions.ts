@@ -5,7 +5,7 @@ import { canReadUnpublished } from '../http/actor.ts';
 import { endpoint } from '../http/api.ts';
 import { languageList } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
-import type { WriteContext, VersionChange } from '../storage/writer.ts';
+import type { WriteContext, VersionChange } from '../store/writer.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Deps } from './deps.ts';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Catalog } from '../index/catalog.ts';
+import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
-import type { Repository } from './repository.ts';
+import type { Repository } from '../storage/repository.ts';
 import { clearSnapshotTemps, readSnapshot, removeSnapshot, snapshotSlugs, writeSnapshot, type SnapshotFile } from './snapshot.ts';
-import type { TimingSink } from './timing.ts';
+import type { TimingSink } from '../storage/timing.ts';
 
 export interface KeeperOptions {
   /** Writes must have been quiet this long before changed versions are snapshotted again. */

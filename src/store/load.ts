@@ -5,11 +5,11 @@ import { readFileSet } from '../content/file-set.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { isVersionSlug } from '../domain/names.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
-import type { Catalog } from '../index/catalog.ts';
+import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
-import { catFileBlobs, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
-import { EMPTY_TREE, type TreeNode } from './git-objects.ts';
-import type { Repository } from './repository.ts';
+import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
+import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
+import type { Repository } from '../storage/repository.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
 import type { Snapshot, SnapshotFile } from './snapshot.ts';
 

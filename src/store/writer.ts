@@ -3,11 +3,11 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
-import type { Catalog } from '../index/catalog.ts';
-import { BranchMovedError } from './branch.ts';
-import { KeyedMutex } from './mutex.ts';
-import type { TimingSink } from './timing.ts';
-import type { FolderChange, Repository } from './repository.ts';
+import type { Catalog } from './catalog.ts';
+import { BranchMovedError } from '../storage/branch.ts';
+import { KeyedMutex } from '../storage/mutex.ts';
+import type { TimingSink } from '../storage/timing.ts';
+import type { FolderChange, Repository } from '../storage/repository.ts';
 
 /** The new state of one version after a write; `null` deletes it. `copyOf` writes it as a copy of another version's folder. */
 export interface VersionChange {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { NodeRec, TranslationsOf, VersionMeta, VersionState } from '../domain/types.ts';
-import type { TreeNode } from './git-objects.ts';
+import type { TreeNode } from '../storage/git-objects.ts';
 
 /**
  * A version's in-memory state kept on disk beside the repository, so a start restores it instead of
