@@ -1,4 +1,5 @@
 import type { Endpoint } from '../http/api.ts';
+import { describeRequest, EXAMPLES, exampleRequest, type OperationExamples } from './examples.ts';
 import { allSchemas } from './registry.ts';
 
 const PARAM_DOCS: Record<string, { schema: string; description: string }> = {
@@ -23,6 +24,29 @@ function toComponent(schema: unknown): unknown {
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 const error = (description: string) => ({ description, schema: 'Error' });
+
+/**
+ * Puts an operation's examples (src/schemas/examples.ts) into it: parameter values, request bodies,
+ * and answers, each answer saying which request it answers.
+ */
+function addExamples(operation: Record<string, any>, e: Endpoint, path: string, examples: OperationExamples | undefined, basePath: string): void {
+  if (!examples) return;
+  for (const parameter of operation.parameters as Array<{ name: string; example?: unknown }>) {
+    const value = examples.parameters?.[parameter.name];
+    if (value !== undefined) parameter.example = value;
+  }
+  if (examples.requests && operation.requestBody) {
+    operation.requestBody.content['application/json'].examples = Object.fromEntries(Object.entries(examples.requests).map(([name, { summary, value }]) => [name, { summary, value }]));
+  }
+  const op = { method: e.method, path, public: e.access === 'public' };
+  for (const [status, answers] of Object.entries(examples.responses)) {
+    const media = operation.responses[status]?.content?.['application/json'];
+    if (!media) continue;
+    media.examples = Object.fromEntries(
+      Object.entries(answers).map(([name, answer]) => [name, { summary: answer.summary, description: describeRequest(exampleRequest(op, examples, answer), basePath), value: answer.value }]),
+    );
+  }
+}
 
 /**
  * The answers every endpoint can give because of how `mount` runs it, whatever its handler does:
@@ -85,6 +109,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
     if (e.access !== 'public') operation.security = [{ apiKey: e.access === 'write' ? ['help:write'] : [] }];
     else operation.security = [{}, { apiKey: [] }];
     if (e.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref(e.body) } } };
+    addExamples(operation, e, path, EXAMPLES[e.operationId], basePath);
     paths[path] ??= {};
     paths[path][e.method] = operation;
   }

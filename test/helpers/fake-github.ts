@@ -42,6 +42,8 @@ export class FakeGitHub {
   private readonly refs = new Map<string, string>();
   private readonly pulls: Pull[] = [];
   private failures: Array<{ method: string; path: RegExp; status: number; message: string }> = [];
+  /** The number the next pull request gets (GitHub numbers them per repository). */
+  nextPullNumber = 1;
 
   constructor(
     readonly owner = 'acme',
@@ -188,7 +190,7 @@ export class FakeGitHub {
     if (method === 'POST' && path === '/pulls') {
       if (!this.refs.has(body.head)) return error(422, 'Validation Failed');
       if (this.pulls.some((p) => p.head === body.head && p.state === 'open')) return error(422, 'A pull request already exists');
-      const p: Pull = { number: this.pulls.length + 1, title: body.title, body: body.body ?? '', head: body.head, base: body.base, state: 'open', merged: false, merged_at: null, closed_at: null };
+      const p: Pull = { number: this.nextPullNumber++, title: body.title, body: body.body ?? '', head: body.head, base: body.base, state: 'open', merged: false, merged_at: null, closed_at: null };
       this.pulls.push(p);
       return send(201, this.present(p));
     }
