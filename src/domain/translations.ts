@@ -72,3 +72,15 @@ export function deleteTranslation(state: VersionState, slug: string, language: s
   const next = withTranslations(state, slug, byLanguage);
   return { state: next, remainingLanguages: languagesOf(next, slug) };
 }
+
+/** The language a reader gets: the one asked for, else English, else the primary language, else any. */
+export function pickTranslation(state: VersionState, slug: string, language: string): { language: string; translation: Translation } | null {
+  const byLanguage = state.translations.get(slug);
+  if (!byLanguage) return null;
+  for (const candidate of [language, 'en', state.meta.languages[0]]) {
+    const t = byLanguage.get(candidate);
+    if (t) return { language: candidate, translation: t };
+  }
+  const first = byLanguage.entries().next().value;
+  return first ? { language: first[0], translation: first[1] } : null;
+}

@@ -5,13 +5,9 @@ import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { jsonBodyParser, rawBodyOf } from './body.ts';
 import type { ResponseCache } from './cache.ts';
+import { PATH_PARAMS, type EndpointDoc } from '../schemas/endpoint.ts';
 
-/** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
-export type Access = 'public' | 'write' | 'credential';
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** Path parameters and the schema each is checked against. */
-const PARAM_SCHEMAS: Record<string, string> = { version: 'VersionSlug', slug: 'NodeSlug', lang: 'LanguageCode', file: 'FontFileName' };
+export type { Access, EndpointDoc, Method, ResponseDoc } from '../schemas/endpoint.ts';
 
 export interface ApiRequest<B = unknown, Q = Record<string, string>> {
   ctx: Context;
@@ -26,34 +22,8 @@ export interface ApiResponse {
   body: unknown;
 }
 
-export interface ResponseDoc {
-  description: string;
-  schema?: string;
-}
-
 /** One endpoint: its route, its schemas and its documentation in one place; openapi.json is built from these. */
-export interface Endpoint<B = any, Q = any> {
-  method: Method;
-  /** Koa-style path below the base path, e.g. `/versions/:version`. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  access: Access;
-  query?: string;
-  body?: string;
-  /** Schemas for path parameters that differ from the usual ones (e.g. a version slug or `latest`). */
-  params?: Record<string, string>;
-  /** Largest raw body in bytes, when the endpoint takes more than the configured default. */
-  bodyLimit?: number;
-  /** Keep the raw body text too (for signature checks). */
-  rawBody?: boolean;
-  /** A public read whose answer depends only on the content, the caller's visibility and the URL (cached, with ETag). */
-  cache?: boolean;
-  /** Header parameters the endpoint reads (documented in openapi.json). */
-  headers?: Array<'If-Unmodified-Since'>;
-  responses: Record<number, ResponseDoc>;
+export interface Endpoint<B = any, Q = any> extends EndpointDoc {
   handle: (req: ApiRequest<B, Q>) => Promise<ApiResponse> | ApiResponse;
 }
 
@@ -78,7 +48,7 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       const params: Record<string, string> = {};
       for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
         params[name] = value;
-        const schema = e.params?.[name] ?? PARAM_SCHEMAS[name];
+        const schema = e.params?.[name] ?? PATH_PARAMS[name]?.schema;
         if (schema) check(schema, value, `path/${name}`);
       }
       const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};

@@ -1,6 +1,6 @@
 import { ancestors } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
-import { pickTranslation } from '../presenters/content.ts';
+import { pickTranslation } from '../domain/translations.ts';
 import { FONT_FILES, fontsFor } from './fonts.ts';
 import type { Selection } from './selection.ts';
 

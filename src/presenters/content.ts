@@ -1,19 +1,7 @@
 import { ancestors, documentOrder, orderIndexOf, sortOrderOf } from '../domain/tree.ts';
-import { languagesOf } from '../domain/translations.ts';
+import { languagesOf, pickTranslation } from '../domain/translations.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
-
-/** The language a reader gets: the one asked for, else English, else the primary language, else any. */
-export function pickTranslation(state: VersionState, slug: string, language: string): { language: string; translation: Translation } | null {
-  const byLanguage = state.translations.get(slug);
-  if (!byLanguage) return null;
-  for (const candidate of [language, 'en', state.meta.languages[0]]) {
-    const t = byLanguage.get(candidate);
-    if (t) return { language: candidate, translation: t };
-  }
-  const first = byLanguage.entries().next().value;
-  return first ? { language: first[0], translation: first[1] } : null;
-}
 
 function link(state: VersionState, slug: string, language: string) {
   const picked = pickTranslation(state, slug, language);

@@ -228,11 +228,14 @@ const INVITE_PEOPLE = {
 
 const markdown = (t: Pick<StoryTranslation, 'title' | 'summary' | 'bodyMd'>) => `---\ntitle: ${t.title}\nsummary: ${t.summary}\n---\n${t.bodyMd}`;
 
+/** A node's sort key as version.json holds it: only where it is not the entry's index among its siblings. */
+const keyOf = (n: StoryNode, index: number) => (n.sortOrder === index ? {} : { sortOrder: n.sortOrder });
+
 function navOf(parentSlug: string | null): unknown[] {
-  return V2_NODES.filter((n) => n.parentSlug === parentSlug).map((n) => {
+  return V2_NODES.filter((n) => n.parentSlug === parentSlug).map((n, i) => {
     const children = navOf(n.slug);
-    if (n.kind === 'topic' && n.icon === null && children.length === 0) return n.slug;
-    return { slug: n.slug, ...(n.icon ? { icon: n.icon } : {}), ...(children.length > 0 ? { children } : {}) };
+    if (n.kind === 'topic' && n.icon === null && children.length === 0 && n.sortOrder === i) return n.slug;
+    return { slug: n.slug, ...(n.icon ? { icon: n.icon } : {}), ...keyOf(n, i), ...(children.length > 0 ? { children } : {}) };
   });
 }
 
@@ -288,9 +291,9 @@ function serviceFiles(folder: string, v: StoryVersion, nodes: StoryNode[]) {
   const nav = (parentSlug: string | null): unknown[] =>
     nodes
       .filter((n) => n.parentSlug === parentSlug)
-      .map((n) => {
+      .map((n, i) => {
         const children = nav(n.slug);
-        return { slug: n.slug, kind: n.kind, id: n.id, ...(n.icon ? { icon: n.icon } : {}), updatedAt: STAMPS.v2Written, ...(children.length > 0 ? { children } : {}) };
+        return { slug: n.slug, kind: n.kind, id: n.id, ...(n.icon ? { icon: n.icon } : {}), ...keyOf(n, i), updatedAt: STAMPS.v2Written, ...(children.length > 0 ? { children } : {}) };
       });
   const versionJson = { label: v.label, status: v.status, isLatest: v.isLatest, languages: v.languages, sortOrder: v.sortOrder, createdAt: v.createdAt, updatedAt: v.updatedAt, nav: nav(null) };
   const files = [{ path: `${folder}/version.json`, content: `${JSON.stringify(versionJson, null, 2)}\n` }];

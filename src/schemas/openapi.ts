@@ -1,13 +1,6 @@
-import type { Endpoint } from '../http/api.ts';
+import { PATH_PARAMS, type EndpointDoc } from './endpoint.ts';
 import { describeRequest, EXAMPLES, exampleRequest, type OperationExamples } from './examples.ts';
 import { allSchemas } from './registry.ts';
-
-const PARAM_DOCS: Record<string, { schema: string; description: string }> = {
-  version: { schema: 'VersionSlug', description: 'Version slug' },
-  slug: { schema: 'NodeSlug', description: 'Node slug' },
-  lang: { schema: 'LanguageCode', description: 'Language code' },
-  file: { schema: 'FontFileName', description: 'Font file name' },
-};
 
 /** Rewrites `$ref: 'Name'` (how ajv knows the schemas) to `#/components/schemas/Name` and drops `$id`. */
 function toComponent(schema: unknown): unknown {
@@ -29,7 +22,7 @@ const error = (description: string) => ({ description, schema: 'Error' });
  * Puts an operation's examples (src/schemas/examples.ts) into it: parameter values, request bodies,
  * and answers, each answer saying which request it answers.
  */
-function addExamples(operation: Record<string, any>, e: Endpoint, path: string, examples: OperationExamples | undefined, basePath: string): void {
+function addExamples(operation: Record<string, any>, e: EndpointDoc, path: string, examples: OperationExamples | undefined, basePath: string): void {
   if (!examples) return;
   for (const parameter of operation.parameters as Array<{ name: string; example?: unknown }>) {
     const value = examples.parameters?.[parameter.name];
@@ -55,7 +48,7 @@ function addExamples(operation: Record<string, any>, e: Endpoint, path: string, 
  * ETag the caller has, and 503 while the content is loading. Listed here, they cannot drift from the
  * pipeline; an endpoint's own `responses` say more where they name the same status.
  */
-function pipelineResponses(e: Endpoint): Record<number, { description: string; schema?: string }> {
+function pipelineResponses(e: EndpointDoc): Record<number, { description: string; schema?: string }> {
   const out: Record<number, { description: string; schema?: string }> = {};
   if (e.path.includes(':') || e.query || e.body) out[400] = error('`validation_failed`: a path parameter, query parameter or body field is invalid (`field` names it)');
   out[401] = error(e.access === 'public' ? '`unauthorized`: a credential was sent but is malformed, unknown or revoked (public reads need none)' : '`unauthorized`: no credential, or a malformed, unknown or revoked one');
@@ -73,7 +66,7 @@ function pipelineResponses(e: Endpoint): Record<number, { description: string; s
 }
 
 /** The OpenAPI 3.1 document, built from the endpoint declarations and the same schemas ajv validates with. */
-export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
+export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const e of endpoints) {
     const path = e.path.replace(/:(\w+)/g, '{$1}');
@@ -81,8 +74,8 @@ export function buildOpenApi(endpoints: readonly Endpoint[], basePath: string) {
       name,
       in: 'path',
       required: true,
-      description: PARAM_DOCS[name]?.description,
-      schema: ref(e.params?.[name] ?? PARAM_DOCS[name]?.schema ?? 'NodeSlug'),
+      description: PATH_PARAMS[name]?.description,
+      schema: ref(e.params?.[name] ?? PATH_PARAMS[name]?.schema ?? 'NodeSlug'),
     }));
     if (e.query) {
       const q = allSchemas.find((s) => s.$id === e.query) as unknown as { properties: Record<string, { description?: string }>; required?: string[] };
