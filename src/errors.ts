@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },
   starting: { status: 503, description: 'The service is still loading its content; retry shortly.' },
+  script_unavailable: { status: 503, description: 'The push script (`GET /cli/help-push.mjs`) is not built and cannot be built where the service runs; `npm run build` writes it.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

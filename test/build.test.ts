@@ -9,7 +9,7 @@ import { PROJECT, runProcess } from './helpers/process.ts';
 
 // `npm start` builds the server into one file (dist/main.js) and runs that. The bundle must behave as
 // the TypeScript sources do, including what it reads from the project folder by path: the sample
-// content, the push script it serves, and the fonts of the PDF bundle.
+// content and the fonts of the PDF bundle; and it serves the push script the build writes beside it.
 
 describe('the built server (npm start)', () => {
   test('builds, imports the sample content, serves content, the push script and fonts, and stops cleanly on SIGTERM', async () => {
@@ -34,9 +34,15 @@ describe('the built server (npm start)', () => {
       const topic = await fetch(`${url}/versions/v1/topics/welcome`);
       assert.equal(topic.status, 200);
 
+      // The push script the build wrote next to the server, served as it is, and runnable on its own.
       const script = await fetch(`${url}/cli/help-push.mjs`);
       assert.equal(script.status, 200);
-      assert.equal(await script.text(), fs.readFileSync(join(PROJECT, 'bin', 'help-push.mjs'), 'utf8'));
+      const built = fs.readFileSync(join(PROJECT, 'dist', 'help-push.mjs'), 'utf8');
+      assert.equal(await script.text(), built);
+      fs.writeFileSync(join(dataDir, 'help-push.mjs'), built);
+      const usage = await runProcess(process.execPath, [join(dataDir, 'help-push.mjs'), '--help'], { cwd: dataDir, env: { PATH: process.env.PATH }, timeout: 20_000 });
+      assert.equal(usage.code, 0, usage.stderr);
+      assert.match(usage.stdout, /help-push push-changed/);
 
       const bundle = (await (await fetch(`${url}/versions/v1/pdf-bundle`)).json()) as { fonts: Array<{ url: string }> };
       const font = await fetch(bundle.fonts[0].url);

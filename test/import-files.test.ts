@@ -278,6 +278,43 @@ describe('POST /versions/{version}/import-files', () => {
     assert.doesNotMatch(s.git('show', 'HEAD:warned/en/chatty.md'), /author/, 'unknown keys are not stored');
   });
 
+  describe('a "status" in version.json that the import overrides (an import publishes)', () => {
+    const inRepo = (files: ContentFile[]) => files.map((f) => ({ path: `docs/x/${f.path}`, content: f.content }));
+    const statusLine = (files: ContentFile[]) => files[0].content.split('\n').findIndex((l) => l.includes('"status"')) + 1;
+    const overridden = (res: TestResponse, warnings: Problem[] = res.body.warnings) => warnings.filter((w) => w.path === 'docs/x/version.json' && /"status"/.test(w.message));
+
+    for (const status of ['draft', 'archived']) {
+      test(`"${status}": a warning on the line of "status", in a dry run and in the real run, which publishes`, async () => {
+        const files = handSet({ status });
+        const dry = await importFiles(`st-${status}`, { files: inRepo(files) }, { query: '?dryRun=true' });
+        assert.equal(dry.status, 200, dry.text);
+        const expected = [{ path: 'docs/x/version.json', line: statusLine(files), message: `"status" is "${status}", but importing these files publishes the version (its status becomes "published"); write "status": "published" to say so` }];
+        assert.deepEqual(overridden(dry), expected);
+        assert.equal(dry.body.version.status, 'published');
+        const real = await importFiles(`st-${status}`, { files: inRepo(files) });
+        assert.equal(real.status, 200, real.text);
+        assert.deepEqual(overridden(real), expected);
+        assert.equal(real.body.version.status, 'published');
+        assert.equal((await s.request('GET', `/versions/st-${status}/tree`, { key: null })).status, 200, 'published: readable without a key');
+      });
+    }
+
+    test('a refused set lists the warning with its errors', async () => {
+      const files = [...handSet({ status: 'draft' }), { path: 'en/stray.md', content: md('Stray') }];
+      const res = await importFiles('st-refused', { files: inRepo(files) }, { query: '?dryRun=true' });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(overridden(res, res.body.error.warnings).length, 1, res.text);
+    });
+
+    test('no such warning when version.json says "published" or gives no status', async () => {
+      for (const extra of [{ status: 'published' }, {}]) {
+        const res = await importFiles('st-none', { files: inRepo(handSet(extra)) }, { query: '?dryRun=true' });
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.warnings, []);
+      }
+    });
+  });
+
   describe('dry run', () => {
     for (const [how, query, body] of [
       ['the query', '?dryRun=true', {}],

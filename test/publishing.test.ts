@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -11,7 +11,8 @@ import { assertError } from './helpers/assertions.ts';
 import { writeFiles } from './helpers/content.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
 import type { ContentFile } from './helpers/generate.ts';
-import { PUSH_CLI, runProcess, type Run } from './helpers/process.ts';
+import { runProcess, type Run } from './helpers/process.ts';
+import { fetchPushScript } from './helpers/push-script.ts';
 import { createNode, createVersion, startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
 
 const SECRET = 'whsec-publishing-test';
@@ -200,13 +201,15 @@ describe('Publishing through pull requests: the whole cycle', () => {
 
     // The content repository's automation pushes the merged files with the publisher key.
     const checkout = writeFolder(gh.files('main'));
+    const script = await fetchPushScript(s.url);
     try {
-      const run = await runNode([PUSH_CLI, 'push', '--dir', 'docs/v1', '--version', 'v1'], { cwd: checkout, env: { HELP_URL: s.url, HELP_KEY: publisher } });
+      const run = await runNode([script, 'push', '--dir', 'docs/v1', '--version', 'v1'], { cwd: checkout, env: { HELP_URL: s.url, HELP_KEY: publisher } });
       assert.equal(run.code, 0, `push: ${run.stdout}\n${run.stderr}`);
       assert.match(run.stdout, /1 created/);
       assert.match(run.stdout, /1 deleted/);
     } finally {
       rmSync(checkout, { recursive: true, force: true });
+      rmSync(dirname(script), { recursive: true, force: true });
     }
 
     // Live for anonymous readers.

@@ -1,77 +1,27 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import yaml from 'js-yaml';
-import { KeyFile } from '../src/auth/key-file.ts';
-import { createKey } from '../src/cli/keys.ts';
 import { md, versionJson, writeFiles, type Problem } from './helpers/content.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
-import { PROJECT, PUSH_CLI, runProcess, type Run } from './helpers/process.ts';
+import { PROJECT } from './helpers/process.ts';
+import type { AppError } from '../src/errors.ts';
+import { pushScriptLoader } from '../src/routes/cli.ts';
+import { brokenVersion, closedPort, fetchPushScript, goodVersion, lines, run, startLockedService } from './helpers/push-script.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
-const WORKFLOW = join(PROJECT, 'examples', 'content-repo', '.github', 'workflows', 'help-content.yml');
-const TOOLS_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
-
-/** A valid version folder's files (paths inside the folder). */
-function goodVersion(label: string): Record<string, string> {
-  return {
-    'version.json': versionJson({ label, languages: ['en', 'de'], nav: ['a', 'b'] }),
-    'en/a.md': md('A', 'The first topic.\n'),
-    'de/a.md': md('A auf Deutsch', 'Das erste Thema.\n'),
-    'en/b.md': md('B', 'The second topic.\n'),
-  };
-}
-
-/** A version folder with errors (broken YAML on line 3, a nav entry without a file, a file without a nav entry) and a warning. */
-function brokenVersion(): Record<string, string> {
-  return {
-    'version.json': versionJson({ label: 'Broken', languages: ['en', 'de'], nav: ['a', 'b', 'missing'] }),
-    'en/a.md': '---\ntitle: A\nsummary: a: b\n---\nBody.\n',
-    'de/a.md': md('A auf Deutsch'),
-    'en/b.md': md('B', 'Body.\n', 'author: someone\n'),
-    'en/orphan.md': md('Orphan'),
-  };
-}
-
-/** Runs a command without blocking the event loop (the server under test runs in this process). */
-function run(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<Run> {
-  return runProcess(cmd, args, { cwd: opts.cwd, env: { PATH: TOOLS_PATH, HOME: tmpdir(), ...opts.env }, timeout: 90_000 });
-}
-
-const lines = (text: string) => text.split('\n').filter((l) => l !== '');
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The service with the lock on published versions, and keys issued before the start. */
-async function startService(gh: FakeGitHub): Promise<{ s: TestServer; publisher: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
-  const publisher = (await createKey(new KeyFile(dataDir), { name: 'content-publisher', publisher: true })).key;
-  const s = await startTestServer({
-    dataDir,
-    env: { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`, HELP_GITHUB_TOKEN: gh.token, HELP_GITHUB_API_URL: gh.url },
-  });
-  return { s, publisher };
-}
-
-describe('The push command (bin/help-push.mjs push)', () => {
+describe('The push command (help-push.mjs push, as the service serves it)', () => {
   let gh: FakeGitHub;
   let s: TestServer;
   let publisher: string;
   let repo: string;
+  let script: string;
   before(async () => {
     gh = await new FakeGitHub().start();
-    ({ s, publisher } = await startService(gh));
+    ({ s, publisher } = await startLockedService(gh));
+    script = await fetchPushScript(s.url);
     repo = mkdtempSync(join(tmpdir(), 'help-content-repo-'));
     writeFiles(join(repo, 'docs/v1'), goodVersion('Version 1'));
     writeFiles(join(repo, 'docs/v2'), goodVersion('Version 2'));
@@ -81,9 +31,10 @@ describe('The push command (bin/help-push.mjs push)', () => {
     await s.close();
     await gh.stop();
     rmSync(repo, { recursive: true, force: true });
+    rmSync(dirname(script), { recursive: true, force: true });
   });
 
-  const push = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [PUSH_CLI, 'push', ...args], { cwd: repo, env: { HELP_URL: s.url, HELP_KEY: publisher, ...env } });
+  const push = (args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, [script, 'push', ...args], { cwd: repo, env: { HELP_URL: s.url, HELP_KEY: publisher, ...env } });
 
   test('a dry run checks the folder and writes nothing', async () => {
     const commits = s.commitCount();
@@ -195,6 +146,102 @@ describe('The push command (bin/help-push.mjs push)', () => {
     });
   });
 
+  describe('--offline: the files checked here, by the code the service runs, with no service', () => {
+    // No HELP_URL and no HELP_KEY: nothing to send anything to.
+    const offline = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [script, 'push', ...args, '--offline'], { cwd: repo, env });
+    const problemLines = (text: string) => lines(text).filter((l) => l.startsWith('docs/'));
+
+    test('broken content: exit 1 and exactly the problems a dry run on the service reports, as lines and as annotations', async () => {
+      const online = await push(['--dir', 'docs/bad', '--version', 'bad', '--dry-run'], { HELP_KEY: s.key, GITHUB_ACTIONS: 'true' });
+      const commits = s.commitCount();
+      const r = await offline(['--dir', 'docs/bad', '--version', 'bad'], { GITHUB_ACTIONS: 'true' });
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(online.code, 1, online.stderr);
+      assert.ok(problemLines(online.stderr).length >= 4, online.stderr);
+      assert.deepEqual(problemLines(r.stderr), problemLines(online.stderr));
+      assert.deepEqual(lines(r.stdout), lines(online.stdout), 'the same annotations');
+      const err = lines(r.stderr);
+      assert.equal(err[0], 'Checking 5 files (0.0 MB) from docs/bad as version bad (offline)…');
+      assert.match(err.at(-1)!, /^bad: refused \(invalid_content, offline check\): 3 problem\(s\) in the content files$/);
+      assert.equal(s.commitCount(), commits);
+    });
+
+    test('good content: exit 0, one line saying what was checked and that nothing was sent', async () => {
+      const r = await offline(['--dir', 'docs/v2', '--version', 'v2']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(lines(r.stderr), ['Checking 4 files (0.0 MB) from docs/v2 as version v2 (offline)…']);
+      assert.deepEqual(lines(r.stdout), ['v2: valid, 2 node(s) in en, de (offline check: nothing sent)']);
+    });
+
+    test('the limits of import-files apply, with the message the service gives', async () => {
+      const files: Record<string, string> = { 'version.json': versionJson({ languages: ['en'], nav: ['a'] }), 'en/a.md': md('A') };
+      for (let i = 0; i < 2000; i++) files[`notes/n${i}.txt`] = 'x';
+      writeFiles(join(repo, 'docs/huge'), files);
+      const online = await push(['--dir', 'docs/huge', '--version', 'huge', '--dry-run'], { HELP_KEY: s.key });
+      const r = await offline(['--dir', 'docs/huge', '--version', 'huge']);
+      assert.equal(r.code, 1, r.stderr);
+      const said = (text: string) => /limit_exceeded.*?: (.*)$/m.exec(text)?.[1];
+      assert.equal(said(r.stderr), 'At most 2000 files per import; 2002 were sent');
+      assert.equal(said(r.stderr), said(online.stderr), online.stderr);
+      rmSync(join(repo, 'docs/huge'), { recursive: true });
+    });
+
+    test('"---js" front matter is refused on its line 1 and never evaluated', async () => {
+      const marker = join(repo, 'evaluated');
+      const evaluating = `{ title: (require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 'Owned') }`;
+      writeFiles(join(repo, 'docs/hostile'), { 'version.json': versionJson({ languages: ['en'], nav: ['a', 'b'] }), 'en/a.md': md('A'), 'en/b.md': `---js\n${evaluating}\n---\nBody\n` });
+      const r = await offline(['--dir', 'docs/hostile', '--version', 'hostile']);
+      assert.equal(r.code, 1, r.stderr);
+      assert.deepEqual(problemLines(r.stderr), ['docs/hostile/en/b.md:1: front matter must open with a line of exactly "---" (YAML); "---js" asks for another language, and only YAML front matter is read']);
+      assert.equal(existsSync(marker), false, 'the front matter was evaluated');
+      rmSync(join(repo, 'docs/hostile'), { recursive: true });
+    });
+
+    test('a folder name that is not a version slug is refused as the service refuses it', async () => {
+      writeFiles(join(repo, 'docs/Not_A_Slug'), goodVersion('Odd'));
+      const r = await offline(['--dir', 'docs/Not_A_Slug', '--version', 'Not_A_Slug']);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(lines(r.stderr).at(-1)!, /^Not_A_Slug: refused \(validation_failed, offline check\): "Not_A_Slug" is not a version slug/);
+      rmSync(join(repo, 'docs/Not_A_Slug'), { recursive: true });
+    });
+  });
+
+  describe('a version.json that says "draft", which a real run publishes anyway', () => {
+    const warning = 'docs/draft/version.json:3: warning: "status" is "draft", but importing these files publishes the version (its status becomes "published"); write "status": "published" to say so';
+    before(() => writeFiles(join(repo, 'docs/draft'), goodVersion('Draft', { status: 'draft' })));
+
+    test('a dry run warns on the line of "status", and passes', async () => {
+      const r = await push(['--dir', 'docs/draft', '--version', 'draft', '--dry-run'], { HELP_KEY: s.key, GITHUB_ACTIONS: 'true' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(lines(r.stderr).includes(warning), r.stderr);
+      assert.ok(lines(r.stdout).some((l) => l.startsWith('::warning file=docs/draft/version.json,line=3::"status" is "draft"')), r.stdout);
+    });
+
+    test('the offline check gives the same warning', async () => {
+      const r = await run(process.execPath, [script, 'push', '--dir', 'docs/draft', '--version', 'draft', '--offline'], { cwd: repo, env: {} });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(lines(r.stderr).includes(warning), r.stderr);
+    });
+
+    test('a real run warns too, and the version is published', async () => {
+      const r = await push(['--dir', 'docs/draft', '--version', 'draft']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(lines(r.stderr).includes(warning), r.stderr);
+      assert.match(r.stdout, /^draft: 2 created, 0 updated, 0 deleted, 0 unchanged; now published/);
+      assert.equal((await s.request('GET', '/versions/draft/tree', { key: null })).status, 200, 'readable without a key: published');
+    });
+
+    test('no warning when version.json says "published", or gives no status', async () => {
+      writeFiles(join(repo, 'docs/plain'), goodVersion('Plain'));
+      writeFiles(join(repo, 'docs/said'), goodVersion('Said', { status: 'published' }));
+      for (const v of ['plain', 'said']) {
+        const r = await run(process.execPath, [script, 'push', '--dir', `docs/${v}`, '--version', v, '--offline'], { cwd: repo, env: {} });
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stderr, /warning/, r.stderr);
+      }
+    });
+  });
+
   describe('usage errors exit 2 with a message', () => {
     for (const [what, args, env, mention] of [
       ['HELP_URL missing', ['--dir', 'docs/v1', '--version', 'v1'], { HELP_URL: '' }, /HELP_URL/],
@@ -203,6 +250,7 @@ describe('The push command (bin/help-push.mjs push)', () => {
       ['--version missing', ['--dir', 'docs/v1'], {}, /--version/],
       ['--dir not a folder', ['--dir', 'docs/nowhere', '--version', 'v1'], {}, /docs\/nowhere/],
       ['an unknown option', ['--dir', 'docs/v1', '--version', 'v1', '--force'], {}, /force/],
+      ['an option of push-changed', ['--dir', 'docs/v1', '--version', 'v1', '--since', 'HEAD'], {}, /--since is an option of push-changed/],
     ] as const) {
       test(what, async () => {
         const commits = s.commitCount();
@@ -214,7 +262,7 @@ describe('The push command (bin/help-push.mjs push)', () => {
     }
 
     test('a command other than push', async () => {
-      const r = await run(process.execPath, [PUSH_CLI, 'pull', '--dir', 'docs/v1', '--version', 'v1'], { cwd: repo, env: { HELP_URL: s.url, HELP_KEY: s.key } });
+      const r = await run(process.execPath, [script, 'pull', '--dir', 'docs/v1', '--version', 'v1'], { cwd: repo, env: { HELP_URL: s.url, HELP_KEY: s.key } });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /push/);
     });
@@ -266,177 +314,46 @@ describe('GET /cli/help-push.mjs', () => {
   });
   after(() => s.close());
 
-  test('serves exactly bin/help-push.mjs, to anyone, as JavaScript', async () => {
+  test('serves the push script built from the sources, to anyone, as JavaScript that needs only Node.js', async () => {
     const res = await fetch(`${s.url}/cli/help-push.mjs`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /javascript/);
-    assert.equal(await res.text(), readFileSync(PUSH_CLI, 'utf8'));
-  });
-});
-
-describe('The content repository workflow (examples/content-repo/.github/workflows/help-content.yml)', () => {
-  let gh: FakeGitHub;
-  let s: TestServer;
-  let publisher: string;
-  let repo: string;
-  let runnerTemp: string;
-  let workflow: any;
-  const commits: string[] = [];
-
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { PATH: TOOLS_PATH, HOME: runnerTemp, GIT_AUTHOR_NAME: 'Editor', GIT_AUTHOR_EMAIL: 'editor@example.org', GIT_COMMITTER_NAME: 'Editor', GIT_COMMITTER_EMAIL: 'editor@example.org', GIT_CONFIG_NOSYSTEM: '1' },
-    }).trim();
-  const commit = (message: string) => {
-    git('add', '-A');
-    git('commit', '-q', '-m', message);
-    const sha = git('rev-parse', 'HEAD');
-    commits.push(sha);
-    return sha;
-  };
-
-  /** Runs a job's `run:` steps as the runner would (bash -e), in the checkout. */
-  async function runJob(job: string, env: { HELP_KEY: string; BASE_SHA: string }): Promise<Run> {
-    const steps = (workflow.jobs[job].steps as Array<{ run?: string }>).filter((st) => typeof st.run === 'string');
-    assert.ok(steps.length > 0, `${job} has run steps`);
-    const out: Run = { code: 0, stdout: '', stderr: '' };
-    for (const step of steps) {
-      const r = await run('bash', ['-e', '-c', step.run!], {
-        cwd: repo,
-        env: { HELP_URL: s.url, RUNNER_TEMP: runnerTemp, GITHUB_ACTIONS: 'true', ...env },
-      });
-      out.stdout += r.stdout;
-      out.stderr += r.stderr;
-      out.code = r.code;
-      if (r.code !== 0) break;
-    }
-    return out;
-  }
-
-  before(async () => {
-    workflow = yaml.load(readFileSync(WORKFLOW, 'utf8'));
-    gh = await new FakeGitHub().start();
-    ({ s, publisher } = await startService(gh));
-    repo = mkdtempSync(join(tmpdir(), 'help-content-checkout-'));
-    runnerTemp = mkdtempSync(join(tmpdir(), 'help-runner-temp-'));
-    git('init', '-q', '-b', 'main');
-    writeFiles(join(repo, 'docs/v1'), goodVersion('Version 1'));
-    writeFiles(join(repo, 'docs/v2'), goodVersion('Version 2'));
-    writeFileSync(join(repo, 'README.md'), '# Help content\n');
-    commit('Base content');
-    // v1 is live on the service already (as the base commit says).
-    const files = Object.entries(goodVersion('Version 1')).map(([path, content]) => ({ path: `docs/v1/${path}`, content }));
-    const res = await s.request('POST', '/versions/v1/import-files', { body: { files }, key: publisher });
-    assert.equal(res.status, 200, res.text);
-  });
-  after(async () => {
-    await s.close();
-    await gh.stop();
-    rmSync(repo, { recursive: true, force: true });
-    rmSync(runnerTemp, { recursive: true, force: true });
+    const text = await res.text();
+    assert.ok(text.startsWith('#!/usr/bin/env node\n'), text.slice(0, 100));
+    // One file: every module it loads is one of Node's own.
+    const loaded = [...text.matchAll(/\bfrom\s*["']([^"']+)["']|\b(?:__)?require\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+    assert.ok(loaded.length > 0);
+    assert.deepEqual(loaded.filter((name) => !name.startsWith('node:') && !builtinModules.includes(name)), [], 'only Node.js modules');
+    // The validation code inside is the service's; gray-matter's evaluating engine is left out.
+    assert.match(text, /src\/content\/incoming\.ts/);
+    assert.doesNotMatch(text, /\beval\s*\(|\bnew\s+Function\s*\(/);
+    const again = await fetch(`${s.url}/cli/help-push.mjs`);
+    assert.equal(await again.text(), text, 'built once, served the same');
   });
 
-  test('runs on pull requests and on pushes to main that touch docs/**', () => {
-    assert.deepEqual(workflow.on.pull_request.paths, ['docs/**']);
-    assert.deepEqual(workflow.on.push.branches, ['main']);
-    assert.deepEqual(workflow.on.push.paths, ['docs/**']);
-    assert.match(workflow.jobs.check.if, /github\.event_name == 'pull_request'/);
-    assert.match(workflow.jobs.publish.if, /github\.event_name == 'push'/);
-    const envOf = (job: string) => (workflow.jobs[job].steps as Array<{ run?: string; env?: Record<string, string> }>).find((st) => st.run)!.env!;
-    assert.match(envOf('check').HELP_KEY, /secrets\.HELP_KEY\b/);
-    assert.match(envOf('publish').HELP_KEY, /secrets\.HELP_PUBLISHER_KEY\b/, 'real runs use the publisher key');
-    assert.match(envOf('check').BASE_SHA, /pull_request\.base\.sha/);
-    assert.match(envOf('publish').BASE_SHA, /github\.event\.before/);
-    for (const job of ['check', 'publish']) {
-      const checkout = (workflow.jobs[job].steps as Array<{ uses?: string; with?: Record<string, unknown> }>).find((st) => st.uses?.startsWith('actions/checkout'));
-      assert.equal(checkout?.with?.['fetch-depth'], 0, `${job} fetches the history it diffs against`);
+  test('run from a folder of its own, it prints its usage', async () => {
+    const script = await fetchPushScript(s.url);
+    try {
+      const r = await run(process.execPath, [script, '--help'], { cwd: dirname(script), env: {} });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /help-push push --dir DIR --version VERSION/);
+      assert.match(r.stdout, /help-push push-changed --since COMMIT/);
+    } finally {
+      rmSync(dirname(script), { recursive: true, force: true });
     }
   });
 
-  describe('a change to docs/v1', () => {
-    let base: string;
-    before(() => {
-      base = commits.at(-1)!;
-      writeFileSync(join(repo, 'docs/v1/en/a.md'), md('A', 'Changed in review.\n'));
-      commit('Rewrite topic a');
-    });
-
-    test('check exits 0 on good content, checks only the changed version and writes nothing', async () => {
-      const before = s.commitCount();
-      const r = await runJob('check', { HELP_KEY: s.key, BASE_SHA: base });
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.match(r.stderr, /^Checking 4 files \(0\.0 MB\) from docs\/v1 as version v1…$/m);
-      assert.doesNotMatch(r.stderr, /docs\/v2/, 'v2 did not change');
-      assert.match(r.stdout, /^v1: 0 created, 1 updated, 0 deleted, 1 unchanged \(dry run/m);
-      assert.equal(s.commitCount(), before, 'nothing written');
-      assert.equal((await s.request('GET', '/versions/v1/topics/a', { key: null })).body.bodyMd, 'The first topic.\n');
-    });
-
-    test('publish exits 0 and the service then serves the changed content', async () => {
-      const r = await runJob('publish', { HELP_KEY: publisher, BASE_SHA: base });
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.match(r.stdout, /^v1: 0 created, 1 updated, 0 deleted, 1 unchanged; now published/m);
-      const topic = await s.request('GET', '/versions/v1/topics/a', { key: null });
-      assert.equal(topic.body.bodyMd, 'Changed in review.\n');
-      const versions = (await s.request('GET', '/versions')).body as Array<{ slug: string }>;
-      assert.equal(versions.some((v) => v.slug === 'v2'), false, 'v2 did not change, so it was not posted');
-    });
-  });
-
-  describe('a change that breaks a file', () => {
-    let base: string;
-    before(() => {
-      base = commits.at(-1)!;
-      writeFileSync(join(repo, 'docs/v1/en/b.md'), '---\ntitle: B\nsummary: a: b\n---\nBody.\n');
-      commit('Break topic b');
-    });
-
-    test('check exits non-zero with the errors (and annotations) in its output, and writes nothing', async () => {
-      const before = s.commitCount();
-      const r = await runJob('check', { HELP_KEY: s.key, BASE_SHA: base });
-      assert.notEqual(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.match(r.stderr, /^docs\/v1\/en\/b\.md:3: .*YAML/im);
-      assert.match(r.stdout, /^::error file=docs\/v1\/en\/b\.md,line=3::/m);
-      assert.equal(s.commitCount(), before);
-    });
-
-    test('publish exits non-zero and the live content stays as it was', async () => {
-      const before = s.commitCount();
-      const r = await runJob('publish', { HELP_KEY: publisher, BASE_SHA: base });
-      assert.notEqual(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.match(r.stderr, /^docs\/v1\/en\/b\.md:3: /m);
-      assert.equal(s.commitCount(), before);
-      assert.equal((await s.request('GET', '/versions/v1/topics/b', { key: null })).body.bodyMd, 'The second topic.\n');
-    });
-  });
-
-  describe('a change that deletes a version folder', () => {
-    let base: string;
-    before(() => {
-      base = commits.at(-1)!;
-      writeFileSync(join(repo, 'docs/v1/en/b.md'), md('B', 'Fixed.\n'));
-      rmSync(join(repo, 'docs/v2'), { recursive: true });
-      commit('Fix b, drop v2');
-    });
-
-    test('check skips the deleted folder and checks the rest', async () => {
-      const r = await runJob('check', { HELP_KEY: s.key, BASE_SHA: base });
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.doesNotMatch(r.stderr, /docs\/v2/);
-      assert.match(r.stderr, /from docs\/v1 as version v1…/);
-    });
-
-    test('publish skips the deleted folder and publishes the rest', async () => {
-      const before = s.commitCount();
-      const r = await runJob('publish', { HELP_KEY: publisher, BASE_SHA: base });
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      assert.doesNotMatch(`${r.stdout}${r.stderr}`, /docs\/v2|\bv2\b/);
-      assert.equal(s.commitCount(), before + 1, 'one import: v1');
-      assert.equal((await s.request('GET', '/versions/v1/topics/b', { key: null })).body.bodyMd, 'Fixed.\n');
-      const versions = (await s.request('GET', '/versions')).body as Array<{ slug: string }>;
-      assert.equal(versions.some((v) => v.slug === 'v2'), false);
-    });
+  test('a built file is served as it is; without one, and without esbuild to build one, 503 script_unavailable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'help-script-source-'));
+    try {
+      // A build module that needs esbuild, in a folder where there is none (as in a production install).
+      writeFiles(dir, { 'help-push.mjs': '// built\n', 'bundles.mjs': "import { build } from 'esbuild';\nexport const buildPushScript = () => build({});\n" });
+      const built = pushScriptLoader({ built: join(dir, 'help-push.mjs'), fromSource: false, bundles: join(dir, 'bundles.mjs') });
+      assert.equal(await built(), '// built\n');
+      const none = pushScriptLoader({ built: join(dir, 'missing.mjs'), fromSource: false, bundles: join(dir, 'bundles.mjs') });
+      await assert.rejects(none(), (err: AppError) => err.code === 'script_unavailable' && err.status === 503 && /npm run build/.test(err.message));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

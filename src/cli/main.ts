@@ -2,16 +2,19 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
-import { main as pushMain } from '../../bin/help-push.mjs';
+import { main as pushMain } from '../push-script/main.ts';
 import { checkDataDir, formatReport } from './check.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
 Commands:
-  push --dir DIR --version VERSION [--dry-run]
-      Post a folder of content files to import-files (HELP_URL, HELP_KEY from the environment).
-      Problems are printed as path:line: message.
+  push --dir DIR --version VERSION [--dry-run | --offline]
+      Post a folder of content files to import-files (HELP_URL, HELP_KEY from the environment), or
+      check it here (--offline). Problems are printed as path:line: message.
+  push-changed --since COMMIT [--root docs] [--dry-run | --offline] [--delete-removed]
+      The same for every version folder under --root changed since COMMIT (git diff), each one
+      even when another fails (details: npm run --silent cli -- push --help).
   keys create --name NAME [--publisher] [--scopes help:read,help:write] [--json]
       Issue an API key. The key is printed once; only its hash is stored.
   keys list [--json]
@@ -28,7 +31,7 @@ Options:
 `;
 
 async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'push') return pushMain(argv);
+  if (argv[0] === 'push' || argv[0] === 'push-changed') return pushMain(argv);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -4,18 +4,30 @@ import { locateVersionFiles, type IncomingFile } from './file-import.ts';
 import { readFileSet } from './file-set.ts';
 import { ProblemList, type ContentProblem } from './problems.ts';
 
+/** A further check of the version's files (paths inside its folder), reporting into `problems`. */
+export type FolderCheck = (files: ReadonlyMap<string, string>, problems: ProblemList) => void;
+
 /**
  * Reads a set of content files as the next state of version `slug`, or throws 400 `invalid_content`
  * with every problem (paths as sent). Nodes without an id in version.json keep the id the node of
- * the same slug has in `current`. Import-files and publish requests validate through here alike.
+ * the same slug has in `current`. Import-files and publish requests validate through here alike;
+ * `check` adds what only one of them reports (see import-check.ts).
  */
-export function readIncomingFiles(files: readonly IncomingFile[], slug: string, current: VersionState | null, now: string, newId: () => string): { incoming: VersionState; warnings: ContentProblem[] } {
+export function readIncomingFiles(
+  files: readonly IncomingFile[],
+  slug: string,
+  current: VersionState | null,
+  now: string,
+  newId: () => string,
+  check?: FolderCheck,
+): { incoming: VersionState; warnings: ContentProblem[] } {
   const problems = new ProblemList();
   const located = locateVersionFiles(files, problems);
   let incoming: VersionState | null = null;
   if (located) {
     const inFolder = new ProblemList();
     incoming = readFileSet(located.files, { slug, fallbackStamp: now, idFor: (s) => current?.nodes.get(s)?.id ?? newId() }, inFolder);
+    check?.(located.files, inFolder);
     problems.adopt(inFolder, located.prefix);
   }
   if (!incoming || problems.hasErrors) {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { contentBytes, MAX_CONTENT_BYTES, MAX_FILES, type IncomingFile } from '../content/file-import.ts';
-import { readIncomingFiles } from '../content/incoming.ts';
+import { MAX_CONTENT_BYTES, type IncomingFile } from '../content/file-import.ts';
+import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
 import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
 import { demoteLatest } from '../domain/versions.ts';
 import type { VersionState } from '../domain/types.ts';
-import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
@@ -77,7 +76,7 @@ export function importRoutes({ catalog, writer, publisher }: Deps) {
       operationId: 'importFiles',
       summary: "Replace a version's content with content files (version.json and {lang}/{slug}.md)",
       description:
-        'Paths may be repository-relative: the folder holding the one `version.json` is the version\'s folder. Every problem is reported at once (`invalid_content`). A real run replaces the content in one commit, publishes the version (creating it if needed) and applies `isLatest` from version.json. At most 2,000 files and 10 MB of content.',
+        'Paths may be repository-relative: the folder holding the one `version.json` is the version\'s folder. Every problem is reported at once (`invalid_content`); a `status` of `draft` or `archived` in version.json is a warning, since a real run publishes the version. A real run replaces the content in one commit, publishes the version (creating it if needed) and applies `isLatest` from version.json. At most 2,000 files and 10 MB of content.',
       tag: 'Import and export',
       access: 'write',
       query: 'DryRunQuery',
@@ -89,12 +88,10 @@ export function importRoutes({ catalog, writer, publisher }: Deps) {
         ...ERRORS,
       },
       handle: async ({ actor, params, query, body }) => {
-        if (body.files.length > MAX_FILES) throw new AppError('limit_exceeded', `At most ${MAX_FILES} files per import; ${body.files.length} were sent`, { limit: 'files', max: MAX_FILES });
-        const bytes = contentBytes(body.files);
-        if (bytes > MAX_CONTENT_BYTES) throw new AppError('limit_exceeded', `At most ${MAX_CONTENT_BYTES} bytes of content per import; ${bytes} were sent`, { limit: 'bytes', max: MAX_CONTENT_BYTES });
+        checkImportLimits(body.files);
         const dryRun = query.dryRun === 'true' || body.dryRun === true;
         const plan = (current: VersionState | null, now: string, newId: () => string) => {
-          const { incoming, warnings } = readIncomingFiles(body.files, params.version, current, now, newId);
+          const { incoming, warnings } = readImportFiles(body.files, params.version, current, now, newId);
           return { ...replaceWithFiles(current, incoming, now), warnings };
         };
         const answer = (state: VersionState, existed: boolean, summary: unknown, warnings: unknown) => ({

@@ -1,12 +1,8 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The project's root folder (with a trailing slash). */
 export const PROJECT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The content push command. */
-export const PUSH_CLI = join(PROJECT, 'bin', 'help-push.mjs');
 
 export interface Run {
   code: number | null;

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { PROJECT } from '../helpers/process.ts';
 
-/** Every source file of the service and its scripts. */
+/** Every source file of the service, its push script (src/push-script) and its build scripts. */
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|mjs|js)$/.test(e.name) ? [join(dir, e.name)] : []));
 }
@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
  */
 test('no code path evaluates text: no eval, Function constructor, vm module or shell', () => {
   const found: string[] = [];
-  for (const file of [...sources(join(PROJECT, 'src')), ...sources(join(PROJECT, 'bin'))]) {
+  for (const file of [...sources(join(PROJECT, 'src')), ...sources(join(PROJECT, 'scripts'))]) {
     const text = readFileSync(file, 'utf8');
     const where = relative(PROJECT, file);
     for (const [pattern, what] of [

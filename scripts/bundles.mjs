@@ -1,0 +1,63 @@
+// How the service and the push script are bundled, shared by scripts/build.mjs and by the service's
+// GET /cli/help-push.mjs, which builds the script in memory when it runs from the TypeScript sources.
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+// CommonJS dependencies call require(); an ES module has none of its own.
+const REQUIRE = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * gray-matter's default engines include one that evaluates front matter as JavaScript (`---js`), and its
+ * YAML engine brings js-yaml 3 with JavaScript types. The service never uses them: it passes its own
+ * engine for every name gray-matter knows (src/content/markdown-file.ts), and refuses any opening line
+ * but `---` before gray-matter sees the text. The bundles leave the defaults out, so gray-matter brings
+ * no code that evaluates text into them.
+ */
+const withoutGrayMatterEngines = {
+  name: 'without-gray-matter-engines',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]gray-matter[\\/]lib[\\/]engines\.js$/ }, () => ({
+      contents: "'use strict';\n// Left out of the bundle: every caller passes its own engines.\nmodule.exports = {};\n",
+      loader: 'js',
+    }));
+  },
+};
+
+/** The server, dist/main.js, with its dependencies inside (the font packages stay outside: the PDF bundle reads their files by path). */
+export const serverOptions = {
+  absWorkingDir: ROOT,
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['@expo-google-fonts/*'],
+  banner: { js: REQUIRE },
+  plugins: [withoutGrayMatterEngines],
+  sourcemap: 'linked',
+  logLevel: 'warning',
+};
+
+/** The push script, dist/help-push.mjs: one file, no dependencies, Node.js 20 or later. */
+export const pushScriptOptions = {
+  absWorkingDir: ROOT,
+  entryPoints: ['src/push-script/bin.ts'],
+  outfile: 'dist/help-push.mjs',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  banner: { js: REQUIRE },
+  plugins: [withoutGrayMatterEngines],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/** The push script's text, built in memory. */
+export async function buildPushScript() {
+  const result = await build({ ...pushScriptOptions, write: false, logLevel: 'silent' });
+  return result.outputFiles[0].text;
+}

@@ -1,0 +1,170 @@
+import { existsSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { changedVersions, GitError, rootPath, type Changes } from './changed.ts';
+import { Output } from './output.ts';
+import { pushVersion, type Mode } from './push.ts';
+import { call, refusal, Unreachable, type Service } from './service.ts';
+
+export const USAGE = `Usage:
+  help-push push --dir DIR --version VERSION [--dry-run | --offline]
+  help-push push-changed --since COMMIT [--root docs] [--dry-run | --offline] [--delete-removed]
+
+push          Publishes one version folder through import-files (--dry-run: asks the service what a
+              real run would do, and writes nothing).
+push-changed  The same for every version folder under --root (default docs) that changed between
+              COMMIT and HEAD (git diff), each one even when another fails. With COMMIT empty, all
+              zeros (the first push of a branch) or a commit id the repository does not have (a force
+              push), every version folder under --root. A deleted folder's version stays on the
+              service unless --delete-removed is given (a real run then deletes it).
+--offline     Checks the files here, with the service's own validation code: no service, no key.
+
+Environment (not needed with --offline): HELP_URL, the API base (e.g. https://help.example.com/help/v1);
+HELP_KEY, an API key (real runs on locked published versions, and deletions, need a publisher key).
+Exit status: 0 done, 1 a version was refused or failed (or git could not say what changed), 2 usage.`;
+
+const OPTIONS = {
+  dir: { type: 'string' },
+  version: { type: 'string' },
+  root: { type: 'string' },
+  since: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  offline: { type: 'boolean' },
+  'delete-removed': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Options that belong to one command only. */
+const OWN: Record<string, readonly string[]> = { push: ['dir', 'version'], 'push-changed': ['root', 'since', 'delete-removed'] };
+
+/** Runs the command line; answers the exit status. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const usage = (problem: string) => {
+    process.stderr.write(`${problem}\n${USAGE}\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [command, ...extra] = positionals;
+  if (command !== 'push' && command !== 'push-changed') return usage(command === undefined ? 'Missing the command "push" or "push-changed"' : `Unknown command "${command}"`);
+  if (extra.length > 0) return usage(`Unexpected argument "${extra[0]}"`);
+  for (const [other, names] of Object.entries(OWN)) {
+    const given = other === command ? undefined : names.find((n) => values[n as keyof typeof values] !== undefined);
+    if (given) return usage(`--${given} is an option of ${other}, not of ${command}`);
+  }
+  const mode: Mode = values.offline ? 'offline' : values['dry-run'] ? 'dry-run' : 'real';
+  const missing = (command === 'push' ? [!values.dir && '--dir', !values.version && '--version'] : [values.since === undefined && '--since']).concat(
+    mode === 'offline' ? [] : [!env.HELP_URL && 'HELP_URL', !env.HELP_KEY && 'HELP_KEY'],
+  );
+  if (missing.some(Boolean)) return usage(`Missing ${missing.filter(Boolean).join(', ')}`);
+  const service: Service | null = mode === 'offline' ? null : { url: env.HELP_URL!, key: env.HELP_KEY! };
+  const out = new Output(env);
+
+  if (command === 'push') {
+    if (!statSync(values.dir!, { throwIfNoEntry: false })?.isDirectory()) {
+      process.stderr.write(`${values.dir} is not a folder\n`);
+      return 2;
+    }
+    return (await pushVersion(values.dir!, values.version!, mode, service, out)) ? 0 : 1;
+  }
+  const root = rootPath(values.root ?? 'docs');
+  if (root === null) return usage(`--root ${values.root} must be a folder below the current folder`);
+  return pushChanged(root, values.since!, mode, values['delete-removed'] === true, service, out);
+}
+
+/** push-changed: every changed version folder, each one whatever happened to the others. */
+async function pushChanged(root: string, since: string, mode: Mode, deleteRemoved: boolean, service: Service | null, out: Output): Promise<number> {
+  let changes: Changes;
+  try {
+    changes = changedVersions(root, since);
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    out.failure(`Cannot tell which versions changed: ${err.message}`);
+    return 1;
+  }
+  const { versions } = changes;
+  if (changes.all) {
+    out.progress(`Checking every version under ${root}: ${changes.all.reason}.`);
+    if (versions.length === 0) {
+      out.failure(`No version folders under ${root} (${root}/{version}/version.json): nothing to check or publish.`);
+      return 1;
+    }
+  } else if (versions.length === 0) {
+    for (const path of changes.outside) out.progress(`${path}: not inside a version folder (${root}/{version}/); not checked`);
+    out.result(`No version changed under ${root} since ${since.slice(0, 12)}: nothing to do.`);
+    return 0;
+  } else {
+    out.progress(`Changed under ${root} since ${since.slice(0, 12)}: ${versions.join(', ')}`);
+  }
+  for (const path of changes.outside) out.progress(`${path}: not inside a version folder (${root}/{version}/); not checked`);
+
+  const passed: string[] = [];
+  const failed: string[] = [];
+  const removed = versions.filter((v) => !statSync(`${root}/${v}`, { throwIfNoEntry: false })?.isDirectory());
+  for (const version of versions.filter((v) => !removed.includes(v))) {
+    const dir = `${root}/${version}`;
+    if (!existsSync(`${dir}/version.json`)) {
+      out.problems('error', [{ path: `${dir}/version.json`, message: `missing: each folder under ${root} is a version and needs its version.json` }]);
+      out.failure(`${version}: not ${mode === 'real' ? 'published' : 'checked'}: ${dir} has no version.json`, false);
+      failed.push(version);
+      continue;
+    }
+    (await pushVersion(dir, version, mode, service, out) ? passed : failed).push(version);
+  }
+
+  // Folders deleted since the base commit: their versions are deleted on the service only when asked.
+  const deleted: string[] = [];
+  const kept: string[] = [];
+  const toDelete: string[] = [];
+  for (const version of removed) {
+    const dir = `${root}/${version}`;
+    if (!deleteRemoved) {
+      out.warning(`${dir} was deleted, but version ${version} stays on the service; --delete-removed deletes it (the example workflow passes it when the Actions variable HELP_DELETE_REMOVED_VERSIONS is true)`);
+      kept.push(version);
+    } else if (mode !== 'real') {
+      out.result(`${version}: ${dir} was deleted; a real run deletes version ${version} on the service (${mode === 'offline' ? 'offline check' : 'dry run'}: nothing deleted)`);
+      toDelete.push(version);
+    } else {
+      try {
+        const answer = await call(service!, 'DELETE', `/versions/${encodeURIComponent(version)}`);
+        if (answer.status === 200) {
+          out.result(`${version}: deleted on the service (${dir} was deleted)`);
+          deleted.push(version);
+        } else if (answer.status === 404) {
+          out.result(`${version}: ${dir} was deleted and the service has no such version: nothing to delete`);
+          deleted.push(version);
+        } else {
+          out.failure(`${version}: not deleted: ${refusal(answer)}`);
+          failed.push(version);
+        }
+      } catch (err) {
+        if (!(err instanceof Unreachable)) throw err;
+        out.failure(`${version}: not deleted: ${err.message}`);
+        failed.push(version);
+      }
+    }
+  }
+
+  const list = (names: string[]) => (names.length === 1 ? names[0] : `${names.length} versions (${names.join(', ')})`);
+  const verb = mode === 'real' ? 'published' : mode === 'dry-run' ? 'passed the dry run' : 'passed the offline check';
+  const done = [
+    passed.length > 0 && `${list(passed)} ${verb}`,
+    deleted.length > 0 && `${list(deleted)} deleted on the service`,
+    toDelete.length > 0 && `${list(toDelete)} to be deleted on the service by a real run`,
+    kept.length > 0 && `${list(kept)} deleted here but kept on the service`,
+  ].filter(Boolean);
+  if (failed.length > 0) {
+    out.failure(`Failed: ${failed.join(', ')} (${failed.length} of ${versions.length} versions)${done.length > 0 ? `; ${done.join('; ')}` : ''}.`, false);
+    return 1;
+  }
+  out.result(`Done: ${done.join('; ')}.`);
+  return 0;
+}

@@ -1,0 +1,48 @@
+/** The service the script talks to: its API base (HELP_URL) and a key (HELP_KEY). */
+export interface Service {
+  url: string;
+  key: string;
+}
+
+export interface Answer {
+  status: number;
+  statusText: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: any;
+  text: string;
+}
+
+/** Thrown when the service cannot be reached at all (no answer). */
+export class Unreachable extends Error {}
+
+/** Sends one request with the key; answers whatever the service says, or throws Unreachable. */
+export async function call(service: Service, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+  const base = service.url.replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${service.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(300_000),
+    });
+  } catch (err) {
+    const e = err as Error & { cause?: { message?: string } };
+    throw new Unreachable(`Could not reach ${base}: ${e.cause?.message ?? e.message}`);
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, statusText: res.statusText, body: parsed, text };
+}
+
+/** `refused (403 published_read_only): message`, or the start of a body that is not the service's JSON. */
+export function refusal(answer: Answer): string {
+  const e = (answer.body as { error?: { code?: string; message?: string } } | undefined)?.error;
+  if (e === undefined) return `${answer.status} ${answer.statusText}: ${answer.text.slice(0, 500)}`;
+  return `refused (${answer.status} ${e.code ?? ''}): ${e.message ?? answer.text.slice(0, 300)}`;
+}
