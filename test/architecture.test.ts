@@ -19,7 +19,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['presenters', 'schemas'],
   ['http'],
   ['routes'],
-  ['app.ts', 'service.ts', 'startup-errors.ts', 'main.ts', 'cli'],
+  ['app.ts', 'service.ts', 'startup-errors.ts', 'main.ts', 'cli', 'push-script'],
 ];
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
