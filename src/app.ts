@@ -11,7 +11,7 @@ import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
 import { cliRoutes } from './routes/cli.ts';
 import { contentRoutes } from './routes/content.ts';
-import type { Deps } from './routes/deps.ts';
+import type { Deps } from './deps.ts';
 import { identityRoutes } from './routes/identity.ts';
 import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';

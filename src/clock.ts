@@ -1,3 +1,9 @@
+import { randomUUID } from 'node:crypto';
+
+/** A source of new ids (nodes, publish requests); tests may pass a predictable one. */
+export type NewId = () => string;
+export const randomId: NewId = () => randomUUID();
+
 /**
  * Issues `updatedAt` stamps. Stamps strictly increase across the whole process, so two writes in the
  * same millisecond still get distinct stamps and every returned stamp works as the next `expectedUpdatedAt`.
@@ -11,6 +17,11 @@ export class Clock {
   observe(iso: string): void {
     const ms = Date.parse(iso);
     if (Number.isFinite(ms) && ms > this.last) this.last = ms;
+  }
+
+  /** The current time, without issuing a stamp (for what is dated but not stamped, e.g. a PDF's date). */
+  time(): string {
+    return new Date(this.now()).toISOString();
   }
 
   stamp(): string {

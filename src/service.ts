@@ -7,7 +7,7 @@ import { KeyFile } from './auth/key-file.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import { createApp } from './app.ts';
 import { Metrics } from './metrics.ts';
-import { Clock } from './clock.ts';
+import { Clock, randomId, type NewId } from './clock.ts';
 import type { Config } from './config.ts';
 import { readFileSet } from './content/file-set.ts';
 import { ProblemList } from './content/problems.ts';
@@ -47,6 +47,10 @@ export interface ServiceOptions {
   host?: RepositoryHost;
   /** How long writes must be quiet before changed versions are snapshotted (default 5 s). */
   snapshotQuietMs?: number;
+  /** Where stamps and dates come from (default: the system clock). */
+  clock?: Clock;
+  /** Where new node and request ids come from (default: random UUIDs). */
+  newId?: NewId;
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
@@ -67,13 +71,14 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         `${repo.gitdir} has no commit, yet snapshots/ holds versions ${snapshotted.join(', ')}: the content repository is missing or was replaced. Restore content.git from a backup (docs/operations.md); to start anew on purpose, delete ${snapshots.dir} first.`,
       );
     }
-    const clock = new Clock();
-    const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing);
+    const clock = options.clock ?? new Clock();
+    const newId = options.newId ?? randomId;
+    const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing, newId);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
-    const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log);
+    const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log, clock, newId);
     let isReady = false;
-    const app = createApp({ config, catalog, search, writer, repo, keys, publisher, metrics }, log, () => isReady);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, publisher, metrics }, log, () => isReady);
     const server = createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

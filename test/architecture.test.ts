@@ -16,6 +16,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['index'],
   ['store'],
   ['config.ts', 'auth', 'publishing', 'pdf', 'metrics.ts'],
+  ['commands', 'queries', 'deps.ts'],
   ['presenters', 'schemas'],
   ['http'],
   ['routes'],

@@ -1,5 +1,6 @@
 import type { Scope, StoredKey } from '../auth/key-file.ts';
 import { AppError } from '../errors.ts';
+import type { Reader } from '../queries/reader.ts';
 
 /** Who is calling, once their credential checked out. */
 export interface Actor {
@@ -27,3 +28,6 @@ export function requireScope(actor: Actor | null, scope: Scope): Actor {
 
 /** Drafts, archived versions, bodies in lists and working copies are for callers who may read them. */
 export const canReadUnpublished = (actor: Actor | null) => actor !== null && actor.scopes.includes('help:read');
+
+/** The caller as the queries see them. */
+export const readerOf = (actor: Actor | null): Reader => ({ unpublished: canReadUnpublished(actor) });

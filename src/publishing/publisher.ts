@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId, type Clock, type NewId } from '../clock.ts';
 import type { Logger } from 'pino';
 import type { PublishingConfig } from '../config.ts';
 import { filePaths, renderFile } from '../content/file-set.ts';
@@ -31,6 +31,8 @@ export class Publisher {
     private readonly store: RequestStore,
     private readonly host: RepositoryHost | null,
     private readonly log: Logger,
+    private readonly clock: Clock,
+    private readonly newId: NewId = randomId,
   ) {}
 
   get enabled(): boolean {
@@ -67,8 +69,8 @@ export class Publisher {
       meta: { ...source.meta, status: 'published', hidden: false, workingCopyOf: null, isLatest: target?.meta.isLatest ?? false },
     };
     const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
-    const now = new Date().toISOString();
-    const { incoming, warnings } = readIncomingFiles(relative, targetSlug, target, now, () => randomUUID());
+    const now = this.clock.time();
+    const { incoming, warnings } = readIncomingFiles(relative, targetSlug, target, now, this.newId);
     const { summary } = replaceWithFiles(target, incoming, now);
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
     const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
@@ -79,10 +81,10 @@ export class Publisher {
   async request(sourceSlug: string, author: Author): Promise<PublishRequest> {
     const { host } = this.requireEnabled();
     const prepared = this.prepare(sourceSlug);
-    const now = new Date().toISOString();
+    const now = this.clock.time();
     const branch = `publish/${prepared.targetSlug}/${now.replace(/[-:]/g, '').replace('.', '')}`;
     const request: PublishRequest = {
-      id: randomUUID(),
+      id: this.newId(),
       targetSlug: prepared.targetSlug,
       sourceSlug,
       branch,
@@ -135,7 +137,7 @@ export class Publisher {
     } catch (err) {
       throw new AppError('upstream_failed', `The repository host refused to close pull request #${request.prNumber}: ${describeHostError(err)}`, {}, { cause: err });
     }
-    return this.set(id, { status: 'closed', closedAt: new Date().toISOString() });
+    return this.set(id, { status: 'closed', closedAt: this.clock.time() });
   }
 
   /** Requests, newest first; open ones are refreshed from GitHub when their state is older than 30 s. */
@@ -153,7 +155,7 @@ export class Publisher {
 
   /** After a real import-files run of `target`: its open or merged requests are imported. */
   async imported(target: string): Promise<number> {
-    const now = new Date().toISOString();
+    const now = this.clock.time();
     return this.store.update((all) => {
       let count = 0;
       for (const r of all) {
@@ -188,7 +190,7 @@ export class Publisher {
         .map(async (r) => {
           try {
             const pr = await this.host!.pullRequestState(r.prNumber!);
-            const checkedAt = new Date().toISOString();
+            const checkedAt = this.clock.time();
             if (pr.merged) await this.set(r.id, { status: 'merged', mergedAt: pr.mergedAt, checkedAt });
             else if (pr.state === 'closed') await this.set(r.id, { status: 'closed', closedAt: pr.closedAt, checkedAt });
             else await this.set(r.id, { checkedAt }, false);
@@ -202,7 +204,7 @@ export class Publisher {
   private set(id: string, patch: Partial<PublishRequest>, touch = true): Promise<PublishRequest> {
     return this.store.update((all) => {
       const r = all.find((x) => x.id === id)!;
-      Object.assign(r, patch, touch ? { updatedAt: new Date().toISOString() } : {});
+      Object.assign(r, patch, touch ? { updatedAt: this.clock.time() } : {});
       return { ...r };
     });
   }

@@ -1,13 +1,12 @@
 import { documentOrder } from '../domain/tree.ts';
-import { requireNode } from '../domain/translations.ts';
-import { notFound } from '../errors.ts';
-import { canReadUnpublished } from '../http/actor.ts';
+import { readerOf } from '../http/actor.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
-import { readableVersion } from '../http/visibility.ts';
+import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
+import { readableVersion } from '../queries/versions.ts';
 import { presentListedNode } from '../presenters/nodes.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 const NOT_FOUND = { description: 'Unknown version (or not published, for anonymous callers), node or translation', schema: 'Error' };
 const BAD_QUERY = { description: 'Invalid path or query parameter', schema: 'Error' };
@@ -26,7 +25,7 @@ export function contentRoutes({ catalog }: Deps) {
       query: 'LanguageQuery',
       responses: { 200: { description: 'Nested sections and topics', schema: 'Tree' }, 400: BAD_QUERY, 404: NOT_FOUND },
       handle: ({ actor, params, query }) => {
-        const state = readableVersion(catalog, params.version, actor);
+        const state = readableVersion(catalog, readerOf(actor), params.version);
         return { body: presentTree(state, language(query.language ?? 'en', 'query/language')) };
       },
     }),
@@ -42,8 +41,7 @@ export function contentRoutes({ catalog }: Deps) {
       query: 'LanguageQuery',
       responses: { 200: { description: 'The topic', schema: 'Topic' }, 400: BAD_QUERY, 404: NOT_FOUND },
       handle: ({ actor, params, query }) => {
-        const state = readableVersion(catalog, params.version, actor);
-        requireNode(state, params.slug);
+        const state = readNode(catalog, readerOf(actor), params.version, params.slug);
         return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language')) };
       },
     }),
@@ -58,8 +56,9 @@ export function contentRoutes({ catalog }: Deps) {
       query: 'NodesQuery',
       responses: { 200: { description: 'The nodes', schema: 'NodeList' }, 400: BAD_QUERY, 404: NOT_FOUND },
       handle: ({ actor, params, query }) => {
-        const state = readableVersion(catalog, params.version, actor);
-        const withBodies = query.include === 'bodies' && canReadUnpublished(actor);
+        const reader = readerOf(actor);
+        const state = readableVersion(catalog, reader, params.version);
+        const withBodies = query.include === 'bodies' && mayListBodies(reader);
         return {
           body: { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies)) },
         };
@@ -75,12 +74,9 @@ export function contentRoutes({ catalog }: Deps) {
       access: 'public',
       responses: { 200: { description: 'The translation', schema: 'TranslationRead' }, 400: BAD_QUERY, 404: NOT_FOUND },
       handle: ({ actor, params }) => {
-        const state = readableVersion(catalog, params.version, actor);
-        requireNode(state, params.slug);
         const lang = language(params.lang, 'path/lang');
-        const t = state.translations.get(params.slug)?.get(lang);
-        if (!t) throw notFound('translation', `Node "${params.slug}" has no ${lang} translation`, { version: state.slug, slug: params.slug, language: lang });
-        return { body: presentTranslation(state, params.slug, lang, t) };
+        const { state, translation } = readTranslation(catalog, readerOf(actor), params.version, params.slug, lang);
+        return { body: presentTranslation(state, params.slug, lang, translation) };
       },
     }),
   ];

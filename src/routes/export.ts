@@ -2,9 +2,10 @@ import { endpoint } from '../http/api.ts';
 import { etagOf, matches, runOf, setValidators, visibilityOf } from '../http/cache.ts';
 import { ExportCache } from '../http/export-cache.ts';
 import { textStream } from '../http/stream.ts';
-import { readableVersion } from '../http/visibility.ts';
+import { readerOf } from '../http/actor.ts';
+import { readableVersion } from '../queries/versions.ts';
 import { exportDocument, exportFiles } from '../presenters/export.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 /** Whole-version export, as the JSON document or as content files. */
 export function exportRoutes({ catalog, config }: Deps) {
@@ -35,7 +36,7 @@ export function exportRoutes({ catalog, config }: Deps) {
         404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
       },
       handle: ({ ctx, actor, params, query }) => {
-        const state = readableVersion(catalog, params.version, actor);
+        const state = readableVersion(catalog, readerOf(actor), params.version);
         const format = query.format === 'files' ? 'files' : 'json';
         const stamp = `${runOf(catalog)}|export:${state.slug}:${stamps.get(state.slug) ?? 0}`;
         const visibility = visibilityOf(actor);

@@ -1,5 +1,5 @@
 import { endpoint } from '../http/api.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 /** Who am I: the credential's description. */
 export function identityRoutes({ keys, publisher }: Deps) {

@@ -1,16 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { importDocument, importFiles } from '../commands/import.ts';
 import { MAX_CONTENT_BYTES, type IncomingFile } from '../content/file-import.ts';
-import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
-import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
-import { replaceWithFiles } from '../domain/import-files.ts';
-import { demoteLatest } from '../domain/versions.ts';
-import type { VersionState } from '../domain/types.ts';
+import type { ImportMode, ImportNode } from '../domain/import.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
-import type { VersionChange } from '../store/writer.ts';
-import { workingCopySlug } from '../publishing/working-copies.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */
 export const IMPORT_BODY_LIMIT = 3 * MAX_CONTENT_BYTES;
@@ -34,7 +28,7 @@ const ERRORS = {
 };
 
 /** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
-export function importRoutes({ catalog, writer, publisher }: Deps) {
+export function importRoutes({ writer, publisher }: Deps) {
   return [
     endpoint<ImportBody>({
       method: 'post',
@@ -58,16 +52,9 @@ export function importRoutes({ catalog, writer, publisher }: Deps) {
         const given = (body.nodes ?? body.document?.nodes)!;
         const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `body/nodes/${i}/translations`) } : n));
         const mode = body.mode ?? 'merge';
-        if (body.dryRun) {
-          const { state, diff } = applyImport(catalog.state(params.version), nodes, mode, new Date().toISOString(), () => randomUUID());
-          return { body: { dryRun: true, mode, diff, version: presentVersion(state) } };
-        }
-        const result = await writer.write(params.version, actor!, (ctx) => {
-          const { state, diff } = applyImport(ctx.read(params.version), nodes, mode, ctx.now, ctx.newId);
-          const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
-          return { changes: [{ slug: params.version, after: state }], message: `Import ${nodes.length} node(s) into ${params.version} (${mode}): ${counts}`, result: { diff, state } };
-        });
-        return { body: { dryRun: false, mode, diff: result.diff, version: presentVersion(result.state) } };
+        const dryRun = body.dryRun === true;
+        const { diff, state } = await importDocument(writer, actor!, params.version, nodes, mode, dryRun);
+        return { body: { dryRun, mode, diff, version: presentVersion(state) } };
       },
     }),
     endpoint<FilesBody, { dryRun?: string }>({
@@ -88,45 +75,8 @@ export function importRoutes({ catalog, writer, publisher }: Deps) {
         ...ERRORS,
       },
       handle: async ({ actor, params, query, body }) => {
-        checkImportLimits(body.files);
         const dryRun = query.dryRun === 'true' || body.dryRun === true;
-        const plan = (current: VersionState | null, now: string, newId: () => string) => {
-          const { incoming, warnings } = readImportFiles(body.files, params.version, current, now, newId);
-          return { ...replaceWithFiles(current, incoming, now), warnings };
-        };
-        const answer = (state: VersionState, existed: boolean, summary: unknown, warnings: unknown) => ({
-          dryRun,
-          summary,
-          warnings,
-          version: { slug: state.slug, exists: existed, status: state.meta.status, isLatest: state.meta.isLatest },
-          workingCopyDeleted: false,
-          requestsImported: 0,
-        });
-        if (dryRun) {
-          const current = catalog.entry(params.version)?.state ?? null;
-          const { state, summary, warnings } = plan(current, new Date().toISOString(), () => randomUUID());
-          return { body: answer(state, current !== null, summary, warnings) };
-        }
-        const wip = workingCopySlug(params.version);
-        const result = await writer.writeVersions([params.version, wip], actor!, (ctx) => {
-          const current = ctx.exists(params.version) ? ctx.read(params.version) : null;
-          const { state, summary, warnings } = plan(current, ctx.now, ctx.newId);
-          const changes: VersionChange[] = [{ slug: params.version, after: state }];
-          const latest = ctx.readLatest();
-          if (state.meta.isLatest && latest && latest.slug !== params.version) changes.push({ slug: latest.slug, after: demoteLatest(latest, ctx.now) });
-          // The version is live with the reviewed content: its working copy has served its purpose.
-          const copy = catalog.entry(wip)?.state;
-          const dropCopy = copy?.meta.workingCopyOf === params.version;
-          if (dropCopy) changes.push({ slug: wip, after: null });
-          const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
-          return {
-            changes,
-            message: `Import content files into ${params.version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}`,
-            result: { ...answer(state, current !== null, summary, warnings), workingCopyDeleted: dropCopy },
-          };
-        });
-        result.requestsImported = await publisher.imported(params.version);
-        return { body: result };
+        return { body: await importFiles({ writer, publisher }, actor!, params.version, body.files, dryRun) };
       },
     }),
   ];

@@ -1,11 +1,11 @@
-import { createNode, deleteNode, patchNode, type NodeCreateInput, type NodePatchInput } from '../domain/nodes.ts';
-import { placements, reorder } from '../domain/reorder.ts';
+import { createNode, deleteNode, reorderNodes, updateNode } from '../commands/nodes.ts';
+import type { NodeCreateInput, NodePatchInput } from '../domain/nodes.ts';
 import type { Placement } from '../domain/tree.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import { presentNodeWrite } from '../presenters/nodes.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 export const WRITE_ERRORS = {
   400: { description: 'Invalid body or parameter', schema: 'Error' },
@@ -32,15 +32,8 @@ export function nodeRoutes({ writer }: Deps) {
       },
       handle: async ({ actor, params, body }) => {
         const input = { ...body, translations: byLanguage(body.translations, 'body/translations') };
-        const result = await writer.write(params.version, actor!, (ctx) => {
-          const state = createNode(ctx.read(params.version), input, ctx.now, ctx.newId());
-          return {
-            changes: [{ slug: params.version, after: state }],
-            message: `Create ${input.kind ?? 'topic'} ${input.slug} in ${params.version}`,
-            result: presentNodeWrite(state, input.slug),
-          };
-        });
-        return { body: result };
+        const { state, slug } = await createNode(writer, actor!, params.version, input);
+        return { body: presentNodeWrite(state, slug) };
       },
     }),
     endpoint<NodePatchInput & { expectedUpdatedAt?: string }>({
@@ -60,13 +53,8 @@ export function nodeRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
         const input = fields.translations ? { ...fields, translations: byLanguage(fields.translations, 'body/translations') } : fields;
-        const result = await writer.write(params.version, actor!, (ctx) => {
-          const state = patchNode(ctx.read(params.version), params.slug, input, pre, ctx.now);
-          const slug = input.slug ?? params.slug;
-          const what = Object.keys(input).join(', ') || 'nothing';
-          return { changes: [{ slug: params.version, after: state }], message: `Update node ${params.slug} in ${params.version}: ${what}`, result: presentNodeWrite(state, slug) };
-        });
-        return { body: result };
+        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, input, pre);
+        return { body: presentNodeWrite(state, slug) };
       },
     }),
     endpoint({
@@ -84,11 +72,7 @@ export function nodeRoutes({ writer }: Deps) {
       },
       handle: async ({ ctx: http, actor, params }) => {
         const pre = readPrecondition(http, undefined);
-        const removed = await writer.write(params.version, actor!, (ctx) => {
-          const { state, removed } = deleteNode(ctx.read(params.version), params.slug, pre);
-          const extra = removed.length > 1 ? ` and ${removed.length - 1} descendant(s)` : '';
-          return { changes: [{ slug: params.version, after: state }], message: `Delete node ${params.slug}${extra} in ${params.version}`, result: removed };
-        });
+        const removed = await deleteNode(writer, actor!, params.version, params.slug, pre);
         return { body: { ok: true, removed } };
       },
     }),
@@ -107,10 +91,7 @@ export function nodeRoutes({ writer }: Deps) {
         400: { description: '`unknown_node`, `unknown_parent`, `cycle` or an invalid body', schema: 'Error' },
       },
       handle: async ({ actor, params, body }) => {
-        const items = await writer.write(params.version, actor!, (ctx) => {
-          const state = reorder(ctx.read(params.version), body.items, ctx.now);
-          return { changes: [{ slug: params.version, after: state }], message: `Reorder ${body.items.length} node(s) in ${params.version}`, result: placements(state) };
-        });
+        const items = await reorderNodes(writer, actor!, params.version, body.items);
         return { body: { version: params.version, items } };
       },
     }),

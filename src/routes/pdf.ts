@@ -2,11 +2,12 @@ import { createReadStream } from 'node:fs';
 import { AppError, notFound } from '../errors.ts';
 import { endpoint, type Method } from '../http/api.ts';
 import { language } from '../http/languages.ts';
-import { isVisible, readableVersion } from '../http/visibility.ts';
+import { readerOf } from '../http/actor.ts';
+import { versionByRef } from '../queries/versions.ts';
 import { buildPdfBundle } from '../pdf/bundle.ts';
 import { FONT_FILES } from '../pdf/fonts.ts';
 import { selectForPdf } from '../pdf/selection.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 const TAG = 'Identity and PDF';
 
@@ -27,7 +28,7 @@ const retired = (method: Method) =>
   });
 
 /** The PDF data bundle, the fonts it names, and the retired server-side PDF endpoints. */
-export function pdfRoutes({ catalog, config }: Deps) {
+export function pdfRoutes({ catalog, config, clock }: Deps) {
   return [
     endpoint<unknown, { lang?: string; topics?: string; limit?: string }>({
       method: 'get',
@@ -47,20 +48,13 @@ export function pdfRoutes({ catalog, config }: Deps) {
         404: { description: 'Unknown version, no latest version, or not published (for anonymous callers)', schema: 'Error' },
       },
       handle: ({ ctx, actor, params, query }) => {
-        let slug = params.version;
-        if (slug === 'latest') {
-          const latest = catalog.latest();
-          // The same answer whether no version is latest or the caller may not see it: never its slug.
-          if (!latest || !isVisible(latest, actor)) throw notFound('version', 'No version is marked latest', { version: 'latest' });
-          slug = latest.slug;
-        }
-        const state = readableVersion(catalog, slug, actor);
+        const state = versionByRef(catalog, readerOf(actor), params.version);
         const lang = language(query.lang ?? 'en', 'query/lang');
         const topics = query.topics ? [...new Set(query.topics.split(','))] : null;
         const selection = selectForPdf(state, topics, query.limit ? Number(query.limit) : null);
         // Behind a shared cache, set HELP_PUBLIC_URL so that the URLs do not follow the caller's Host header.
         const fontBase = `${config.publicUrl ?? `${ctx.protocol}://${ctx.host}`}${config.basePath}/fonts`;
-        return { body: buildPdfBundle(state, lang, selection, fontBase, new Date().toISOString().slice(0, 10)) };
+        return { body: buildPdfBundle(state, lang, selection, fontBase, clock.time().slice(0, 10)) };
       },
     }),
     endpoint({

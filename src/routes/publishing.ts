@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { presentRequest } from '../presenters/publish-requests.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 
 const TAG = 'Publishing through pull requests';
 const AUTH_ERRORS = { 401: { description: 'No or invalid credential', schema: 'Error' }, 403: { description: 'The key lacks help:write', schema: 'Error' } };
@@ -16,7 +16,7 @@ export function validSignature(secret: string, raw: string, header: string): boo
 }
 
 /** Working copies, publish requests and GitHub's webhook. */
-export function publishingRoutes({ publisher, config }: Deps) {
+export function publishingRoutes({ publisher, config, clock }: Deps) {
   return [
     endpoint({
       method: 'post',
@@ -137,7 +137,7 @@ export function publishingRoutes({ publisher, config }: Deps) {
         const pr = body.pull_request;
         if (event !== 'pull_request' || body.action !== 'closed' || !pr) return { body: { ok: true, handled: null, ignored: `${event} ${body.action ?? ''}`.trim() } };
         const merged = pr.merged === true;
-        const request = await publisher.pullRequestClosed(pr.number, merged, (merged ? pr.merged_at : pr.closed_at) ?? new Date().toISOString());
+        const request = await publisher.pullRequestClosed(pr.number, merged, (merged ? pr.merged_at : pr.closed_at) ?? clock.time());
         return { body: { ok: true, handled: request ? `request ${request.id} ${request.status}` : null } };
       },
     }),

@@ -1,7 +1,8 @@
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
-import { readableVersion } from '../http/visibility.ts';
-import type { Deps } from './deps.ts';
+import { readerOf } from '../http/actor.ts';
+import { readableVersion } from '../queries/versions.ts';
+import type { Deps } from '../deps.ts';
 
 /** Full-text search in one version and language. */
 export function searchRoutes({ catalog, search }: Deps) {
@@ -23,7 +24,7 @@ export function searchRoutes({ catalog, search }: Deps) {
         404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
       },
       handle: ({ actor, params, query }) => {
-        const state = readableVersion(catalog, params.version, actor);
+        const state = readableVersion(catalog, readerOf(actor), params.version);
         const lang = language(query.lang ?? 'en', 'query/lang');
         const { hits, partial } = search.search(state, lang, query.q);
         return { body: { version: state.slug, language: lang, query: query.q, hits, ...(partial ? { partial: true } : {}) } };

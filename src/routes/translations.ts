@@ -1,8 +1,9 @@
-import { deleteTranslation, putTranslation, type TranslationInput } from '../domain/translations.ts';
+import { deleteTranslation, putTranslation } from '../commands/translations.ts';
+import type { TranslationInput } from '../domain/translations.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
-import type { Deps } from './deps.ts';
+import type { Deps } from '../deps.ts';
 import { WRITE_ERRORS } from './nodes.ts';
 
 /** Replacing and deleting one translation: one Markdown file, one commit. */
@@ -26,14 +27,7 @@ export function translationRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const translation = await writer.write(params.version, actor!, (ctx) => {
-          const { state, translation, created } = putTranslation(ctx.read(params.version), params.slug, lang, input, pre, ctx.now);
-          return {
-            changes: [{ slug: params.version, after: state }],
-            message: `${created ? 'Add' : 'Update'} translation ${lang}/${params.slug} in ${params.version}`,
-            result: { slug: params.slug, language: lang, ...translation, created },
-          };
-        });
+        const translation = await putTranslation(writer, actor!, params.version, params.slug, lang, input, pre);
         return { body: { translation } };
       },
     }),
@@ -55,10 +49,7 @@ export function translationRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, undefined);
-        const remainingLanguages = await writer.write(params.version, actor!, (ctx) => {
-          const { state, remainingLanguages } = deleteTranslation(ctx.read(params.version), params.slug, lang, pre);
-          return { changes: [{ slug: params.version, after: state }], message: `Delete translation ${lang}/${params.slug} in ${params.version}`, result: remainingLanguages };
-        });
+        const remainingLanguages = await deleteTranslation(writer, actor!, params.version, params.slug, lang, pre);
         return { body: { ok: true, remainingLanguages } };
       },
     }),

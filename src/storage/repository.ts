@@ -43,6 +43,8 @@ export interface FolderWrite {
 export interface CommitInfo {
   author: string;
   message: string;
+  /** The commit's date (default: now); the writer passes the write's stamp, so both tell the same time. */
+  time?: Date;
 }
 
 /**
@@ -257,7 +259,7 @@ export class Repository {
       const objects: PreparedObject[] = [];
       const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
       const root = patchTree(this.root, changes, objects);
-      const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: new Date() });
+      const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: info.time ?? new Date() });
       objects.push(commit);
       const entries = [...folders.flatMap((f) => f.entries), ...objects.map(packEntry)];
       await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), lock, commit.oid);

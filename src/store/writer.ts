@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.ts';
+import { randomId, type Clock, type NewId } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import type { VersionState } from '../domain/types.ts';
@@ -32,6 +31,8 @@ export interface WriteContext {
   read: (slug: string) => VersionState;
   /** Whether a version exists, broken or not. */
   exists: (slug: string) => boolean;
+  /** The current state of a version, or null when it is unknown or broken. */
+  peek: (slug: string) => VersionState | null;
   /** The version currently marked latest, if any. */
   readLatest: () => VersionState | null;
 }
@@ -61,6 +62,7 @@ export class Writer {
     private readonly lockPublished = false,
     /** Told how long each commit took, from the first object written to the durable ref. */
     private readonly timing: TimingSink = () => {},
+    private readonly newId: NewId = randomId,
   ) {}
 
   /** A write to the nodes and translations of one version. Writes to other versions go on in parallel. */
@@ -82,20 +84,44 @@ export class Writer {
     );
   }
 
+  /**
+   * A dry run: the plan's answer from the current states, computed exactly as a write would compute
+   * it, with nothing written and no lock taken (the lock on published versions does not apply:
+   * nothing changes).
+   */
+  preview<T>(plan: (ctx: WriteContext) => WritePlan<T>): T {
+    return plan(this.context()).result;
+  }
+
+  /** write(), or with `dryRun` preview() (resolved, so callers await both alike). */
+  run<T>(dryRun: boolean, version: string, author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    return dryRun ? Promise.resolve().then(() => this.preview(plan)) : this.write(version, author, plan);
+  }
+
+  /** writeVersions(), or with `dryRun` preview(). */
+  runVersions<T>(dryRun: boolean, versions: string[], author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    return dryRun ? Promise.resolve().then(() => this.preview(plan)) : this.writeVersions(versions, author, plan);
+  }
+
   /** Resolves when every write that has started has finished and no pack compaction runs (for a clean shutdown). */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.repo.settle();
   }
 
-  private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
-    const ctx: WriteContext = {
+  private context(): WriteContext {
+    return {
       now: this.clock.stamp(),
-      newId: () => randomUUID(),
+      newId: this.newId,
       read: (slug) => this.catalog.state(slug),
       exists: (slug) => this.catalog.entry(slug) !== undefined,
+      peek: (slug) => this.catalog.entry(slug)?.state ?? null,
       readLatest: () => this.catalog.latest(),
     };
+  }
+
+  private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
+    const ctx = this.context();
     const { changes, message, result } = plan(ctx);
     for (const change of changes) this.assertMayWrite(author, change);
     // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
@@ -105,7 +131,7 @@ export class Writer {
       const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
       // A write whose files come out byte for byte as they were makes no commit.
       if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
-      await this.repo.commit(folders, { author: author.name, message });
+      await this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
       this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
       if (err instanceof BranchMovedError) {

@@ -1,3 +1,4 @@
+import type { Clock, NewId } from '../../src/clock.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,6 +53,9 @@ export interface StartOptions {
   sample?: string | null;
   dataDir?: string;
   env?: Record<string, string>;
+  /** Where the service's stamps and dates come from, and its new ids (ServiceOptions). */
+  clock?: Clock;
+  newId?: NewId;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, with a fresh temporary data directory (removed on close). */
@@ -62,7 +66,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const key = existing ? writerKeys.get(dataDir)! : (await createKey(keyFile, { name: 'writer' })).key;
   writerKeys.set(dataDir, key);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...opts.env }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: opts.sample ?? null });
-  const service = await startService(config, pino({ level: 'silent' }));
+  const service = await startService(config, pino({ level: 'silent' }), { clock: opts.clock, newId: opts.newId });
   await service.ready;
   const gitdir = join(dataDir, 'content.git');
   const server: TestServer = {

@@ -1,0 +1,56 @@
+import type { IncomingFile } from '../content/file-import.ts';
+import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
+import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
+import { replaceWithFiles } from '../domain/import-files.ts';
+import { demoteLatest } from '../domain/versions.ts';
+import type { Publisher } from '../publishing/publisher.ts';
+import { workingCopySlug } from '../publishing/working-copies.ts';
+import type { Author, VersionChange, Writer } from '../store/writer.ts';
+
+/**
+ * Imports an export document: `merge` upserts, `replace` also deletes what the document leaves out.
+ * A dry run computes the same answer without writing.
+ */
+export async function importDocument(writer: Writer, author: Author, version: string, nodes: readonly ImportNode[], mode: ImportMode, dryRun: boolean) {
+  return writer.run(dryRun, version, author, (ctx) => {
+    const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId);
+    const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
+    return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state } };
+  });
+}
+
+/**
+ * Replaces a version's content with content files and publishes it (creating it if needed), in one
+ * commit that also moves `isLatest` and drops the version's working copy, whose work is now live.
+ * Then marks the publish requests for the version as imported. A dry run computes the same answer
+ * without writing.
+ */
+export async function importFiles(deps: { writer: Writer; publisher: Publisher }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
+  checkImportLimits(files);
+  const wip = workingCopySlug(version);
+  const result = await deps.writer.runVersions(dryRun, [version, wip], author, (ctx) => {
+    const current = ctx.exists(version) ? ctx.read(version) : null;
+    const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId);
+    const { state, summary } = replaceWithFiles(current, incoming, ctx.now);
+    const changes: VersionChange[] = [{ slug: version, after: state }];
+    const latest = ctx.readLatest();
+    if (state.meta.isLatest && latest && latest.slug !== version) changes.push({ slug: latest.slug, after: demoteLatest(latest, ctx.now) });
+    const dropCopy = ctx.peek(wip)?.meta.workingCopyOf === version;
+    if (dropCopy) changes.push({ slug: wip, after: null });
+    const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
+    return {
+      changes,
+      message: `Import content files into ${version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}`,
+      result: {
+        dryRun,
+        summary,
+        warnings,
+        version: { slug: state.slug, exists: current !== null, status: state.meta.status, isLatest: state.meta.isLatest },
+        workingCopyDeleted: dropCopy && !dryRun,
+        requestsImported: 0,
+      },
+    };
+  });
+  if (!dryRun) result.requestsImported = await deps.publisher.imported(version);
+  return result;
+}

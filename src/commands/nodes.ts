@@ -1,0 +1,44 @@
+import { createNode as addNode, deleteNode as removeNode, patchNode, type NodeCreateInput, type NodePatchInput } from '../domain/nodes.ts';
+import type { Precondition } from '../domain/preconditions.ts';
+import { placements, reorder } from '../domain/reorder.ts';
+import type { Placement } from '../domain/tree.ts';
+import type { VersionState } from '../domain/types.ts';
+import type { Author, Writer } from '../store/writer.ts';
+
+/** A node write's outcome: the version as written and the node's slug in it (new after a rename). */
+export interface NodeWritten {
+  state: VersionState;
+  slug: string;
+}
+
+export function createNode(writer: Writer, author: Author, version: string, input: NodeCreateInput): Promise<NodeWritten> {
+  return writer.write(version, author, (ctx) => {
+    const state = addNode(ctx.read(version), input, ctx.now, ctx.newId());
+    return { changes: [{ slug: version, after: state }], message: `Create ${input.kind ?? 'topic'} ${input.slug} in ${version}`, result: { state, slug: input.slug } };
+  });
+}
+
+export function updateNode(writer: Writer, author: Author, version: string, slug: string, input: NodePatchInput, pre: Precondition | null): Promise<NodeWritten> {
+  return writer.write(version, author, (ctx) => {
+    const state = patchNode(ctx.read(version), slug, input, pre, ctx.now);
+    const what = Object.keys(input).join(', ') || 'nothing';
+    return { changes: [{ slug: version, after: state }], message: `Update node ${slug} in ${version}: ${what}`, result: { state, slug: input.slug ?? slug } };
+  });
+}
+
+/** Deletes the node and its descendants; answers their slugs in document order. */
+export function deleteNode(writer: Writer, author: Author, version: string, slug: string, pre: Precondition | null): Promise<string[]> {
+  return writer.write(version, author, (ctx) => {
+    const { state, removed } = removeNode(ctx.read(version), slug, pre);
+    const extra = removed.length > 1 ? ` and ${removed.length - 1} descendant(s)` : '';
+    return { changes: [{ slug: version, after: state }], message: `Delete node ${slug}${extra} in ${version}`, result: removed };
+  });
+}
+
+/** Moves many nodes in one commit; answers every node's place in document order. */
+export function reorderNodes(writer: Writer, author: Author, version: string, items: readonly Placement[]) {
+  return writer.write(version, author, (ctx) => {
+    const state = reorder(ctx.read(version), items, ctx.now);
+    return { changes: [{ slug: version, after: state }], message: `Reorder ${items.length} node(s) in ${version}`, result: placements(state) };
+  });
+}

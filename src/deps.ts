@@ -1,0 +1,22 @@
+import type { KeyRing } from './auth/key-ring.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Metrics } from './metrics.ts';
+import type { Catalog } from './store/catalog.ts';
+import type { SearchIndex } from './index/search.ts';
+import type { Publisher } from './publishing/publisher.ts';
+import type { Repository } from './storage/repository.ts';
+import type { Writer } from './store/writer.ts';
+
+/** What the interfaces (the API's routes) are built with: the services made at start-up (service.ts). */
+export interface Deps {
+  config: Config;
+  clock: Clock;
+  catalog: Catalog;
+  search: SearchIndex;
+  writer: Writer;
+  repo: Repository;
+  keys: KeyRing;
+  publisher: Publisher;
+  metrics: Metrics;
+}
