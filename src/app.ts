@@ -9,7 +9,7 @@ import { cors } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { requestLogging } from './http/logging.ts';
-import { cliRoutes } from './routes/cli.ts';
+import { pushScriptRoutes } from './routes/push-script.ts';
 import { contentRoutes } from './routes/content.ts';
 import type { Deps } from './deps.ts';
 import { identityRoutes } from './routes/identity.ts';
@@ -33,7 +33,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
     ...exportRoutes(deps),
     ...importRoutes(deps),
     ...publishingRoutes(deps),
-    ...cliRoutes(),
+    ...pushScriptRoutes(),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
     ...identityRoutes(deps),

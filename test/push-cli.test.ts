@@ -8,7 +8,7 @@ import { md, versionJson, writeFiles, type Problem } from './helpers/content.ts'
 import { FakeGitHub } from './helpers/fake-github.ts';
 import { PROJECT } from './helpers/process.ts';
 import type { AppError } from '../src/errors.ts';
-import { pushScriptLoader } from '../src/routes/cli.ts';
+import { pushScriptLoader } from '../src/routes/push-script.ts';
 import { brokenVersion, closedPort, fetchPushScript, goodVersion, lines, run, startLockedService } from './helpers/push-script.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

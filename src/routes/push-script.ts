@@ -57,7 +57,7 @@ export function pushScriptLoader(source: ScriptSource): () => Promise<string> {
 const defaultLoader = pushScriptLoader(DEFAULT_SOURCE);
 
 /** The push script, served so a content repository's CI fetches the one that matches this service. */
-export const cliRoutes = (pushScript = defaultLoader) => [
+export const pushScriptRoutes = (pushScript = defaultLoader) => [
   endpoint({
     method: 'get',
     path: '/cli/help-push.mjs',
