@@ -5,10 +5,9 @@ import { clearTempDir, durableFs, fsyncDir, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
-import { COMPACTION, compactPacks } from './pack-compactor.ts';
+import { Upkeep } from './upkeep.ts';
 import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
-import { Housekeeping } from './housekeeping.ts';
 import type { TimingSink } from './timing.ts';
 import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
 
@@ -62,23 +61,15 @@ export class Repository {
   readonly unreadable = new Map<string, string>();
   /** isomorphic-git's object cache; without one shared cache every read re-inflates packs. */
   private readonly cache = {};
-  /** Packs written since compaction last ran. */
-  private packsSinceCompaction = 0;
-  private compaction: Promise<void> | null = null;
-  private idleTimer: NodeJS.Timeout | null = null;
-  private readsInFlight = 0;
-  /** Packs that hold deltas (from git gc): compaction leaves them to git. */
-  private readonly unmergeable = new Set<string>();
-
-  private readonly housekeeping: Housekeeping;
-  private commitsSinceGc = 0;
+  /** Pack merges and git gc in the background. */
+  private readonly upkeep: Upkeep;
 
   private constructor(
     readonly gitdir: string,
     private readonly options: RepositoryOptions,
   ) {
     this.fs = durableFs(gitdir);
-    this.housekeeping = new Housekeeping(gitdir);
+    this.upkeep = new Upkeep(gitdir, options.gcEvery ?? 0, options.timing);
   }
 
   static async open(gitdir: string, options: RepositoryOptions = {}): Promise<Repository> {
@@ -132,17 +123,12 @@ export class Repository {
    */
   async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    // Compaction removes packs; isomorphic-git must not be between listing and opening one then.
-    while (this.compaction) await this.compaction;
-    this.readsInFlight++;
-    try {
-      await inBatches(blobs, 32, async ([path, oid]) => {
+    await this.upkeep.reading(() =>
+      inBatches(blobs, 32, async ([path, oid]) => {
         const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
         out.set(path, Buffer.from(blob).toString('utf8'));
-      });
-    } finally {
-      this.readsInFlight--;
-    }
+      }),
+    );
     // In the order asked for, as a folder read in one pass would give them.
     return new Map(blobs.map(([path]) => [path, out.get(path)!]));
   }
@@ -265,64 +251,14 @@ export class Repository {
       await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), lock, commit.oid);
       this.head = commit.oid;
       this.root = root;
-      this.maybeCompact();
-      this.maybeGc();
+      this.upkeep.committed();
       return commit.oid;
     });
   }
 
-  /**
-   * For a shutdown: cancels a compaction that waits for writes to pause and resolves once none runs.
-   * (Compaction merely tidies: stopping before it loses nothing.)
-   */
-  async settle(): Promise<void> {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    while (this.compaction) await this.compaction;
-    await this.housekeeping.stop();
-  }
-
-  /** Every `gcEvery` commits, git gc in the background (housekeeping.ts), once no compaction runs. */
-  private maybeGc(): void {
-    const every = this.options.gcEvery ?? 0;
-    if (every <= 0 || ++this.commitsSinceGc < every || this.housekeeping.busy) return;
-    this.commitsSinceGc = 0;
-    const started = performance.now();
-    void (async () => {
-      while (this.compaction) await this.compaction;
-      if (await this.housekeeping.run()) this.options.timing?.('gc', (performance.now() - started) / 1000);
-    })();
-  }
-
-  /** Merges small packs in the background (pack-compactor.ts): once writes pause, or during a long burst. */
-  private maybeCompact(): void {
-    this.packsSinceCompaction++;
-    if (this.packsSinceCompaction >= COMPACTION.BURST_PACKS) this.compact(COMPACTION.BURST_MERGE_BYTES);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
-    }, COMPACTION.IDLE_MS);
-    this.idleTimer.unref();
-  }
-
-  /** `whenIdle`: also after a burst's compaction, which merged less. */
-  private compact(maxBytes: number, whenIdle = false): void {
-    // Not while git gc runs: it replaces the packs; the next round merges what is left.
-    if ((this.packsSinceCompaction === 0 && !whenIdle) || this.compaction || this.readsInFlight > 0 || this.housekeeping.busy) return;
-    this.packsSinceCompaction = 0;
-    // A failed round changes nothing visible (the old packs stay until the merged one is durable); the next round retries.
-    const started = performance.now();
-    this.compaction = compactPacks(this.gitdir, this.tempDir, this.unmergeable, maxBytes)
-      .then(
-        (merged) => {
-          if (merged > 0) this.options.timing?.('pack_merge', (performance.now() - started) / 1000);
-        },
-        () => undefined,
-      )
-      .finally(() => {
-        this.compaction = null;
-      });
+  /** For a shutdown: resolves once no pack merge or git gc runs (see Upkeep.settle). */
+  settle(): Promise<void> {
+    return this.upkeep.settle();
   }
 
   private get tempDir(): string {

@@ -1,0 +1,185 @@
+import { plainLines } from '../content/plain-text.ts';
+import type { Translation } from '../domain/types.ts';
+import { fold, foldWithMap, type Word } from './words.ts';
+
+/**
+ * Snippets for search hits: a short excerpt of plain text around the first match, measured in
+ * display columns, cut at word boundaries where it can be.
+ */
+
+/**
+ * A snippet's width in display columns: a character of East Asian scripts (wide or fullwidth) takes
+ * two, so a Japanese snippet shows about as much text as an English one (80 characters, not 160).
+ */
+const SNIPPET_COLUMNS = 160;
+/** How much of the text before a match the snippet shows, in columns. */
+const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
+
+/**
+ * A short excerpt of plain text around the first match in the body (else the summary, else the
+ * start of the body). `candidates` finds the Markdown lines that may hold a match, so only those
+ * and the lines around the match are converted to plain text.
+ */
+export function snippet(t: Translation, query: Word[], candidates: RegExp): string {
+  const body = t.bodyMd;
+  candidates.lastIndex = 0;
+  for (let m = candidates.exec(body); m !== null; m = candidates.exec(body)) {
+    const lineStart = body.lastIndexOf('\n', m.index) + 1;
+    let lineEnd = body.indexOf('\n', m.index);
+    if (lineEnd < 0) lineEnd = body.length;
+    const lines = plainLines(body, lineStart, lineEnd);
+    for (let i = 0; i < lines.length; i++) {
+      const at = firstMatch(lines[i], query);
+      if (at < 0) continue;
+      const before = linesBefore(body, lineStart, lines.slice(0, i));
+      return excerpt(before.lines, before.more, lines[i], at, linesAfter(body, lineEnd + 1, lines.slice(i + 1)));
+    }
+    // The match was in Markdown syntax (a link target, say): look further.
+    candidates.lastIndex = lineEnd + 1;
+  }
+  const inSummary = firstMatch(t.summary, query);
+  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, []);
+  let head = '';
+  for (const line of plainLinesOf(body)) {
+    head = head === '' ? line : `${head} ${line}`;
+    if (head.length > SNIPPET_COLUMNS) break;
+  }
+  head ||= t.summary;
+  return clip(head, 0, 0, false);
+}
+
+/**
+ * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
+ * of that line before the match): at least SNIPPET_BEFORE characters of them where the text has
+ * that many, and whether there is text before them.
+ */
+function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; more: boolean } {
+  const lines = [...first];
+  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
+  for (let end = lineStart - 1; end >= 0; ) {
+    const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
+    const plain = plainLines(markdown, start, end);
+    if (plain.length > 0) {
+      if (chars >= SNIPPET_BEFORE) return { lines, more: true };
+      lines.unshift(...plain);
+      chars += plain.reduce((n, l) => n + l.length + 1, 0);
+    }
+    end = start - 1;
+  }
+  return { lines, more: false };
+}
+
+/**
+ * The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more
+ * (a character takes at least one column, so SNIPPET_COLUMNS characters are always enough).
+ */
+function linesAfter(markdown: string, from: number, first: string[]): string[] {
+  const lines = [...first];
+  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
+  for (const line of plainLinesOf(markdown, from)) {
+    if (chars > SNIPPET_COLUMNS) break;
+    lines.push(line);
+    chars += line.length + 1;
+  }
+  return lines;
+}
+
+/** The plain-text lines of a Markdown text, converted as they are asked for. */
+function* plainLinesOf(markdown: string, from = 0): Generator<string, void, undefined> {
+  for (let start = from; start < markdown.length; ) {
+    let end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    yield* plainLines(markdown, start, end);
+    start = end + 1;
+  }
+}
+
+/**
+ * The snippet for a match at `at` in `line`: about a third of it before the match, the rest after,
+ * cut at word boundaries, with … where the text goes on. `before` holds the lines just before
+ * `line` (`dropped`: and there were more before those); `after` the lines after it.
+ */
+function excerpt(before: string[], dropped: boolean, line: string, at: number, after: string[]): string {
+  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
+  let text = lead + line;
+  const pos = lead.length + at;
+  // One character past the excerpt is enough to know whether the text goes on.
+  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_COLUMNS; i++) text += ` ${after[i]}`;
+  return clip(text, pos, SNIPPET_BEFORE, dropped);
+}
+
+/**
+ * SNIPPET_COLUMNS of `text` from `before` columns ahead of `pos`, not starting or ending inside a
+ * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
+ */
+function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
+  let start = columnsBack(text, pos, before);
+  if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
+  while (start < pos && /\s/.test(text[start])) start++;
+  let end = columnsForward(text, start, SNIPPET_COLUMNS);
+  if (end < text.length && splitsWord(text, end)) {
+    let wordStart = end;
+    while (wordStart > pos && isWordChar(text, wordStart - 1)) wordStart--;
+    if (wordStart > pos) end = wordStart;
+  }
+  while (end > start && /\s/.test(text[end - 1])) end--;
+  return `${start > 0 || moreBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+/** Display columns of a UTF-16 unit: 2 for East Asian wide and fullwidth characters and for astral ones (their high surrogate; the low one 0), else 1. */
+function columnsOf(code: number): number {
+  if (code < 0x1100) return 1;
+  if (code >= 0xdc00 && code <= 0xdfff) return 0;
+  return (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xdbff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
+}
+
+/** The index `columns` display columns before `from`. */
+function columnsBack(text: string, from: number, columns: number): number {
+  let i = from;
+  for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
+  return i;
+}
+
+/** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
+function columnsForward(text: string, from: number, columns: number): number {
+  let i = from;
+  for (let left = columns; i < text.length; i++) {
+    const c = columnsOf(text.charCodeAt(i));
+    if (c > left) break;
+    left -= c;
+  }
+  return i;
+}
+
+/** A letter, digit or mark of a script written with spaces between words. */
+const isWordChar = (text: string, i: number) => SPACED_WORD_CHAR.test(text[i] ?? '');
+const SPACED_WORD_CHAR = new RegExp(String.raw`^[[\p{L}\p{N}\p{M}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]]$`, 'v');
+/** Whether a cut before index `i` falls inside a word. */
+const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWordChar(text, i - 1) && isWordChar(text, i);
+
+/** Where in `text` the earliest word of the query occurs (-1: none). */
+function firstMatch(text: string, query: Word[]): number {
+  let folded = fold(text);
+  let source: number[] | null = null;
+  // Folding keeps one character per character almost always; where it does not, map positions back.
+  if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));
+  let at = -1;
+  for (const w of query) {
+    const i = findWordStart(folded, w.text);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  return at < 0 || source === null ? at : source[at];
+}
+
+/** The first occurrence of `term` at the start of a word (any occurrence for scripts without spaces). */
+function findWordStart(text: string, term: string): number {
+  let from = 0;
+  let any = -1;
+  for (;;) {
+    const i = text.indexOf(term, from);
+    if (i < 0) return any;
+    if (any < 0) any = i;
+    if (i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1])) return i;
+    from = i + 1;
+  }
+}
