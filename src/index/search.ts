@@ -245,12 +245,12 @@ function* documentsToIndex(index: LanguageIndex, state: VersionState, language: 
   }
 }
 
-/** A change of more text than this is indexed in slices (about 30 ms of work at once on the benchmark machine). */
+/** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;
 /** Work done in one turn of the event loop before other requests get theirs, in ms. */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 /** Text converted and cut into terms at once, in characters. */
-const CHUNK_CHARS = 32 * 1024;
+const CHUNK_CHARS = 8 * 1024;
 
 /** A pause() that yields to the event loop once SLICE_MS of work have passed since the last yield. */
 function slicer(): () => Promise<void> {
