@@ -63,39 +63,50 @@ const opArb = fc.oneof(
 );
 const queryArb = fc.array(fc.constantFrom(...VOCABULARY, 'ze', 'z', 'ca', 'ins', 'eb', 'ZEBRA', 'cafe', 'nai', 'emi', 'snake', 'case'), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
 
+type Op = { kind: 'put'; slug: string; t: Translation } | { kind: 'delete'; slug: string } | { kind: 'reverse' } | { kind: 'restart' };
+
+/**
+ * Applies the operations to a fresh index (a restart saves it and restores it into a new one) and,
+ * after each, checks every query's hits against `expected`; `more` checks each answer further.
+ */
+async function replay(ops: readonly Op[], queries: readonly string[], expected: (state: VersionState, q: string) => string[], more?: (state: VersionState, hits: Array<{ slug: string; snippet: string }>, q: string) => void): Promise<void> {
+  let order: string[] = [];
+  const texts = new Map<string, Translation>();
+  let index = new SearchIndex();
+  for (const op of ops) {
+    if (op.kind === 'put') {
+      if (!order.includes(op.slug)) order = [...order, op.slug];
+      texts.set(op.slug, { ...op.t });
+    } else if (op.kind === 'delete') {
+      order = order.filter((s) => s !== op.slug);
+      texts.delete(op.slug);
+    } else if (op.kind === 'reverse') {
+      order = [...order].reverse();
+    }
+    const state = stateOf(order, texts);
+    if (op.kind === 'restart') {
+      // Nothing is saved before the version was first indexed.
+      const saved = await index.save('v1');
+      index = new SearchIndex();
+      if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
+    }
+    index.update('v1', state);
+    for (const q of queries) {
+      const { hits } = index.search(state, 'en', q);
+      assert.deepEqual(hits.map((h) => h.slug), expected(state, q), `query "${q}"`);
+      more?.(state, hits, q);
+    }
+  }
+}
+
 describe('search index', () => {
   test('answers as the documented rule does, through writes, reorders, deletions and save/restore', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 8 }), async (ops, queries) => {
-        let order: string[] = [];
-        const texts = new Map<string, Translation>();
-        let index = new SearchIndex();
-        let state = stateOf(order, texts);
-        for (const op of ops) {
-          if (op.kind === 'put') {
-            if (!order.includes(op.slug)) order = [...order, op.slug];
-            texts.set(op.slug, { ...op.t });
-          } else if (op.kind === 'delete') {
-            order = order.filter((s) => s !== op.slug);
-            texts.delete(op.slug);
-          } else if (op.kind === 'reverse') {
-            order = [...order].reverse();
-          }
-          state = stateOf(order, texts);
-          if (op.kind === 'restart') {
-            // Nothing is saved before the version was first indexed.
-            const saved = await index.save('v1');
-            index = new SearchIndex();
-            if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
-          }
-          index.update('v1', state);
-          for (const q of queries) {
-            const { hits } = index.search(state, 'en', q);
-            assert.deepEqual(hits.map((h) => h.slug), model(state, q), `query "${q}"`);
-            for (const hit of hits) assertSnippetShowsMatch(state, hit, q);
-          }
-        }
-      }),
+      fc.asyncProperty(fc.array(opArb, { maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 8 }), (ops, queries) =>
+        replay(ops, queries, model, (state, hits, q) => {
+          for (const hit of hits) assertSnippetShowsMatch(state, hit, q);
+        }),
+      ),
       { numRuns: 150 },
     );
   });
@@ -126,28 +137,7 @@ describe('search index', () => {
       return hits.slice(0, MAX_HITS);
     };
     await fc.assert(
-      fc.asyncProperty(fc.array(cjkOp, { maxLength: 60 }), fc.array(cjkQuery, { minLength: 1, maxLength: 6 }), async (ops, queries) => {
-        let order: string[] = [];
-        const texts = new Map<string, Translation>();
-        let index = new SearchIndex();
-        for (const op of ops) {
-          if (op.kind === 'put') {
-            if (!order.includes(op.slug)) order = [...order, op.slug];
-            texts.set(op.slug, { ...op.t });
-          } else if (op.kind === 'delete') {
-            order = order.filter((s) => s !== op.slug);
-            texts.delete(op.slug);
-          }
-          const state = stateOf(order, texts);
-          if (op.kind === 'restart') {
-            const saved = await index.save('v1');
-            index = new SearchIndex();
-            if (saved !== null) assert.ok(index.restore('v1', state, saved), 'a saved index is taken back');
-          }
-          index.update('v1', state);
-          for (const q of queries) assert.deepEqual(index.search(state, 'en', q).hits.map((h) => h.slug), cjkModel(state, q), `query "${q}"`);
-        }
-      }),
+      fc.asyncProperty(fc.array(cjkOp, { maxLength: 60 }), fc.array(cjkQuery, { minLength: 1, maxLength: 6 }), (ops, queries) => replay(ops, queries, cjkModel)),
       { numRuns: 150 },
     );
   });
