@@ -48,6 +48,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
       operationId: 'getOpenApi',
       summary: 'This description of the API (OpenAPI 3.1)',
       tag: 'Meta',
+      errors: [],
       access: 'public',
       responses: { 200: { description: 'The OpenAPI document' } },
       handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath)) }),

@@ -23,7 +23,8 @@ export function contentRoutes({ catalog }: Deps) {
       tag: 'Reading content',
       access: 'public',
       query: 'LanguageQuery',
-      responses: { 200: { description: 'Nested sections and topics', schema: 'Tree' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      errors: ['not_found'],
+      responses: { 200: { description: 'Nested sections and topics', schema: 'Tree' } },
       handle: ({ actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
         return { body: presentTree(state, language(query.language ?? 'en', 'query/language')) };
@@ -39,7 +40,8 @@ export function contentRoutes({ catalog }: Deps) {
       tag: 'Reading content',
       access: 'public',
       query: 'LanguageQuery',
-      responses: { 200: { description: 'The topic', schema: 'Topic' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The topic', schema: 'Topic' } },
       handle: ({ actor, params, query }) => {
         const state = readNode(catalog, readerOf(actor), params.version, params.slug);
         return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language')) };
@@ -54,7 +56,8 @@ export function contentRoutes({ catalog }: Deps) {
       tag: 'Reading content',
       access: 'public',
       query: 'NodesQuery',
-      responses: { 200: { description: 'The nodes', schema: 'NodeList' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The nodes', schema: 'NodeList' } },
       handle: ({ actor, params, query }) => {
         const reader = readerOf(actor);
         const state = readableVersion(catalog, reader, params.version);
@@ -72,7 +75,8 @@ export function contentRoutes({ catalog }: Deps) {
       summary: 'One translation of a node, without fallback',
       tag: 'Reading content',
       access: 'public',
-      responses: { 200: { description: 'The translation', schema: 'TranslationRead' }, 400: BAD_QUERY, 404: NOT_FOUND },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The translation', schema: 'TranslationRead' } },
       handle: ({ actor, params }) => {
         const lang = language(params.lang, 'path/lang');
         const { state, translation } = readTranslation(catalog, readerOf(actor), params.version, params.slug, lang);

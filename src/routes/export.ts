@@ -30,11 +30,8 @@ export function exportRoutes({ catalog, config }: Deps) {
       tag: 'Import and export',
       access: 'public',
       query: 'ExportQuery',
-      responses: {
-        200: { description: 'The export document, or the files with `format=files`', schema: 'ExportResult' },
-        304: { description: 'Not modified (`If-None-Match` matched)' },
-        404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
-      },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The export document, or the files with `format=files`', schema: 'ExportResult' }, 304: { description: 'Not modified (`If-None-Match` matched)' } },
       handle: ({ ctx, actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
         const format = query.format === 'files' ? 'files' : 'json';

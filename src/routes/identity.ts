@@ -11,7 +11,8 @@ export function identityRoutes({ keys, publisher }: Deps) {
       summary: 'Describe the credential this request carries',
       tag: 'Identity',
       access: 'credential',
-      responses: { 200: { description: 'The credential', schema: 'Whoami' }, 401: { description: 'Missing or invalid key', schema: 'Error' } },
+      errors: [],
+      responses: { 200: { description: 'The credential', schema: 'Whoami' } },
       handle: ({ actor }) => {
         const key = actor!.key;
         return {

@@ -9,23 +9,17 @@ import type { Deps } from '../deps.ts';
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */
 export const IMPORT_BODY_LIMIT = 3 * MAX_CONTENT_BYTES;
 
-interface ImportBody {
+export interface ImportBody {
   mode?: ImportMode;
   dryRun?: boolean;
   nodes?: ImportNode[];
   document?: { nodes: ImportNode[] };
 }
 
-interface FilesBody {
+export interface FilesBody {
   files: IncomingFile[];
   dryRun?: boolean;
 }
-
-const ERRORS = {
-  401: { description: 'No or invalid credential', schema: 'Error' },
-  403: { description: 'The key lacks help:write', schema: 'Error' },
-  413: { description: '`payload_too_large` (raw body) or `limit_exceeded` (2,000 files, 10 MB of content)', schema: 'Error' },
-};
 
 /** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
 export function importRoutes({ writer, publisher }: Deps) {
@@ -41,12 +35,8 @@ export function importRoutes({ writer, publisher }: Deps) {
       access: 'write',
       body: 'ImportRequest',
       bodyLimit: IMPORT_BODY_LIMIT,
-      responses: {
-        200: { description: 'What changed (or would change, in a dry run)', schema: 'ImportResult' },
-        400: { description: '`invalid_document` with `offending`, or an invalid body', schema: 'Error' },
-        ...ERRORS,
-        404: { description: 'Unknown version', schema: 'Error' },
-      },
+      errors: ['not_found', 'invalid_document'],
+      responses: { 200: { description: 'What changed (or would change, in a dry run)', schema: 'ImportResult' } },
       handle: async ({ actor, params, body }) => {
         // ImportRequest's schema takes exactly one of the two.
         const given = (body.nodes ?? body.document?.nodes)!;
@@ -69,11 +59,8 @@ export function importRoutes({ writer, publisher }: Deps) {
       query: 'DryRunQuery',
       body: 'ImportFilesRequest',
       bodyLimit: IMPORT_BODY_LIMIT,
-      responses: {
-        200: { description: 'The summary (or what a real run would do)', schema: 'ImportFilesResult' },
-        400: { description: '`invalid_content` with `errors` and `warnings`, or an invalid body', schema: 'Error' },
-        ...ERRORS,
-      },
+      errors: ['invalid_content', 'limit_exceeded'],
+      responses: { 200: { description: 'The summary (or what a real run would do)', schema: 'ImportFilesResult' } },
       handle: async ({ actor, params, query, body }) => {
         const dryRun = query.dryRun === 'true' || body.dryRun === true;
         return { body: await importFiles({ writer, publisher }, actor!, params.version, body.files, dryRun) };

@@ -7,12 +7,7 @@ import { readPrecondition } from '../http/preconditions.ts';
 import { presentNodeWrite } from '../presenters/nodes.ts';
 import type { Deps } from '../deps.ts';
 
-export const WRITE_ERRORS = {
-  400: { description: 'Invalid body or parameter', schema: 'Error' },
-  401: { description: 'No or invalid credential', schema: 'Error' },
-  403: { description: 'The key lacks help:write', schema: 'Error' },
-  404: { description: 'Unknown version or node', schema: 'Error' },
-};
+export type ReorderBody = { items: Placement[] };
 
 /** Creating, changing, deleting and reordering nodes. */
 export function nodeRoutes({ writer }: Deps) {
@@ -25,11 +20,8 @@ export function nodeRoutes({ writer }: Deps) {
       tag: 'Writing nodes and translations',
       access: 'write',
       body: 'NodeCreate',
-      responses: {
-        200: { description: 'The node and its stamps', schema: 'NodeWriteResult' },
-        ...WRITE_ERRORS,
-        409: { description: '`conflict`: the slug exists', schema: 'Error' },
-      },
+      errors: ['not_found', 'conflict', 'unknown_parent', 'too_deep', 'language_not_enabled', 'primary_language_required'],
+      responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ actor, params, body }) => {
         const input = { ...body, translations: byLanguage(body.translations, 'body/translations') };
         const { state, slug } = await createNode(writer, actor!, params.version, input);
@@ -45,11 +37,8 @@ export function nodeRoutes({ writer }: Deps) {
       access: 'write',
       body: 'NodePatch',
       headers: ['If-Unmodified-Since'],
-      responses: {
-        200: { description: 'The node and its stamps', schema: 'NodeWriteResult' },
-        ...WRITE_ERRORS,
-        409: { description: '`stale_write`: changed after `expectedUpdatedAt`; `conflict`: the new slug is taken', schema: 'Error' },
-      },
+      errors: ['not_found', 'stale_write', 'conflict', 'unknown_parent', 'cycle', 'too_deep', 'language_not_enabled'],
+      responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
         const input = fields.translations ? { ...fields, translations: byLanguage(fields.translations, 'body/translations') } : fields;
@@ -65,18 +54,15 @@ export function nodeRoutes({ writer }: Deps) {
       tag: 'Writing nodes and translations',
       access: 'write',
       headers: ['If-Unmodified-Since'],
-      responses: {
-        200: { description: 'The removed slugs', schema: 'NodeDeleteResult' },
-        ...WRITE_ERRORS,
-        409: { description: '`stale_write`', schema: 'Error' },
-      },
+      errors: ['not_found', 'stale_write'],
+      responses: { 200: { description: 'The removed slugs', schema: 'NodeDeleteResult' } },
       handle: async ({ ctx: http, actor, params }) => {
         const pre = readPrecondition(http, undefined);
         const removed = await deleteNode(writer, actor!, params.version, params.slug, pre);
         return { body: { ok: true, removed } };
       },
     }),
-    endpoint<{ items: Placement[] }>({
+    endpoint<ReorderBody>({
       method: 'post',
       path: '/versions/:version/reorder',
       operationId: 'reorderNodes',
@@ -85,11 +71,8 @@ export function nodeRoutes({ writer }: Deps) {
       tag: 'Writing nodes and translations',
       access: 'write',
       body: 'Reorder',
-      responses: {
-        200: { description: 'Every node\'s place, in document order', schema: 'ReorderResult' },
-        ...WRITE_ERRORS,
-        400: { description: '`unknown_node`, `unknown_parent`, `cycle` or an invalid body', schema: 'Error' },
-      },
+      errors: ['not_found', 'unknown_node', 'unknown_parent', 'cycle', 'too_deep'],
+      responses: { 200: { description: 'Every node\'s place, in document order', schema: 'ReorderResult' } },
       handle: async ({ actor, params, body }) => {
         const items = await reorderNodes(writer, actor!, params.version, body.items);
         return { body: { version: params.version, items } };

@@ -19,7 +19,8 @@ const retired = (method: Method) =>
     summary: 'Retired: PDFs are rendered in the browser from the pdf-bundle',
     tag: TAG,
     access: 'public',
-    responses: { 410: { description: 'Gone; use GET /versions/{version}/pdf-bundle', schema: 'Error' } },
+    errors: ['gone'],
+    responses: {},
     handle: ({ params }) => {
       throw new AppError('gone', 'Server-side PDF rendering is retired; fetch the data bundle and render it in the browser', {
         use: `/help/v1/versions/${params.version}/pdf-bundle`,
@@ -42,11 +43,8 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       access: 'public',
       params: { version: 'VersionRef' },
       query: 'PdfBundleQuery',
-      responses: {
-        200: { description: 'The bundle', schema: 'PdfBundle' },
-        400: { description: '`invalid_selection` (unknown slug, more than 200 topics) or an invalid `limit`/`lang`', schema: 'Error' },
-        404: { description: 'Unknown version, no latest version, or not published (for anonymous callers)', schema: 'Error' },
-      },
+      errors: ['not_found', 'invalid_selection'],
+      responses: { 200: { description: 'The bundle', schema: 'PdfBundle' } },
       handle: ({ ctx, actor, params, query }) => {
         const state = versionByRef(catalog, readerOf(actor), params.version);
         const lang = language(query.lang ?? 'en', 'query/lang');
@@ -64,7 +62,8 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       summary: 'A font file named by a PDF bundle (TrueType)',
       tag: TAG,
       access: 'public',
-      responses: { 200: { description: 'The font (font/ttf), cacheable for a year' }, 404: { description: 'Unknown font', schema: 'Error' } },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The font (font/ttf), cacheable for a year' } },
       handle: ({ ctx, params }) => {
         const font = FONT_FILES.get(params.file);
         if (!font) throw notFound('route', `No font "${params.file}"`);

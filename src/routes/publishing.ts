@@ -6,7 +6,6 @@ import { presentRequest } from '../presenters/publish-requests.ts';
 import type { Deps } from '../deps.ts';
 
 const TAG = 'Publishing through pull requests';
-const AUTH_ERRORS = { 401: { description: 'No or invalid credential', schema: 'Error' }, 403: { description: 'The key lacks help:write', schema: 'Error' } };
 
 /** Checks GitHub's `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the webhook secret). */
 export function validSignature(secret: string, raw: string, header: string): boolean {
@@ -26,13 +25,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       description: 'The copy is a hidden draft `{version}-wip` with `workingCopyOf` set; it is edited directly, then published with a publish request.',
       tag: TAG,
       access: 'write',
-      responses: {
-        200: { description: 'The existing copy (`existed: true`)', schema: 'WorkingCopyResult' },
-        201: { description: 'A new copy (`existed: false`)', schema: 'WorkingCopyResult' },
-        ...AUTH_ERRORS,
-        404: { description: 'Unknown version', schema: 'Error' },
-        409: { description: '`publishing_disabled`, or `invalid_state` when the version is not published', schema: 'Error' },
-      },
+      errors: ['not_found', 'publishing_disabled', 'invalid_state'],
+      responses: { 200: { description: 'The existing copy (`existed: true`)', schema: 'WorkingCopyResult' }, 201: { description: 'A new copy (`existed: false`)', schema: 'WorkingCopyResult' } },
       handle: async ({ actor, params }) => {
         const { state, existed } = await publisher.createWorkingCopy(params.version, actor!);
         return { status: existed ? 200 : 201, body: { version: presentVersion(state), existed } };
@@ -45,12 +39,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       summary: 'Discard a working copy (by the original\'s slug or its own)',
       tag: TAG,
       access: 'write',
-      responses: {
-        200: { description: 'Discarded', schema: 'DiscardResult' },
-        ...AUTH_ERRORS,
-        404: { description: 'No working copy', schema: 'Error' },
-        409: { description: '`request_open`: a publish request for it is open', schema: 'Error' },
-      },
+      errors: ['not_found', 'request_open'],
+      responses: { 200: { description: 'Discarded', schema: 'DiscardResult' } },
       handle: async ({ actor, params }) => ({ body: { ok: true, discarded: await publisher.discardWorkingCopy(params.version, actor!) } }),
     }),
     endpoint<unknown, { dryRun?: string }>({
@@ -63,15 +53,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       tag: TAG,
       access: 'write',
       query: 'DryRunQuery',
-      responses: {
-        200: { description: 'Dry run', schema: 'PublishDryRun' },
-        201: { description: 'The request, with its pull request', schema: 'PublishRequestEnvelope' },
-        400: { description: '`invalid_content` with every problem', schema: 'Error' },
-        ...AUTH_ERRORS,
-        404: { description: 'Unknown version', schema: 'Error' },
-        409: { description: '`request_open`, `publishing_disabled`, or `invalid_state` (not a draft)', schema: 'Error' },
-        502: { description: '`upstream_failed`: GitHub refused; the request is recorded as failed', schema: 'Error' },
-      },
+      errors: ['not_found', 'invalid_content', 'request_open', 'publishing_disabled', 'invalid_state', 'upstream_failed'],
+      responses: { 200: { description: 'Dry run', schema: 'PublishDryRun' }, 201: { description: 'The request, with its pull request', schema: 'PublishRequestEnvelope' } },
       handle: async ({ actor, params, query }) => {
         if (query.dryRun === 'true') {
           const p = publisher.prepare(params.version);
@@ -90,7 +73,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       tag: TAG,
       access: 'write',
       query: 'PublishRequestsQuery',
-      responses: { 200: { description: 'The requests', schema: 'PublishRequestList' }, ...AUTH_ERRORS },
+      errors: [],
+      responses: { 200: { description: 'The requests', schema: 'PublishRequestList' } },
       handle: async ({ query }) => ({ body: { requests: (await publisher.list(query.target)).map(presentRequest) } }),
     }),
     endpoint({
@@ -101,13 +85,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       tag: TAG,
       access: 'write',
       params: { id: 'RequestId' },
-      responses: {
-        200: { description: 'The request, now closed', schema: 'PublishRequestEnvelope' },
-        ...AUTH_ERRORS,
-        404: { description: 'Unknown request', schema: 'Error' },
-        409: { description: '`request_not_open`', schema: 'Error' },
-        502: { description: '`upstream_failed`', schema: 'Error' },
-      },
+      errors: ['not_found', 'request_not_open', 'publishing_disabled', 'upstream_failed'],
+      responses: { 200: { description: 'The request, now closed', schema: 'PublishRequestEnvelope' } },
       handle: async ({ params }) => ({ body: { request: presentRequest(await publisher.cancel(params.id)) } }),
     }),
     endpoint<{ action?: string; pull_request?: { number: number; merged?: boolean; merged_at?: string | null; closed_at?: string | null } }>({
@@ -121,11 +100,8 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       access: 'public',
       body: 'GitHubWebhook',
       rawBody: true,
-      responses: {
-        200: { description: 'Handled (or ignored, with the reason)', schema: 'WebhookResult' },
-        401: { description: '`invalid_signature`', schema: 'Error' },
-        409: { description: '`publishing_disabled`: no webhook secret configured', schema: 'Error' },
-      },
+      errors: ['invalid_signature', 'publishing_disabled'],
+      responses: { 200: { description: 'Handled (or ignored, with the reason)', schema: 'WebhookResult' } },
       handle: async ({ ctx, body }) => {
         const secret = config.publishing?.webhookSecret;
         if (!secret) throw new AppError('publishing_disabled', 'No webhook secret is configured (HELP_GITHUB_WEBHOOK_SECRET)');

@@ -67,10 +67,8 @@ export const pushScriptRoutes = (pushScript = defaultLoader) => [
       '`node help-push.mjs --help` lists its commands: `push` (one version folder) and `push-changed` (every version folder changed since a commit), each as a real run, a `--dry-run` on the service, or an `--offline` check with the same validation code the service runs.',
     tag: 'Publishing through pull requests',
     access: 'public',
-    responses: {
-      200: { description: 'The script (text/javascript)' },
-      503: { description: '`script_unavailable`: the script is not built and cannot be built here', schema: 'Error' },
-    },
+    errors: ['script_unavailable'],
+    responses: { 200: { description: 'The script (text/javascript)' } },
     handle: async ({ ctx }) => {
       const body = await pushScript();
       ctx.type = 'text/javascript';

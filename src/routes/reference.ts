@@ -64,6 +64,7 @@ export function referenceRoutes(basePath: string) {
       summary: 'Where the API reference, the OpenAPI document and the health check are',
       tag: TAG,
       access: 'public',
+      errors: [],
       responses: { 200: { description: 'Links to the reference page, openapi.json, /healthz and /metrics', schema: 'ApiIndex' } },
       handle: () => ({
         body: {
@@ -80,6 +81,7 @@ export function referenceRoutes(basePath: string) {
       summary: 'The interactive API reference (HTML), built from openapi.json',
       tag: TAG,
       access: 'public',
+      errors: [],
       responses: { 200: { description: 'The reference page (text/html)' } },
       handle: ({ ctx }) => {
         ctx.set('Content-Security-Policy', PAGE_POLICY);
@@ -99,6 +101,7 @@ export function referenceRoutes(basePath: string) {
         summary: `The reference page's ${file.endsWith('.css') ? 'styles' : file.endsWith('.js') ? 'script' : 'icon'} (Swagger UI, served by the service)`,
         tag: TAG,
         access: 'public',
+        errors: [],
         responses: { 200: { description: file } },
         handle: ({ ctx }) => send(ctx, type, asset(file), 86_400),
       }),
@@ -110,6 +113,7 @@ export function referenceRoutes(basePath: string) {
       summary: "The reference page's set-up script",
       tag: TAG,
       access: 'public',
+      errors: [],
       responses: { 200: { description: 'reference.js' } },
       handle: ({ ctx }) => send(ctx, 'text/javascript; charset=utf-8', setup(basePath), 300),
     }),

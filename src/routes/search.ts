@@ -18,11 +18,8 @@ export function searchRoutes({ catalog, search }: Deps) {
       tag: 'Reading content',
       access: 'public',
       query: 'SearchQuery',
-      responses: {
-        200: { description: 'The hits', schema: 'SearchResult' },
-        400: { description: '`q` missing, empty or longer than 200 characters; invalid `lang`', schema: 'Error' },
-        404: { description: 'Unknown version (or not published, for anonymous callers)', schema: 'Error' },
-      },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The hits', schema: 'SearchResult' } },
       handle: ({ actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
         const lang = language(query.lang ?? 'en', 'query/lang');

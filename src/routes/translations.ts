@@ -4,7 +4,6 @@ import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import type { Deps } from '../deps.ts';
-import { WRITE_ERRORS } from './nodes.ts';
 
 /** Replacing and deleting one translation: one Markdown file, one commit. */
 export function translationRoutes({ writer }: Deps) {
@@ -18,12 +17,8 @@ export function translationRoutes({ writer }: Deps) {
       access: 'write',
       body: 'TranslationPut',
       headers: ['If-Unmodified-Since'],
-      responses: {
-        200: { description: 'The stored translation', schema: 'TranslationPutResult' },
-        ...WRITE_ERRORS,
-        400: { description: '`language_not_enabled` or an invalid body', schema: 'Error' },
-        409: { description: '`stale_write`: changed after `expectedUpdatedAt`', schema: 'Error' },
-      },
+      errors: ['not_found', 'stale_write', 'language_not_enabled'],
+      responses: { 200: { description: 'The stored translation', schema: 'TranslationPutResult' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
@@ -39,13 +34,8 @@ export function translationRoutes({ writer }: Deps) {
       tag: 'Writing nodes and translations',
       access: 'write',
       headers: ['If-Unmodified-Since'],
-      responses: {
-        200: { description: 'Deleted; the languages left', schema: 'TranslationDeleteResult' },
-        ...WRITE_ERRORS,
-        400: { description: '`primary_language_required`', schema: 'Error' },
-        404: { description: 'Unknown version, node or translation', schema: 'Error' },
-        409: { description: '`stale_write`', schema: 'Error' },
-      },
+      errors: ['not_found', 'stale_write', 'primary_language_required'],
+      responses: { 200: { description: 'Deleted; the languages left', schema: 'TranslationDeleteResult' } },
       handle: async ({ ctx: http, actor, params }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, undefined);

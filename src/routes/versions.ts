@@ -9,9 +9,9 @@ import { readPrecondition } from '../http/preconditions.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import type { Deps } from '../deps.ts';
 
-const VERSION_ERRORS = { 400: { description: 'Invalid body', schema: 'Error' }, 401: { description: 'No or invalid credential', schema: 'Error' }, 403: { description: 'The key lacks help:write', schema: 'Error' } };
-
-type VersionBody = VersionInput & { slug: string; expectedUpdatedAt?: string };
+export type VersionCreateBody = VersionInput & { slug: string };
+export type VersionPatchBody = VersionInput & { expectedUpdatedAt?: string };
+export type DuplicateBody = { slug: string; label?: string; status?: VersionStatus };
 
 export function versionRoutes({ catalog, writer }: Deps) {
   const normalize = (body: VersionInput, field = 'body/languages'): VersionInput =>
@@ -28,12 +28,13 @@ export function versionRoutes({ catalog, writer }: Deps) {
       tag: 'Versions',
       access: 'public',
       query: 'VersionsQuery',
-      responses: { 200: { description: 'The versions', schema: 'VersionList' }, 401: VERSION_ERRORS[401] },
+      errors: [],
+      responses: { 200: { description: 'The versions', schema: 'VersionList' } },
       handle: ({ actor, query }) => {
         return { body: listVersions(catalog, readerOf(actor), query.includeWorkingCopies === 'true').map(presentVersion) };
       },
     }),
-    endpoint<VersionBody>({
+    endpoint<VersionCreateBody>({
       method: 'post',
       path: '/versions',
       operationId: 'createVersion',
@@ -41,13 +42,14 @@ export function versionRoutes({ catalog, writer }: Deps) {
       tag: 'Versions',
       access: 'write',
       body: 'VersionCreate',
-      responses: { 200: { description: 'The stored version', schema: 'Version' }, ...VERSION_ERRORS, 409: { description: '`conflict`: the slug exists; `invalid_state`: isLatest without status published', schema: 'Error' } },
+      errors: ['conflict', 'invalid_state'],
+      responses: { 200: { description: 'The stored version', schema: 'Version' } },
       handle: async ({ actor, body: { slug, ...fields } }) => {
         const input = normalize(fields);
         return { body: presentVersion(await createVersion(writer, actor!, slug, input)) };
       },
     }),
-    endpoint<Omit<VersionBody, 'slug'>>({
+    endpoint<VersionPatchBody>({
       method: 'patch',
       path: '/versions/:version',
       operationId: 'updateVersion',
@@ -57,12 +59,8 @@ export function versionRoutes({ catalog, writer }: Deps) {
       access: 'write',
       body: 'VersionPatch',
       headers: ['If-Unmodified-Since'],
-      responses: {
-        200: { description: 'The updated version', schema: 'Version' },
-        ...VERSION_ERRORS,
-        404: { description: 'Unknown version', schema: 'Error' },
-        409: { description: '`stale_write`, `invalid_state` or `language_in_use`', schema: 'Error' },
-      },
+      errors: ['not_found', 'stale_write', 'invalid_state', 'language_in_use'],
+      responses: { 200: { description: 'The updated version', schema: 'Version' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const input = normalize(fields);
         const pre = readPrecondition(http, expectedUpdatedAt);
@@ -77,13 +75,14 @@ export function versionRoutes({ catalog, writer }: Deps) {
       description: 'The version disappears from the head commit; its history stays in the repository.',
       tag: 'Versions',
       access: 'write',
-      responses: { 200: { description: 'Deleted', schema: 'Ok' }, 401: VERSION_ERRORS[401], 403: VERSION_ERRORS[403], 404: { description: 'Unknown version', schema: 'Error' } },
+      errors: ['not_found'],
+      responses: { 200: { description: 'Deleted', schema: 'Ok' } },
       handle: async ({ actor, params }) => {
         await deleteVersion(writer, actor!, params.version);
         return { body: { ok: true } };
       },
     }),
-    endpoint<{ slug: string; label?: string; status?: VersionStatus }>({
+    endpoint<DuplicateBody>({
       method: 'post',
       path: '/versions/:version/duplicate',
       operationId: 'duplicateVersion',
@@ -92,12 +91,8 @@ export function versionRoutes({ catalog, writer }: Deps) {
       tag: 'Versions',
       access: 'write',
       body: 'VersionDuplicate',
-      responses: {
-        200: { description: 'The new version', schema: 'VersionEnvelope' },
-        ...VERSION_ERRORS,
-        404: { description: 'Unknown source version', schema: 'Error' },
-        409: { description: '`conflict`: the target slug exists', schema: 'Error' },
-      },
+      errors: ['not_found', 'conflict'],
+      responses: { 200: { description: 'The new version', schema: 'VersionEnvelope' } },
       handle: async ({ actor, params, body }) => {
         const copy = await duplicateVersion(writer, actor!, params.version, body);
         return { body: { version: presentVersion(copy) } };

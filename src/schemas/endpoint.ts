@@ -4,6 +4,8 @@
  * from it, so the two cannot disagree.
  */
 
+import type { ErrorCode } from '../errors.ts';
+
 /** public: no credential needed (drafts need one); write: a key with help:write; credential: any valid key. */
 export type Access = 'public' | 'write' | 'credential';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -42,5 +44,25 @@ export interface EndpointDoc {
   cache?: boolean;
   /** Header parameters the endpoint reads (documented in openapi.json). */
   headers?: Array<'If-Unmodified-Since'>;
+  /** The successful answers (2xx, 304). */
   responses: Record<number, ResponseDoc>;
+  /**
+   * The error codes the endpoint's own work can answer with (errors.ts). Those the pipeline answers
+   * for every endpoint of its kind (validation, credentials, scope, body limits, the lock on
+   * published versions, storage) are added by `pipelineErrors`; openapi.json documents both.
+   */
+  errors: readonly ErrorCode[];
+}
+
+/** The codes every endpoint of this kind can answer because of how it is mounted, whatever its handler does. */
+export function pipelineErrors(e: Pick<EndpointDoc, 'path' | 'query' | 'body' | 'access'>): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (e.path.includes(':') || e.query || e.body) codes.push('validation_failed');
+  if (e.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
+  // A credential that is sent but wrong is refused on public reads too.
+  codes.push('unauthorized');
+  if (e.access === 'write') codes.push('insufficient_scope', 'published_read_only', 'repository_changed', 'storage_failed');
+  if (e.path.includes(':version')) codes.push('version_unavailable');
+  codes.push('starting');
+  return codes;
 }

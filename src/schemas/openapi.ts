@@ -1,4 +1,5 @@
-import { PATH_PARAMS, type EndpointDoc } from './endpoint.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
+import { PATH_PARAMS, pipelineErrors, type EndpointDoc, type ResponseDoc } from './endpoint.ts';
 import { describeRequest, EXAMPLES, exampleRequest, type OperationExamples } from './examples.ts';
 import { allSchemas } from './registry.ts';
 
@@ -15,8 +16,6 @@ function toComponent(schema: unknown): unknown {
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-
-const error = (description: string) => ({ description, schema: 'Error' });
 
 /**
  * Puts an operation's examples (src/schemas/examples.ts) into it: parameter values, request bodies,
@@ -42,26 +41,19 @@ function addExamples(operation: Record<string, any>, e: EndpointDoc, path: strin
 }
 
 /**
- * The answers every endpoint can give because of how `mount` runs it, whatever its handler does:
- * checked parameters and bodies (400), a credential that is present but wrong (401, on public reads
- * too), a missing scope (403), the body parser's refusals (413, 415), a 304 for a cached read whose
- * ETag the caller has, and 503 while the content is loading. Listed here, they cannot drift from the
- * pipeline; an endpoint's own `responses` say more where they name the same status.
+ * An endpoint's error answers, one per HTTP status, built from the codes it declares and those the
+ * pipeline adds (pipelineErrors): each status lists its codes with the catalogue's meaning.
  */
-function pipelineResponses(e: EndpointDoc): Record<number, { description: string; schema?: string }> {
-  const out: Record<number, { description: string; schema?: string }> = {};
-  if (e.path.includes(':') || e.query || e.body) out[400] = error('`validation_failed`: a path parameter, query parameter or body field is invalid (`field` names it)');
-  out[401] = error(e.access === 'public' ? '`unauthorized`: a credential was sent but is malformed, unknown or revoked (public reads need none)' : '`unauthorized`: no credential, or a malformed, unknown or revoked one');
-  if (e.access === 'write') {
-    out[403] = error('`insufficient_scope`: the key lacks help:write');
-    out[409] = error('`repository_changed`: the repository was changed outside the service; nothing was written');
+function errorResponses(e: EndpointDoc): Record<number, ResponseDoc> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...pipelineErrors(e), ...e.errors])) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  if (e.body) {
-    out[413] = error('`payload_too_large`: the body is larger than the limit');
-    out[415] = error('`unsupported_media_type`: the body is not sent as application/json');
+  const out: Record<number, ResponseDoc> = {};
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[status] = { description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].description}`).join(' '), schema: 'Error' };
   }
-  if (e.cache) out[304] = { description: 'Not modified: the `If-None-Match` ETag is current' };
-  out[503] = error('`starting`: the content is still loading; or `version_unavailable`: the version\'s stored data is broken');
   return out;
 }
 
@@ -87,7 +79,8 @@ export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string
       parameters.push({ name: header, in: 'header', required: false, description: 'Refuse the write (409 `stale_write`) if the resource changed after this ISO timestamp or HTTP-date.', schema: { type: 'string' } });
     }
     const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries({ ...pipelineResponses(e), ...e.responses })) {
+    const notModified: Record<number, ResponseDoc> = e.cache ? { 304: { description: 'Not modified: the `If-None-Match` ETag is current' } } : {};
+    for (const [status, doc] of Object.entries({ ...e.responses, ...notModified, ...errorResponses(e) })) {
       responses[status] = doc.schema ? { description: doc.description, content: { 'application/json': { schema: ref(doc.schema) } } } : { description: doc.description };
     }
     const operation: Record<string, unknown> = {
