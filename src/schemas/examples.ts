@@ -370,6 +370,13 @@ const staleWrite = (what: string, current: string, by = 'expectedUpdatedAt') =>
 /** Operations whose success is not JSON (pages, scripts, fonts, this document): a wrong credential is their typical error. */
 const notJson = (): OperationExamples => ({ responses: { 401: UNAUTHORIZED } });
 
+/** The German translation that keyboard-shortcuts lacks: read or deleted, the answer is the same 404. */
+const NO_GERMAN_TRANSLATION = {
+  summary: 'No German translation',
+  sent: { path: { slug: 'keyboard-shortcuts' } },
+  value: error('not_found', 'Node "keyboard-shortcuts" has no de translation', { resource: 'translation', version: 'v2', slug: 'keyboard-shortcuts', language: 'de' }),
+};
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   // ---- Versions
   listVersions: {
@@ -488,13 +495,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           value: { slug: 'create-account', language: 'de', ...nodeOf('create-account').translations.de, availableLanguages: ['en', 'de'] },
         },
       },
-      404: {
-        noTranslation: {
-          summary: 'No German translation',
-          sent: { path: { slug: 'keyboard-shortcuts' } },
-          value: error('not_found', 'Node "keyboard-shortcuts" has no de translation', { resource: 'translation', version: 'v2', slug: 'keyboard-shortcuts', language: 'de' }),
-        },
-      },
+      404: { noTranslation: NO_GERMAN_TRANSLATION },
     },
   },
   search: {
@@ -794,13 +795,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           value: error('primary_language_required', 'The en translation of "first-project" is in the primary language of version "v2" and cannot be deleted', { slug: 'first-project', language: 'en' }),
         },
       },
-      404: {
-        noTranslation: {
-          summary: 'No German translation',
-          sent: { path: { slug: 'keyboard-shortcuts' } },
-          value: error('not_found', 'Node "keyboard-shortcuts" has no de translation', { resource: 'translation', version: 'v2', slug: 'keyboard-shortcuts', language: 'de' }),
-        },
-      },
+      404: { noTranslation: NO_GERMAN_TRANSLATION },
     },
   },
   reorderNodes: {
