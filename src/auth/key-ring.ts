@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Logger } from 'pino';
-import { hashKey, KEY_PREFIX, KeyFile, writeAtomic, type StoredKey } from './key-file.ts';
+import { writeAtomic } from './json-file.ts';
+import { hashKey, KEY_PREFIX, KeyFile, type StoredKey } from './key-file.ts';
 
 /** Last-use stamps are written at most this often. */
 const USAGE_FLUSH_MS = 1000;

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
 import { main as pushMain } from '../push-script/main.ts';
 import { checkDataDir, formatReport } from './check.ts';
+import { AccountFile } from '../auth/accounts.ts';
+import { createAccount, describeAccount, disableAccount, setPassword, setRole } from './accounts.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
@@ -21,6 +23,15 @@ Commands:
       List keys (name, prefix, scopes, publisher flag, created, last used).
   keys revoke --name NAME
       Revoke a key. A running server refuses it from the moment this returns.
+  accounts create --name NAME --role admin|editor|viewer [--password-stdin] [--json]
+      Create an account for signing in. Without --password-stdin a strong password is generated
+      and printed once; with it, the password is read from standard input (at least 12 characters).
+  accounts list [--json]
+      List accounts (name, role, how they sign in, disabled). Passwords are never shown.
+  accounts set-role --name NAME --role admin|editor|viewer
+  accounts set-password --name NAME --password-stdin
+  accounts disable --name NAME
+      An account that is disabled can no longer sign in.
   check [--json]
       Check the repository (git fsck --strict) and compare every snapshot with git.
       Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.
@@ -39,6 +50,8 @@ async function run(argv: string[]): Promise<number> {
       name: { type: 'string' },
       scopes: { type: 'string' },
       publisher: { type: 'boolean' },
+      role: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       json: { type: 'boolean' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -56,8 +69,16 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
     return report.ok ? 0 : 1;
   }
+  if (group === 'accounts' && command) return accounts(command, dataDir, values);
   if (group !== 'keys' || !command) {
-    const said = group === undefined ? 'No command given' : group !== 'keys' ? `Unknown command "${[group, command].filter(Boolean).join(' ')}"` : 'keys needs a command: create, list or revoke';
+    const said =
+      group === undefined
+        ? 'No command given'
+        : group === 'accounts'
+          ? 'accounts needs a command: create, list, set-role, set-password or disable'
+          : group !== 'keys'
+            ? `Unknown command "${[group, command].filter(Boolean).join(' ')}"`
+            : 'keys needs a command: create, list or revoke';
     process.stderr.write(`${said}\n\n${USAGE}`);
     return 2;
   }
@@ -91,6 +112,52 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown command "keys ${command}"\n\n${USAGE}`);
       return 2;
   }
+}
+
+async function accounts(command: string, dataDir: string, values: { name?: string; role?: string; json?: boolean; 'password-stdin'?: boolean }): Promise<number> {
+  const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+  if (command === 'create') mkdirSync(dataDir, { recursive: true });
+  else if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
+  const file = new AccountFile(dataDir);
+  const password = values['password-stdin'] ? await readPassword() : undefined;
+  switch (command) {
+    case 'create': {
+      const created = await createAccount(file, { name: values.name, role: values.role, password });
+      const shown = 'password' in created ? `\n\n  ${created.password}\n\nStore the password now: it is not shown again.` : '';
+      print(created, `Created account "${created.name}" (${created.role}).${shown}`);
+      return 0;
+    }
+    case 'list': {
+      const list = file.read().map(describeAccount);
+      print(list, list.length ? list.map((a) => `${a.name}\t${a.role}\t${a.signIn}${a.disabled ? '\tdisabled' : ''}\tcreated ${a.createdAt}`).join('\n') : 'No accounts.');
+      return 0;
+    }
+    case 'set-role': {
+      const a = await setRole(file, values);
+      print(a, `Account "${a.name}" is now ${a.role}.`);
+      return 0;
+    }
+    case 'set-password': {
+      const a = await setPassword(file, { name: values.name, password });
+      print(a, `Changed the password of account "${a.name}".`);
+      return 0;
+    }
+    case 'disable': {
+      const a = await disableAccount(file, values);
+      print(a, `Disabled account "${a.name}".`);
+      return 0;
+    }
+    default:
+      process.stderr.write(`Unknown command "accounts ${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+/** The password on standard input, without the line end that `echo` or a pipe adds. */
+async function readPassword(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 try {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomic } from '../auth/key-file.ts';
+import { writeAtomic } from '../auth/json-file.ts';
 import type { FilesSummary } from '../domain/import-files.ts';
 import { Mutex } from '../storage/mutex.ts';
 

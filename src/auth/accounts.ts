@@ -1,0 +1,83 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { join } from 'node:path';
+import { LockedJsonFile } from './json-file.ts';
+
+/**
+ * People who sign in (to give an OAuth client their consent). An account has a role and either a
+ * local password (scrypt, never stored or logged in clear) or an upstream identity. Accounts live in
+ * `accounts.json` in the data directory (mode 600, written like keys.json), never in the content
+ * repository.
+ */
+export const ROLES = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+/** Fewer characters than this are refused: a password guessed offline from a stolen hash must be long. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+export interface PasswordHash {
+  algorithm: 'scrypt';
+  /** Cost parameters, stored so that they can be raised later without breaking older hashes. */
+  N: number;
+  r: number;
+  p: number;
+  salt: string;
+  hash: string;
+}
+
+export interface Account {
+  name: string;
+  role: Role;
+  password: PasswordHash | null;
+  /** An identity at an upstream OpenID Connect provider, instead of a password. */
+  upstream: { issuer: string; subject: string } | null;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** scrypt at N = 2^15, r = 8, p = 1: about 50 ms and 32 MB per check, which is what makes guessing slow. */
+const COST = { N: 1 << 15, r: 8, p: 1 } as const;
+const KEY_LENGTH = 32;
+
+const derive = (password: string, salt: Buffer, cost: { N: number; r: number; p: number }) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+
+export async function hashPassword(password: string): Promise<PasswordHash> {
+  const salt = randomBytes(16);
+  const hash = await derive(password, salt, COST);
+  return { algorithm: 'scrypt', ...COST, salt: salt.toString('base64url'), hash: hash.toString('base64url') };
+}
+
+/** Whether `password` matches; compared in constant time. */
+export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+  const expected = Buffer.from(stored.hash, 'base64url');
+  const actual = await derive(password, Buffer.from(stored.salt, 'base64url'), stored);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A strong password for an account created without one: 144 random bits. */
+export const newPassword = () => randomBytes(18).toString('base64url');
+
+export class AccountFile {
+  readonly path: string;
+  private readonly file: LockedJsonFile<Account>;
+
+  constructor(dataDir: string) {
+    this.path = join(dataDir, 'accounts.json');
+    this.file = new LockedJsonFile<Account>(this.path, 'accounts');
+  }
+
+  read(): Account[] {
+    return this.file.read();
+  }
+
+  update<T>(change: (accounts: Account[]) => { accounts: Account[]; result: T }): Promise<T> {
+    return this.file.update((records) => {
+      const { accounts, result } = change(records);
+      return { records: accounts, result };
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A JSON file of records in the data directory (keys.json, accounts.json), changed by the CLI while
+ * the server may be reading it. A change takes `<file>.lock` and replaces the file atomically, so the
+ * server never reads half a file and two CLI runs never lose each other's change.
+ */
+export class LockedJsonFile<T> {
+  constructor(
+    readonly path: string,
+    /** The document's property that holds the records: `{ "keys": [...] }`. */
+    private readonly property: string,
+  ) {}
+
+  read(): T[] {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const records = doc[this.property];
+    return Array.isArray(records) ? (records as T[]) : [];
+  }
+
+  async update<R>(change: (records: T[]) => { records: T[]; result: R }): Promise<R> {
+    const release = await takeFileLock(`${this.path}.lock`);
+    try {
+      const { records, result } = change(this.read());
+      writeAtomic(this.path, `${JSON.stringify({ [this.property]: records }, null, 2)}\n`);
+      return result;
+    } finally {
+      release();
+    }
+  }
+}
+
+/** Replaces a file atomically and durably (temp file, fsync, rename, fsync folder); mode 600: it holds hashes. */
+export function writeAtomic(path: string, content: string): void {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = fs.openSync(temp, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, path);
+  const dir = fs.openSync(join(path, '..'), 'r');
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
+  }
+}
+
+async function takeFileLock(path: string): Promise<() => void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(path, 'wx'));
+      return () => fs.rmSync(path, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A lock older than the deadline belongs to a process that died mid-write.
+      const held = fs.statSync(path, { throwIfNoEntry: false });
+      if (held === undefined) continue;
+      if (Date.now() - held.mtimeMs > 10_000) fs.rmSync(path, { force: true });
+      else if (Date.now() > deadline) throw new Error(`${path} is held by another process`);
+      else await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
