@@ -16,7 +16,7 @@ interface CliRun {
 /** The admin CLI as an operator runs it, with `input` on standard input. */
 function cli(dataDir: string, args: string[], input = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, HELP_DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, HELP_DATA_DIR: dataDir };
     delete env.NODE_TEST_CONTEXT;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: PROJECT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
