@@ -97,6 +97,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       isReady = true;
       // Requests recorded just before a crash are matched to their pull requests (in the background: GitHub may be slow).
       publisher.reconcile().catch((err) => log.warn({ err }, 'reconciling publish requests failed'));
+      // Imports committed before a stop that came before requests.json was updated.
+      await publisher.reconcileImports((since) => repo.messagesSince(since)).catch((err) => log.warn({ err }, 'reconciling imported publish requests failed'));
       log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
     })();
 

@@ -769,7 +769,7 @@ describe('Publish requests across restarts', () => {
   before(async () => {
     gh = await new FakeGitHub().start();
     ({ s, publisher } = await startWithPublisher(env(), 'publisher'));
-    for (const slug of ['r1', 'c1', 'c2', 'm1', 'm2', 'm3']) {
+    for (const slug of ['r1', 'c1', 'c2', 'm1', 'm2', 'm3', 'i1', 'i2']) {
       await createVersion(s, slug);
       await createNode(s, slug, { slug: 'a', translations: { en: { title: 'A', bodyMd: `A of ${slug}.\n` } } });
     }
@@ -804,6 +804,40 @@ describe('Publish requests across restarts', () => {
     const topic = await s.request('GET', '/versions/r1/topics/a', { key: null });
     assert.equal(topic.status, 200, topic.text);
     assert.equal(topic.body.bodyMd, 'A of r1.\n');
+  });
+
+  test('the import commit names the requests it completes; a stop before publish-requests.json follows is made good at start', async () => {
+    const opened = await s.request('POST', '/versions/i1/publish-request');
+    assert.equal(opened.status, 201, opened.text);
+    const request = opened.body.request as RequestObj;
+    gh.merge(request.prNumber!);
+    assert.equal((await deliver(s, gh.webhookDelivery(request.prNumber!, SECRET))).status, 200);
+    const files = [...gh.files('main')].filter(([p]) => p.startsWith('docs/i1/')).map(([path, content]) => ({ path, content }));
+    const res = await s.request('POST', '/versions/i1/import-files', { body: { files }, key: publisher });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.requestsImported, 1);
+    // The record is in the commit itself, as a trailer git understands.
+    const trailer = s.git('log', '-1', '--format=%(trailers:key=Publish-Requests-Imported,valueonly)').trim();
+    assert.equal(trailer, request.id);
+    const importedAt = (await findRequest(s, request.id)).importedAt!;
+
+    // Stop, and leave publish-requests.json as a stop between the commit and its update would.
+    const dataDir = s.dataDir;
+    await s.service.close();
+    const file = join(dataDir, 'publish-requests.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { requests: Array<Record<string, unknown>> };
+    Object.assign(stored.requests.find((r) => r.id === request.id)!, { status: 'merged', importedAt: null });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`);
+    s = await startTestServer({ dataDir, env: env() });
+    const again = await findRequest(s, request.id);
+    assert.equal(again.status, 'imported');
+    // Dated by the commit (whole seconds), not by the restart.
+    assert.equal(Math.floor(Date.parse(again.importedAt!) / 1000), Math.floor(Date.parse(importedAt) / 1000));
+    // A request for another version is left as it is.
+    const other = await s.request('POST', '/versions/i2/publish-request');
+    assert.equal(other.status, 201, other.text);
+    s = await s.restart();
+    assert.equal((await findRequest(s, other.body.request.id)).status, 'open');
   });
 
   test('requests recorded but not confirmed before a crash are reconciled at start', async () => {

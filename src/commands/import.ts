@@ -3,7 +3,7 @@ import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
 import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
 import { demoteLatest } from '../domain/versions.ts';
-import type { Publisher } from '../publishing/publisher.ts';
+import { importedTrailer, type Publisher } from '../publishing/publisher.ts';
 import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Author, VersionChange, Writer } from '../store/writer.ts';
 
@@ -21,13 +21,14 @@ export async function importDocument(writer: Writer, author: Author, version: st
 
 /**
  * Replaces a version's content with content files and publishes it (creating it if needed), in one
- * commit that also moves `isLatest` and drops the version's working copy, whose work is now live.
- * Then marks the publish requests for the version as imported. A dry run computes the same answer
- * without writing.
+ * commit that also moves `isLatest`, drops the version's working copy, whose work is now live, and
+ * names the version's open publish requests, which it completes (requests.json follows, at once or
+ * at the next start). A dry run computes the same answer without writing.
  */
 export async function importFiles(deps: { writer: Writer; publisher: Publisher }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
   checkImportLimits(files);
   const wip = workingCopySlug(version);
+  let requests: string[] = [];
   const result = await deps.writer.runVersions(dryRun, [version, wip], author, (ctx) => {
     const current = ctx.exists(version) ? ctx.read(version) : null;
     const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId);
@@ -38,9 +39,11 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
     const dropCopy = ctx.peek(wip)?.meta.workingCopyOf === version;
     if (dropCopy) changes.push({ slug: wip, after: null });
     const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
+    // The commit names the publish requests it completes: the record that they are imported.
+    requests = deps.publisher.pendingImport(version);
     return {
       changes,
-      message: `Import content files into ${version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}`,
+      message: `Import content files into ${version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
       result: {
         dryRun,
         summary,
@@ -51,6 +54,6 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
       },
     };
   });
-  if (!dryRun) result.requestsImported = await deps.publisher.imported(version);
+  if (!dryRun) result.requestsImported = await deps.publisher.imported(requests);
   return result;
 }

@@ -153,19 +153,45 @@ export class Publisher {
     return this.set(request.id, merged ? { status: 'merged', mergedAt: at } : { status: 'closed', closedAt: at });
   }
 
-  /** After a real import-files run of `target`: its open or merged requests are imported. */
-  async imported(target: string): Promise<number> {
-    const now = this.clock.time();
+  /** The requests for `target` that an import of its files completes (open or merged ones). */
+  pendingImport(target: string): string[] {
+    return this.store.list().filter((r) => r.targetSlug === target && (r.status === 'open' || r.status === 'merged')).map((r) => r.id);
+  }
+
+  /**
+   * After a real import-files run: the requests its commit names (importedTrailer) are imported.
+   * The commit is the record; this brings requests.json in line, and reconcileImports() does so at
+   * start if the service stopped in between.
+   */
+  async imported(ids: readonly string[], at: string = this.clock.time()): Promise<number> {
+    if (ids.length === 0) return 0;
     return this.store.update((all) => {
       let count = 0;
       for (const r of all) {
-        if (r.targetSlug === target && (r.status === 'open' || r.status === 'merged')) {
-          Object.assign(r, { status: 'imported', importedAt: now, updatedAt: now });
+        if (ids.includes(r.id) && (r.status === 'open' || r.status === 'merged')) {
+          Object.assign(r, { status: 'imported', importedAt: at, updatedAt: at });
           count++;
         }
       }
       return count;
     });
+  }
+
+  /**
+   * At start: requests still open or merged whose import is already committed (the service stopped
+   * between the commit and requests.json) become imported, with the commit's time.
+   */
+  async reconcileImports(messagesSince: (since: Date) => Promise<Array<{ message: string; time: Date }>>): Promise<number> {
+    const pending = this.store.list().filter((r) => r.status === 'open' || r.status === 'merged');
+    if (pending.length === 0) return 0;
+    const oldest = new Date(Math.min(...pending.map((r) => Date.parse(r.createdAt))));
+    let count = 0;
+    // Oldest first, so each request gets the time of the first commit that imported it.
+    for (const { message, time } of (await messagesSince(oldest)).reverse()) {
+      const ids = importedIn(message).filter((id) => pending.some((r) => r.id === id));
+      if (ids.length > 0) count += await this.imported(ids, time.toISOString());
+    }
+    return count;
   }
 
   /** At start: a request recorded but not confirmed (a crash in between) is matched to its pull request, or marked failed. */
@@ -215,4 +241,15 @@ const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'op
 function describeHostError(err: unknown): string {
   const e = err as { status?: number; message?: string };
   return e.status ? `HTTP ${e.status}: ${e.message ?? 'error'}` : (e.message ?? String(err));
+}
+
+/** The line an import-files commit names the publish requests it completes with (a git trailer). */
+const TRAILER = 'Publish-Requests-Imported:';
+
+export const importedTrailer = (ids: readonly string[]) => (ids.length > 0 ? `\n\n${TRAILER} ${ids.join(', ')}` : '');
+
+/** The request ids a commit message's trailer names. */
+export function importedIn(message: string): string[] {
+  const line = message.split('\n').find((l) => l.startsWith(TRAILER));
+  return line ? line.slice(TRAILER.length).split(',').map((id) => id.trim()).filter(Boolean) : [];
 }

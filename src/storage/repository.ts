@@ -104,6 +104,22 @@ export class Repository {
     return this.head;
   }
 
+  /** The messages of the commits on main made at or after `since`, newest first (first parents only). */
+  async messagesSince(since: Date): Promise<Array<{ oid: string; message: string; time: Date }>> {
+    const out: Array<{ oid: string; message: string; time: Date }> = [];
+    await this.upkeep.reading(async () => {
+      for (let oid = this.head; oid !== null; ) {
+        const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+        const time = new Date(commit.committer.timestamp * 1000);
+        // Commit times are whole seconds: a commit in the same second as `since` still counts.
+        if (time.getTime() < Math.floor(since.getTime() / 1000) * 1000) break;
+        out.push({ oid, message: commit.message, time });
+        oid = commit.parent[0] ?? null;
+      }
+    });
+    return out;
+  }
+
   /** Version folders at the head commit, with their trees. */
   folders(): Map<string, TreeNode> {
     const out = new Map<string, TreeNode>();
