@@ -1,17 +1,48 @@
+const COMMON = {
+  scopes: { type: 'array', items: { enum: ['help:read', 'help:write'] } },
+  canWritePublished: { type: 'boolean', description: 'May write published versions while they are locked: a publisher key, or an admin\'s OAuth token when HELP_OAUTH_ADMIN_PUBLISHES is on.' },
+  publishViaPr: { type: 'boolean', description: 'True while published versions change only through a merged pull request.' },
+} as const;
+
+/** whoami: an API key, or an OAuth access token (told apart by `kind`). */
 export const Whoami = {
   $id: 'Whoami',
-  type: 'object',
-  required: ['kind', 'keyName', 'keyPrefix', 'createdAt', 'lastUsedAt', 'scopes', 'canWritePublished', 'publishViaPr'],
-  properties: {
-    kind: { enum: ['api_key'], description: 'How the caller signed in.' },
-    keyName: { type: 'string' },
-    keyPrefix: { type: 'string', description: 'The first characters of the key, to tell keys apart.' },
-    createdAt: { $ref: 'Timestamp' },
-    lastUsedAt: { oneOf: [{ $ref: 'Timestamp' }, { type: 'null' }] },
-    scopes: { type: 'array', items: { enum: ['help:read', 'help:write'] } },
-    canWritePublished: { type: 'boolean', description: 'A publisher key: may write published versions while they are locked.' },
-    publishViaPr: { type: 'boolean', description: 'True while published versions change only through a merged pull request.' },
-  },
+  oneOf: [
+    {
+      type: 'object',
+      description: 'An API key.',
+      required: ['kind', 'keyName', 'keyPrefix', 'createdAt', 'lastUsedAt', 'scopes', 'canWritePublished', 'publishViaPr'],
+      additionalProperties: false,
+      properties: {
+        kind: { const: 'api_key', description: 'How the caller signed in.' },
+        keyName: { type: 'string' },
+        keyPrefix: { type: 'string', description: 'The first characters of the key, to tell keys apart.' },
+        createdAt: { $ref: 'Timestamp' },
+        lastUsedAt: { oneOf: [{ $ref: 'Timestamp' }, { type: 'null' }] },
+        ...COMMON,
+      },
+    },
+    {
+      type: 'object',
+      description: 'An OAuth access token, issued to a client on an account\'s consent.',
+      required: ['kind', 'keyName', 'keyPrefix', 'createdAt', 'lastUsedAt', 'accountName', 'role', 'clientId', 'clientName', 'audience', 'expiresAt', 'scopes', 'canWritePublished', 'publishViaPr'],
+      additionalProperties: false,
+      properties: {
+        kind: { const: 'oauth', description: 'How the caller signed in.' },
+        keyName: { type: 'null', description: 'Null: not a key.' },
+        keyPrefix: { type: 'null', description: 'Null: not a key.' },
+        createdAt: { $ref: 'Timestamp', description: 'When the token was issued.' },
+        lastUsedAt: { type: 'null', description: 'Null: tokens are short-lived and not tracked.' },
+        accountName: { type: 'string', description: 'The account that gave its consent.' },
+        role: { enum: ['admin', 'editor', 'viewer'] },
+        clientId: { type: 'string' },
+        clientName: { type: ['string', 'null'], description: 'The name the client registered with.' },
+        audience: { type: 'string', description: 'The resource the token is for: the API or the tool endpoint.' },
+        expiresAt: { $ref: 'Timestamp' },
+        ...COMMON,
+      },
+    },
+  ],
 } as const;
 
 export const Health = { $id: 'Health', type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, head: { type: ['string', 'null'] } } } as const;
