@@ -57,6 +57,8 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
   return endpoints;
 }
 
+const isOAuthPath = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
+
 /** The HTTP application: middleware order and routers, no I/O of its own. */
 export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa {
   const app = new Koa();
@@ -74,7 +76,9 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
 
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
-  app.use(cors(deps.config.corsOrigins));
+  // The authorization server answers its own preflights; the API's CORS rules are for the API.
+  const apiCors = cors(deps.config.corsOrigins);
+  app.use((ctx, next) => (isOAuthPath(ctx.path) ? next() : apiCors(ctx, next)));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {
     if (!cache.answerAnonymous(ctx)) return next();
@@ -82,11 +86,13 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   });
   app.use(errorBoundary(deps.config.bodyLimit));
   app.use(system.routes());
+  app.keys = deps.oauth.cookieKeys;
+  app.use(deps.oauth.middleware());
   app.use(async (ctx, next) => {
     if (!isReady()) throw new AppError('starting', 'The service is still loading its content; retry in a moment');
     await next();
   });
-  app.use(authenticate(deps.keys));
+  app.use(authenticate(deps.keys, deps.oauth));
   app.use(refuseNonJson);
   app.use(api.routes());
   app.use(api.allowedMethods());

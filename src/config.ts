@@ -37,6 +37,41 @@ export interface Config {
   readonly gcEvery: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
+  /** Path of the tool-protocol (MCP) endpoint on the service's origin (`HELP_MCP_PATH`, default /mcp). */
+  readonly mcpPath: string;
+  /** The authorization server (OAuth sign-in for API clients and tool clients). */
+  readonly oauth: OAuthConfig;
+}
+
+/** OAuth sign-in: token lifetimes, limits, and an optional upstream identity provider. */
+export interface OAuthConfig {
+  /** Seconds an access token is valid (`HELP_OAUTH_ACCESS_TOKEN_TTL`, default 3600). */
+  readonly accessTokenTtl: number;
+  /** Seconds a refresh token is valid; each use replaces it (`HELP_OAUTH_REFRESH_TOKEN_TTL`, default 30 days). */
+  readonly refreshTokenTtl: number;
+  /** Whether an admin's token may write published versions while they are locked (`HELP_OAUTH_ADMIN_PUBLISHES`, default off). */
+  readonly adminPublishes: boolean;
+  /** Sign-in attempts per account in 15 minutes; an address gets three times as many (`HELP_RATE_LIMIT_LOGIN`, default 10). */
+  readonly loginLimit: number;
+  /** Token endpoint requests per client address and minute (`HELP_RATE_LIMIT_TOKEN`, default 60). */
+  readonly tokenLimit: number;
+  /** Sign-in through another OpenID Connect provider; null when not configured (`HELP_OIDC_ISSUER`). */
+  readonly upstream: UpstreamConfig | null;
+}
+
+export interface UpstreamConfig {
+  /** Issuer URL; its discovery document must be at `/.well-known/openid-configuration` (`HELP_OIDC_ISSUER`). */
+  readonly issuer: string;
+  /** This service's client at the provider (`HELP_OIDC_CLIENT_ID`, `HELP_OIDC_CLIENT_SECRET`). */
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The button's label: "Sign in with …" (`HELP_OIDC_NAME`, default the issuer's host). */
+  readonly name: string;
+  /** The ID token or userinfo claim that carries the role or groups (`HELP_OIDC_ROLE_CLAIM`, default groups). */
+  readonly roleClaim: string;
+  /** Claim values that make an admin / an editor (`HELP_OIDC_ADMIN_VALUES`, `HELP_OIDC_EDITOR_VALUES`, comma-separated; defaults admin / editor). Anyone else is a viewer. */
+  readonly adminValues: readonly string[];
+  readonly editorValues: readonly string[];
 }
 
 /** Where published versions are reviewed: a GitHub repository holding the content files. */
@@ -89,6 +124,58 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   };
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '') return fallback;
+  if (['on', 'true', '1'].includes(raw)) return true;
+  if (['off', 'false', '0'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, not ${JSON.stringify(env[name])}`);
+}
+
+const list = (raw: string | undefined, fallback: string[]) => {
+  const values = (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  return values.length > 0 ? values : fallback;
+};
+
+function upstreamConfig(env: NodeJS.ProcessEnv): UpstreamConfig | null {
+  if (!env.HELP_OIDC_ISSUER) return null;
+  let issuer: URL;
+  try {
+    issuer = new URL(env.HELP_OIDC_ISSUER);
+  } catch {
+    throw new ConfigError(`HELP_OIDC_ISSUER is not a URL: ${JSON.stringify(env.HELP_OIDC_ISSUER)}`);
+  }
+  if (!env.HELP_OIDC_CLIENT_ID || !env.HELP_OIDC_CLIENT_SECRET) throw new ConfigError('HELP_OIDC_CLIENT_ID and HELP_OIDC_CLIENT_SECRET are required when HELP_OIDC_ISSUER is set');
+  return {
+    issuer: issuer.href.replace(/\/$/, ''),
+    clientId: env.HELP_OIDC_CLIENT_ID,
+    clientSecret: env.HELP_OIDC_CLIENT_SECRET,
+    name: env.HELP_OIDC_NAME || issuer.host,
+    roleClaim: env.HELP_OIDC_ROLE_CLAIM || 'groups',
+    adminValues: list(env.HELP_OIDC_ADMIN_VALUES, ['admin']),
+    editorValues: list(env.HELP_OIDC_EDITOR_VALUES, ['editor']),
+  };
+}
+
+function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
+  return {
+    accessTokenTtl: integer(env, 'HELP_OAUTH_ACCESS_TOKEN_TTL', 3600, 60, 86_400),
+    refreshTokenTtl: integer(env, 'HELP_OAUTH_REFRESH_TOKEN_TTL', 30 * 86_400, 3600, 365 * 86_400),
+    adminPublishes: flag(env, 'HELP_OAUTH_ADMIN_PUBLISHES', false),
+    loginLimit: integer(env, 'HELP_RATE_LIMIT_LOGIN', 10, 1, 100_000),
+    tokenLimit: integer(env, 'HELP_RATE_LIMIT_TOKEN', 60, 1, 1_000_000),
+    upstream: upstreamConfig(env),
+  };
+}
+
+function mcpPath(raw: string | undefined): string {
+  const path = (raw || '/mcp').replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.startsWith('/help/') || path.startsWith('/oauth') || path.startsWith('/.well-known')) {
+    throw new ConfigError(`HELP_MCP_PATH must be a path such as /mcp, outside /help/, /oauth and /.well-known; got ${JSON.stringify(raw)}`);
+  }
+  return path;
+}
+
 function corsOrigins(raw: string | undefined): ReadonlySet<string> {
   const origins = new Set<string>();
   for (const value of (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean)) {
@@ -130,6 +217,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return Object.freeze({
     publicUrl,
     publishing: publishingConfig(env),
+    oauth: oauthConfig(env),
+    mcpPath: mcpPath(env.HELP_MCP_PATH),
     corsOrigins: corsOrigins(env.HELP_CORS_ORIGINS),
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),

@@ -1,4 +1,6 @@
+import type { AccountBook } from './auth/accounts.ts';
 import type { KeyRing } from './auth/key-ring.ts';
+import type { AuthorizationServer } from './oauth/server.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
@@ -17,6 +19,8 @@ export interface Deps {
   writer: Writer;
   repo: Repository;
   keys: KeyRing;
+  accounts: AccountBook;
+  oauth: AuthorizationServer;
   publisher: Publisher;
   metrics: Metrics;
 }

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
   limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content); `limit` names it and `max` gives its value.' },
+  rate_limited: { status: 429, description: 'Too many sign-in attempts for the account or from the address, or too many token requests from the address; `Retry-After` says how many seconds to wait.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than `application/json`.' },
   upstream_failed: { status: 502, description: 'The repository host (GitHub) refused or failed a call; the publish request is recorded as `failed` with the reason.' },
   repository_changed: { status: 409, description: 'The repository\'s branch was moved outside the service (a push or commit by hand); the write is refused and nothing is written. A restart loads what the repository holds.' },

@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { KeyFile } from './auth/key-file.ts';
 import { KeyRing } from './auth/key-ring.ts';
+import { AccountBook } from './auth/accounts.ts';
+import { AuthorizationServer } from './oauth/server.ts';
 import { createApp } from './app.ts';
 import { Metrics } from './metrics.ts';
 import { Clock, randomId, type NewId } from './clock.ts';
@@ -78,14 +80,19 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
     const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log, clock, newId);
     let isReady = false;
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, publisher, metrics }, log, () => isReady);
-    const server = createServer(app.callback());
+    // Listen first: the authorization server's issuer is the service's origin, port included.
+    const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
-    keys.start();
     const { port } = server.address() as AddressInfo;
+    const origin = config.publicUrl ?? localOrigin(config.host, port);
+    const accounts = new AccountBook(config.dataDir, log);
+    const oauth = new AuthorizationServer(origin, config, accounts, log);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, oauth, publisher, metrics }, log, () => isReady);
+    server.on('request', app.callback());
+    keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}${config.basePath}`;
 
@@ -113,6 +120,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await writer.drain();
         await snapshots.close();
         keys.stop();
+        await oauth.close();
         releaseLock();
       })());
     ready.catch(async (err) => {
@@ -124,6 +132,13 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     releaseLock();
     throw err;
   }
+}
+
+/** The origin the service is reached at when HELP_PUBLIC_URL is not set: the address it listens on. */
+function localOrigin(host: string, port: number): string {
+  // A wildcard address is not one a browser can be sent to.
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 /** Imports each folder of `dir` that holds a version.json as a version, all in one commit. */

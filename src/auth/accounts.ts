@@ -1,6 +1,8 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { LockedJsonFile } from './json-file.ts';
+import { ReloadingFile } from './reloading.ts';
 
 /**
  * People who sign in (to give an OAuth client their consent). An account has a role and either a
@@ -79,5 +81,30 @@ export class AccountFile {
       const { accounts, result } = change(records);
       return { records: accounts, result };
     });
+  }
+}
+
+/**
+ * The server's view of the accounts: accounts.json re-read whenever the CLI changes it, so a
+ * disabled account or a changed role is in force on the next request.
+ */
+export class AccountBook {
+  private readonly byName: ReloadingFile<Map<string, Account>>;
+
+  constructor(dataDir: string, log: Logger) {
+    const file = new AccountFile(dataDir);
+    this.byName = new ReloadingFile(file.path, () => new Map(file.read().map((a) => [a.name, a])), log, new Map());
+  }
+
+  /** The account, or null when it does not exist or is disabled. */
+  active(name: string): Account | null {
+    const account = this.byName.current().get(name);
+    return account && !account.disabled ? account : null;
+  }
+
+  /** The account linked to an upstream identity, if any and active. */
+  byUpstream(issuer: string, subject: string): Account | null {
+    for (const a of this.byName.current().values()) if (!a.disabled && a.upstream?.issuer === issuer && a.upstream.subject === subject) return a;
+    return null;
   }
 }

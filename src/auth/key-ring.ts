@@ -1,33 +1,29 @@
-import * as fs from 'node:fs';
 import type { Logger } from 'pino';
 import { writeAtomic } from './json-file.ts';
+import { ReloadingFile } from './reloading.ts';
 import { hashKey, KEY_PREFIX, KeyFile, type StoredKey } from './key-file.ts';
 
 /** Last-use stamps are written at most this often. */
 const USAGE_FLUSH_MS = 1000;
 
 /**
- * The server's view of the API keys, looked up by hash. Every lookup first compares keys.json's
- * stat (inode, size, mtime) with the one last read and re-reads the file when it differs, so a key
- * works the moment `keys create` has printed it and a revoked key is refused the moment `keys revoke`
- * has returned (the CLI replaces the file by rename, so the inode always changes). A stat costs a
- * few microseconds, less than hashing the key. Last use is kept in memory and flushed to
+ * The server's view of the API keys, looked up by hash. keys.json is re-read whenever it changes
+ * (ReloadingFile), so a key works the moment `keys create` has printed it and a revoked key is
+ * refused the moment `keys revoke` has returned. Last use is kept in memory and flushed to
  * key-usage.json in the background.
  */
 export class KeyRing {
-  private byHash = new Map<string, StoredKey>();
+  private readonly byHash: ReloadingFile<Map<string, StoredKey>>;
   private readonly usage: Record<string, string>;
   private dirty = false;
   private timers: NodeJS.Timeout[] = [];
-  /** What keys.json looked like (inode, size, mtime) when it was last read. */
-  private seen = '';
 
   constructor(
     private readonly file: KeyFile,
     private readonly log: Logger,
   ) {
     this.usage = file.readUsage();
-    this.reload();
+    this.byHash = new ReloadingFile(file.path, () => new Map(file.read().map((k) => [k.hash, k])), log, new Map());
   }
 
   start(): void {
@@ -43,8 +39,7 @@ export class KeyRing {
   /** The key record for a presented secret, or null when it is unknown or revoked. */
   find(secret: string): StoredKey | null {
     if (!secret.startsWith(KEY_PREFIX)) return null;
-    this.reloadIfChanged();
-    return this.byHash.get(hashKey(secret)) ?? null;
+    return this.byHash.current().get(hashKey(secret)) ?? null;
   }
 
   touch(key: StoredKey, at: string): void {
@@ -54,26 +49,6 @@ export class KeyRing {
 
   lastUsedAt(key: StoredKey): string | null {
     return this.usage[key.prefix] ?? null;
-  }
-
-  private signature(): string {
-    const st = fs.statSync(this.file.path, { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
-  }
-
-  private reloadIfChanged(): void {
-    if (this.signature() !== this.seen) this.reload();
-  }
-
-  private reload(): void {
-    // Stat first, then read: a change after the stat is seen by the next poll.
-    this.seen = this.signature();
-    try {
-      this.byHash = new Map(this.file.read().map((k) => [k.hash, k]));
-    } catch (err) {
-      // Keep the keys we had: a half-edited file must not lock everyone out.
-      this.log.error({ err, path: this.file.path }, 'keys.json could not be read; keeping the previous keys');
-    }
   }
 
   private flushUsage(): void {

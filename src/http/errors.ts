@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError, notFound } from '../errors.ts';
 import { requestLog } from './logging.ts';
+import type { Challenge } from '../oauth/server.ts';
 
 /** Turns anything thrown below into an AppError: the one place where failures become HTTP answers. */
 export function toAppError(err: unknown, bodyLimit: number): AppError | null {
@@ -19,6 +20,20 @@ export function toAppError(err: unknown, bodyLimit: number): AppError | null {
     return new AppError('unsupported_media_type', `The request body's encoding is not supported: ${e.message}`);
   }
   return null;
+}
+
+/**
+ * The Bearer challenge (RFC 6750 §3) of a 401 or 403: where the client finds how to sign in
+ * (`resource_metadata`, RFC 9728) and which scopes to ask for, which is what makes OAuth clients
+ * start sign-in, or ask again for more scope.
+ */
+export function wwwAuthenticate(err: AppError, challenge: Challenge | undefined, sentCredential: boolean): string | null {
+  if (err.code !== 'unauthorized' && err.code !== 'insufficient_scope') return null;
+  const params = ['realm="help-content"'];
+  if (err.code === 'insufficient_scope') params.push('error="insufficient_scope"');
+  else if (sentCredential) params.push('error="invalid_token"');
+  if (challenge) params.push(`scope="${challenge.scope}"`, `resource_metadata="${challenge.resourceMetadata}"`);
+  return `Bearer ${params.join(', ')}`;
 }
 
 /** The error boundary: every error answers `{ error: { code, message, ...data } }`; unexpected ones are logged and hidden. */
@@ -42,7 +57,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
       } else if (appError.status >= 500 && appError.cause !== undefined) {
         requestLog(ctx).error({ err: appError.cause, code: appError.code }, appError.message);
       }
-      if (appError.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
+      const challenge = wwwAuthenticate(appError, ctx.state.challenge as Challenge | undefined, ctx.get('authorization') !== '');
+      if (challenge) ctx.set('WWW-Authenticate', challenge);
       ctx.status = appError.status;
       ctx.body = { error: { code: appError.code, message: appError.message, ...appError.data, requestId: ctx.state.requestId } };
     }

@@ -1,0 +1,201 @@
+import Router from '@koa/router';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import { verifyPassword, type AccountBook } from '../auth/accounts.ts';
+import { AppError } from '../errors.ts';
+import { readForm } from './form.ts';
+import { consentPage, loginPage, messagePage, pagePolicy } from './pages.ts';
+import { HELP_SCOPES, INTERACTION_PATH } from './provider.ts';
+import type { RateLimit } from './rate-limit.ts';
+import type { UpstreamSignIn } from './upstream.ts';
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+export interface InteractionOptions {
+  provider: Provider;
+  accounts: AccountBook;
+  issuer: string;
+  csrfKey: string;
+  limits: { perAccount: RateLimit; perAddress: RateLimit };
+  /** Link to upstream sign-in for an interaction, when an upstream provider is configured. */
+  upstream: UpstreamSignIn | null;
+  log: Logger;
+}
+
+/** Roles that may give a client their consent. */
+export const CONSENTING_ROLES = new Set(['admin', 'editor']);
+
+/** A password check costs the same whether or not the account exists (no hint which names are taken). */
+const DECOY = { algorithm: 'scrypt' as const, N: 1 << 15, r: 8, p: 1, salt: 'AAAAAAAAAAAAAAAAAAAAAA', hash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
+
+/**
+ * Our login and consent pages for oidc-provider's interactions. Every form carries a token bound to
+ * the interaction (an HMAC of its id) besides the interaction cookie the library checks, and a POST
+ * whose Origin is another site is refused, so another site cannot submit them.
+ */
+export function interactionRoutes(o: InteractionOptions): Router {
+  const router = new Router({ prefix: INTERACTION_PATH });
+  const csrfFor = (uid: string) => createHmac('sha256', o.csrfKey).update(uid).digest('base64url');
+
+  const send = (ctx: Context, status: number, render: (nonce: string) => string) => {
+    const nonce = randomBytes(16).toString('base64url');
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.set('Content-Security-Policy', pagePolicy(nonce));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.body = render(nonce);
+  };
+
+  const details = async (ctx: Context): Promise<Details> => {
+    try {
+      const d = await o.provider.interactionDetails(ctx.req, ctx.res);
+      if (d.uid !== ctx.params.uid) throw new Error('interaction mismatch');
+      return d;
+    } catch {
+      throw new AppError('unauthorized', 'This sign-in has expired or belongs to another browser; start again from the application');
+    }
+  };
+
+  /** Checks the form's token and, when the browser says where the form came from, that it came from here. */
+  const checkForm = async (ctx: Context, uid: string): Promise<URLSearchParams> => {
+    const origin = ctx.get('origin');
+    if (origin !== '' && origin !== new URL(o.issuer).origin) throw new AppError('unauthorized', 'The form was sent from another site');
+    const form = await readForm(ctx);
+    const expected = Buffer.from(csrfFor(uid));
+    const got = Buffer.from(form.get('csrf') ?? '');
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) throw new AppError('unauthorized', 'The form is not from this sign-in; reload the page and try again');
+    return form;
+  };
+
+  const clientOf = async (d: Details) => {
+    const client = await o.provider.Client.find(String(d.params.client_id));
+    const name = (client?.clientName as string | undefined) ?? String(d.params.client_id);
+    return { name, id: String(d.params.client_id) };
+  };
+
+  const renderLogin = async (ctx: Context, d: Details, status: number, username: string, error: string | null) => {
+    const client = await clientOf(d);
+    send(ctx, status, (nonce) =>
+      loginPage({
+        nonce,
+        action: `${INTERACTION_PATH}/${d.uid}/login`,
+        csrf: csrfFor(d.uid),
+        clientName: client.name,
+        username,
+        error,
+        upstream: o.upstream ? { name: o.upstream.name, href: o.upstream.startPath(d.uid) } : null,
+      }),
+    );
+  };
+
+  const refuse = (ctx: Context, error: string, description: string) =>
+    o.provider.interactionFinished(ctx.req, ctx.res, { error, error_description: description }, { mergeWithLastSubmission: false });
+
+  // A browser is on the other end: failures are pages, not JSON.
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'payload_too_large' || err.code === 'unsupported_media_type') throw err;
+      ctx.respond = true;
+      send(ctx, err.status, (nonce) => messagePage({ nonce, title: 'Sign-in could not continue', message: err.message }));
+    }
+  });
+
+  router.get('/:uid', async (ctx) => {
+    const d = await details(ctx);
+    if (d.prompt.name === 'login') return renderLogin(ctx, d, 200, '', null);
+    const accountId = d.session?.accountId;
+    const account = accountId ? o.accounts.active(accountId) : null;
+    if (!account) return renderLogin(ctx, d, 200, '', 'Your account is not active any more; sign in again.');
+    if (!CONSENTING_ROLES.has(account.role)) {
+      ctx.respond = false;
+      return refuse(ctx, 'access_denied', `account ${account.name} is a ${account.role}; only admin and editor accounts can give consent`);
+    }
+    const client = await clientOf(d);
+    const redirect = String(d.params.redirect_uri ?? '');
+    const asked = new Set(String(d.params.scope ?? '').split(' ').filter((s) => (HELP_SCOPES as readonly string[]).includes(s)));
+    const resources = ([] as string[]).concat((d.params.resource as string | string[] | undefined) ?? []);
+    send(ctx, 200, (nonce) =>
+      consentPage({
+        nonce,
+        action: `${INTERACTION_PATH}/${d.uid}/confirm`,
+        csrf: csrfFor(d.uid),
+        clientName: client.name,
+        clientId: client.id,
+        redirectHost: URL.canParse(redirect) ? new URL(redirect).host || redirect : redirect,
+        account: account.name,
+        role: account.role,
+        scopes: asked.size > 0 ? [...asked] : [...HELP_SCOPES],
+        resources: resources.length > 0 ? resources : ['this service'],
+      }),
+    );
+  });
+
+  router.post('/:uid/login', async (ctx) => {
+    const d = await details(ctx);
+    const form = await checkForm(ctx, d.uid);
+    const username = (form.get('username') ?? '').trim();
+    const password = form.get('password') ?? '';
+    const wait = Math.max(o.limits.perAddress.take(ctx.ip), o.limits.perAccount.check(username.toLowerCase()));
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      return renderLogin(ctx, d, 429, username, `Too many sign-in attempts. Try again in ${wait} seconds.`);
+    }
+    const account = o.accounts.active(username);
+    const ok = await verifyPassword(password, account?.password ?? DECOY);
+    if (!account || !account.password || !ok) {
+      o.limits.perAccount.take(username.toLowerCase());
+      o.log.info({ account: username, ip: ctx.ip }, 'sign-in refused');
+      return renderLogin(ctx, d, 401, username, 'The account name or password is wrong, or the account is disabled.');
+    }
+    o.log.info({ account: account.name, client: d.params.client_id }, 'signed in');
+    ctx.respond = false;
+    await o.provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: account.name } }, { mergeWithLastSubmission: false });
+  });
+
+  router.post('/:uid/confirm', async (ctx) => {
+    const d = await details(ctx);
+    const form = await checkForm(ctx, d.uid);
+    ctx.respond = false;
+    if (form.get('decision') !== 'allow') return refuse(ctx, 'access_denied', 'the account holder denied access');
+    const account = d.session?.accountId ? o.accounts.active(d.session.accountId) : null;
+    if (!account) return refuse(ctx, 'access_denied', 'the account is not active');
+    if (!CONSENTING_ROLES.has(account.role)) return refuse(ctx, 'access_denied', `account ${account.name} is a ${account.role}; only admin and editor accounts can give consent`);
+    const grant = d.grantId ? await o.provider.Grant.find(d.grantId) : new o.provider.Grant({ accountId: account.name, clientId: String(d.params.client_id) });
+    if (!grant) return refuse(ctx, 'access_denied', 'the grant has been revoked; start again');
+    const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+    const grantId = await grant.save();
+    o.log.info({ account: account.name, client: d.params.client_id, scope: d.params.scope }, 'consent given');
+    await o.provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  });
+
+  if (o.upstream) {
+    const upstream = o.upstream;
+    router.get('/:uid/upstream', async (ctx) => {
+      const d = await details(ctx);
+      await upstream.start(ctx, d.uid);
+    });
+    router.get('/:uid/upstream/done', async (ctx) => {
+      const d = await details(ctx);
+      await upstream.finish(ctx, d.uid);
+    });
+  }
+
+  router.post('/:uid/abort', async (ctx) => {
+    const d = await details(ctx);
+    await checkForm(ctx, d.uid);
+    ctx.respond = false;
+    await refuse(ctx, 'access_denied', 'the account holder cancelled the sign-in');
+  });
+
+  return router;
+}

@@ -1,0 +1,118 @@
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AccountBook } from '../auth/accounts.ts';
+import type { OAuthConfig } from '../config.ts';
+import type { ServerSecrets } from './keys.ts';
+import { escapeHtml } from './pages.ts';
+import { adapterFor, type OAuthStore } from './store.ts';
+
+/** The scopes of the API and the tool endpoint. */
+export const HELP_SCOPES = ['help:read', 'help:write'] as const;
+
+/** Where the authorization server's endpoints are, below the service's origin. */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+} as const;
+
+export const INTERACTION_PATH = '/oauth/interaction';
+
+/** A property no client sends: its validator runs for every client and marks loopback-only clients as native apps. */
+const LOOPBACK_MARK = 'help_loopback_client';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** The resources tokens can be issued for, by canonical URL (no trailing slash). */
+export interface Resources {
+  api: string;
+  mcp: string;
+}
+
+export interface ProviderOptions {
+  issuer: string;
+  resources: Resources;
+  config: OAuthConfig;
+  store: OAuthStore;
+  secrets: ServerSecrets;
+  accounts: AccountBook;
+}
+
+/**
+ * The authorization server, on oidc-provider: authorization code with PKCE S256 for every client,
+ * dynamic registration of public clients, refresh tokens rotated on every use (a reused one revokes
+ * the grant), revocation, and resource indicators so that a token is for the API or for the tool
+ * endpoint, never both.
+ */
+export function createProvider(o: ProviderOptions): Provider {
+  const resources = new Set([o.resources.api, o.resources.mcp]);
+  const configuration: Configuration = {
+    adapter: adapterFor(o.store) as unknown as Configuration['adapter'],
+    clients: [],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    jwks: { keys: [o.secrets.signingKey as never] },
+    cookies: { keys: o.secrets.cookieKeys },
+    scopes: ['openid', 'offline_access', ...HELP_SCOPES],
+    claims: { openid: ['sub'], profile: ['name'] },
+    findAccount: (_ctx, id) => {
+      const account = o.accounts.active(id);
+      // A disabled or deleted account: its refresh tokens stop working, and no new token is issued.
+      if (!account) return undefined;
+      return { accountId: account.name, claims: () => ({ sub: account.name, name: account.name }) };
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? o.resources.api,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          const resource = indicator.replace(/\/+$/, '');
+          if (!resources.has(resource)) throw new errors.InvalidTarget(`unknown resource; tokens are issued for ${[...resources].join(' and ')}`);
+          return { scope: HELP_SCOPES.join(' '), audience: resource, accessTokenTTL: o.config.accessTokenTtl, accessTokenFormat: 'opaque' };
+        },
+      },
+    },
+    pkce: { required: () => true },
+    // Tool clients never ask for offline_access: every registered client that may refresh gets a refresh token.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: () => false,
+    routes: OAUTH_ROUTES,
+    ttl: {
+      AccessToken: o.config.accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      RefreshToken: o.config.refreshTokenTtl,
+      Grant: o.config.refreshTokenTtl,
+      Session: 14 * 86_400,
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    extraClientMetadata: {
+      properties: [LOOPBACK_MARK],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key !== LOOPBACK_MARK) return;
+        // RFC 8252: a native app listens on a loopback port it picks at each run; such a client may use any port.
+        const uris = (metadata.redirect_uris ?? []) as string[];
+        const loopback = uris.length > 0 && uris.every((u) => u.startsWith('http://') && LOOPBACK_HOSTS.has(new URL(u).host.replace(/:\d+$/, '')));
+        if (loopback && metadata.application_type === undefined) metadata.application_type = 'native';
+      },
+    },
+    renderError: (ctx: KoaContextWithOIDC, out) => {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in could not continue</h1><p><code>${escapeHtml(String(out.error))}</code>: ${escapeHtml(String(out.error_description ?? ''))}</p></main></body></html>`;
+    },
+  };
+  const provider = new Provider(o.issuer, configuration);
+  return provider;
+}
