@@ -159,7 +159,7 @@ function upstreamConfig(env: NodeJS.ProcessEnv): UpstreamConfig | null {
 
 function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
   return {
-    accessTokenTtl: integer(env, 'HELP_OAUTH_ACCESS_TOKEN_TTL', 3600, 60, 86_400),
+    accessTokenTtl: integer(env, 'HELP_OAUTH_ACCESS_TOKEN_TTL', 3600, 1, 86_400),
     refreshTokenTtl: integer(env, 'HELP_OAUTH_REFRESH_TOKEN_TTL', 30 * 86_400, 3600, 365 * 86_400),
     adminPublishes: flag(env, 'HELP_OAUTH_ADMIN_PUBLISHES', false),
     loginLimit: integer(env, 'HELP_RATE_LIMIT_LOGIN', 10, 1, 100_000),

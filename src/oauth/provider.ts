@@ -102,10 +102,11 @@ export function createProvider(o: ProviderOptions): Provider {
       properties: [LOOPBACK_MARK],
       validator: (_ctx, key, _value, metadata) => {
         if (key !== LOOPBACK_MARK) return;
-        // RFC 8252: a native app listens on a loopback port it picks at each run; such a client may use any port.
+        // RFC 8252: a native app listens on a loopback port it picks at each run; a client whose every
+        // redirect URI is a plain-http loopback address is one, and may use any port.
         const uris = (metadata.redirect_uris ?? []) as string[];
         const loopback = uris.length > 0 && uris.every((u) => u.startsWith('http://') && LOOPBACK_HOSTS.has(new URL(u).host.replace(/:\d+$/, '')));
-        if (loopback && metadata.application_type === undefined) metadata.application_type = 'native';
+        if (loopback) metadata.application_type = 'native';
       },
     },
     renderError: (ctx: KoaContextWithOIDC, out) => {

@@ -27,8 +27,8 @@ export interface TestServer {
   /** Number of commits on main. */
   commitCount(): number;
   close(): Promise<void>;
-  /** Stops the server and starts a new one on the same data directory. */
-  restart(): Promise<TestServer>;
+  /** Stops the server and starts a new one on the same data directory (on the same port when asked: the OAuth issuer is the origin). */
+  restart(opts?: { samePort?: boolean }): Promise<TestServer>;
 }
 
 export interface RequestOptions {
@@ -56,6 +56,8 @@ export interface StartOptions {
   /** Where the service's stamps and dates come from, and its new ids (ServiceOptions). */
   clock?: Clock;
   newId?: NewId;
+  /** Port to listen on (default: a free one). */
+  port?: number;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, with a fresh temporary data directory (removed on close). */
@@ -65,7 +67,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const existing = keyFile.read().find((k) => k.name === 'writer');
   const key = existing ? writerKeys.get(dataDir)! : (await createKey(keyFile, { name: 'writer' })).key;
   writerKeys.set(dataDir, key);
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...opts.env }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: opts.sample ?? null });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...opts.env }, { port: opts.port ?? 0, host: '127.0.0.1', dataDir, sampleContentDir: opts.sample ?? null });
   const service = await startService(config, pino({ level: 'silent' }), { clock: opts.clock, newId: opts.newId });
   await service.ready;
   const gitdir = join(dataDir, 'content.git');
@@ -89,9 +91,9 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    restart: async () => {
+    restart: async (again = {}) => {
       await service.close();
-      return startTestServer({ ...opts, dataDir });
+      return startTestServer({ ...opts, dataDir, port: again.samePort ? Number(new URL(service.url).port) : opts.port });
     },
   };
   return server;
