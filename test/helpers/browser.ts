@@ -10,6 +10,7 @@ export interface Page {
 }
 
 interface Cookie {
+  origin: string;
   name: string;
   value: string;
   path: string;
@@ -18,7 +19,12 @@ interface Cookie {
 export class Browser {
   private cookies: Cookie[] = [];
 
-  constructor(private readonly origin: string) {}
+  private readonly origins: Set<string>;
+
+  /** A browser that follows redirects among `origins` (the service, and an identity provider when one is used). */
+  constructor(...origins: string[]) {
+    this.origins = new Set(origins);
+  }
 
   /** Follows redirects within the service; stops at one that leaves it (the client's redirect URI) and returns its URL. */
   async open(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> {
@@ -26,11 +32,11 @@ export class Browser {
     let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
     for (let hops = 0; hops < 20; hops++) {
       const target = new URL(url);
-      if (target.origin !== this.origin) return { url, status: 0, headers: new Headers(), html: '' };
-      const headers: Record<string, string> = { ...(init.headers ?? {}), cookie: this.cookieHeader(target.pathname) };
+      if (!this.origins.has(target.origin)) return { url, status: 0, headers: new Headers(), html: '' };
+      const headers: Record<string, string> = { ...(init.headers ?? {}), cookie: this.cookieHeader(target) };
       if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
       const res = await fetch(url, { method, body, headers, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-      this.store(res.headers.getSetCookie(), target.pathname);
+      this.store(res.headers.getSetCookie(), target);
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {
         url = new URL(location, url).href;
@@ -53,14 +59,17 @@ export class Browser {
     return this.open(new URL(decode(form[1]), page.url).href, { method: 'POST', form: { ...hidden, ...fields }, headers });
   }
 
-  private cookieHeader(path: string): string {
+  private cookieHeader(url: URL): string {
+    const path = url.pathname;
     return this.cookies
+      .filter((c) => c.origin === url.origin)
       .filter((c) => path === c.path || path.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
   }
 
-  private store(setCookies: string[], requestPath: string): void {
+  private store(setCookies: string[], url: URL): void {
+    const requestPath = url.pathname;
     for (const line of setCookies) {
       const [pair, ...attrs] = line.split(';').map((p) => p.trim());
       const eq = pair.indexOf('=');
@@ -74,8 +83,8 @@ export class Browser {
         if (k.toLowerCase() === 'expires' && Date.parse(v) < Date.now()) expired = true;
         if (k.toLowerCase() === 'max-age' && Number(v) <= 0) expired = true;
       }
-      this.cookies = this.cookies.filter((c) => !(c.name === name && c.path === path));
-      if (!expired) this.cookies.push({ name, value, path });
+      this.cookies = this.cookies.filter((c) => !(c.origin === url.origin && c.name === name && c.path === path));
+      if (!expired) this.cookies.push({ origin: url.origin, name, value, path });
     }
   }
 }
