@@ -51,7 +51,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
       errors: [],
       access: 'public',
       responses: { 200: { description: 'The OpenAPI document' } },
-      handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath)) }),
+      handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath, deps.oauth.issuer)) }),
     }),
   );
   return endpoints;

@@ -127,9 +127,14 @@ describe('GET /help/v1/openapi.json', () => {
   });
 
   test("security says what the service checks: help:write for writes, any valid key for whoami, none for public reads", async () => {
-    assert.deepEqual(doc.paths['/whoami'].get.security, [{ apiKey: [] }]);
-    assert.deepEqual(doc.paths['/versions'].post.security, [{ apiKey: ['help:write'] }]);
-    assert.deepEqual(doc.paths['/versions/{version}/tree'].get.security, [{}, { apiKey: [] }]);
+    assert.deepEqual(doc.paths['/whoami'].get.security, [{ apiKey: [] }, { oauth: [] }]);
+    assert.deepEqual(doc.paths['/versions'].post.security, [{ apiKey: ['help:write'] }, { oauth: ['help:write'] }]);
+    assert.deepEqual(doc.paths['/versions/{version}/tree'].get.security, [{}, { apiKey: [] }, { oauth: ['help:read'] }]);
+    const origin = new URL(s.url).origin;
+    const flow = doc.components.securitySchemes.oauth.flows.authorizationCode;
+    assert.equal(flow.authorizationUrl, `${origin}/oauth/authorize`);
+    assert.equal(flow.tokenUrl, `${origin}/oauth/token`);
+    assert.deepEqual(Object.keys(flow.scopes), ['help:read', 'help:write']);
     const writeOnly = await s.createKey({ name: 'write-only', scopes: 'help:write' });
     assert.equal((await s.request('GET', '/whoami', { key: writeOnly })).status, 200, 'whoami with a key that has no help:read');
   });

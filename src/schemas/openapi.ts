@@ -58,7 +58,8 @@ function errorResponses(e: EndpointDoc): Record<number, ResponseDoc> {
 }
 
 /** The OpenAPI 3.1 document, built from the endpoint declarations and the same schemas ajv validates with. */
-export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string) {
+/** `issuer`: the service's origin, where the authorization server's endpoints are (OAuth URLs must be absolute). */
+export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string, issuer: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const e of endpoints) {
     const path = e.path.replace(/:(\w+)/g, '{$1}');
@@ -92,8 +93,9 @@ export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string
     };
     if (e.description) operation.description = e.description;
     // 'credential' (whoami) takes any valid key, whatever its scopes: no scope is required.
-    if (e.access !== 'public') operation.security = [{ apiKey: e.access === 'write' ? ['help:write'] : [] }];
-    else operation.security = [{}, { apiKey: [] }];
+    if (e.access !== 'public') {
+      operation.security = [{ apiKey: e.access === 'write' ? ['help:write'] : [] }, { oauth: e.access === 'write' ? ['help:write'] : [] }];
+    } else operation.security = [{}, { apiKey: [] }, { oauth: ['help:read'] }];
     if (e.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref(e.body) } } };
     addExamples(operation, e, path, EXAMPLES[e.operationId], basePath);
     paths[path] ??= {};
@@ -111,7 +113,24 @@ export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string
     servers: [{ url: basePath }],
     components: {
       schemas,
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (prefix `hcs_`) issued with `npm run cli -- keys create`.' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (prefix `hcs_`) issued with `npm run cli -- keys create`.' },
+        oauth: {
+          type: 'oauth2',
+          description:
+            'An OAuth 2.1 access token from the service\'s authorization server (metadata at `/.well-known/oauth-authorization-server`): authorization code with PKCE S256, dynamic client registration, rotated refresh tokens. Ask for `resource=' +
+            `${issuer}${basePath}` +
+            '` (RFC 8707); a token issued for the tool endpoint is refused here. Consent is given by accounts with the admin or editor role.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${issuer}/oauth/authorize`,
+              tokenUrl: `${issuer}/oauth/token`,
+              refreshUrl: `${issuer}/oauth/token`,
+              scopes: { 'help:read': 'Read help content, including drafts and archived versions', 'help:write': 'Every write' },
+            },
+          },
+        },
+      },
     },
     paths,
   };
