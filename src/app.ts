@@ -23,9 +23,10 @@ import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
+import type { AuthorizationServer } from './oauth/server.ts';
 
 /** Every endpoint of the API, in the order the contract lists them. */
-export function apiEndpoints(deps: Deps): Endpoint[] {
+export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
   const endpoints: Endpoint[] = [
     ...versionRoutes(deps),
     ...contentRoutes(deps),
@@ -51,7 +52,7 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
       errors: [],
       access: 'public',
       responses: { 200: { description: 'The OpenAPI document' } },
-      handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath, deps.oauth.issuer)) }),
+      handle: () => ({ body: (document ??= buildOpenApi(endpoints, deps.config.basePath, issuer)) }),
     }),
   );
   return endpoints;
@@ -60,12 +61,12 @@ export function apiEndpoints(deps: Deps): Endpoint[] {
 const isOAuthPath = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
 
 /** The HTTP application: middleware order and routers, no I/O of its own. */
-export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa {
+export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, isReady: () => boolean): Koa {
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
   const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup));
-  mount(api, apiEndpoints(deps), deps.config.bodyLimit, cache);
+  mount(api, apiEndpoints(deps, oauth.issuer), deps.config.bodyLimit, cache);
 
   const system = new Router();
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
@@ -86,13 +87,13 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
   });
   app.use(errorBoundary(deps.config.bodyLimit));
   app.use(system.routes());
-  app.keys = deps.oauth.cookieKeys;
-  app.use(deps.oauth.middleware());
+  app.keys = oauth.cookieKeys;
+  app.use(oauth.middleware());
   app.use(async (ctx, next) => {
     if (!isReady()) throw new AppError('starting', 'The service is still loading its content; retry in a moment');
     await next();
   });
-  app.use(authenticate(deps.keys, deps.oauth));
+  app.use(authenticate(deps.keys, oauth));
   app.use(refuseNonJson);
   app.use(api.routes());
   app.use(api.allowedMethods());

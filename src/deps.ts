@@ -1,6 +1,5 @@
 import type { AccountBook } from './auth/accounts.ts';
 import type { KeyRing } from './auth/key-ring.ts';
-import type { AuthorizationServer } from './oauth/server.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
@@ -20,7 +19,6 @@ export interface Deps {
   repo: Repository;
   keys: KeyRing;
   accounts: AccountBook;
-  oauth: AuthorizationServer;
   publisher: Publisher;
   metrics: Metrics;
 }

@@ -89,8 +89,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const { port } = server.address() as AddressInfo;
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
-    const oauth = new AuthorizationServer(origin, config, accounts, log);
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, oauth, publisher, metrics }, log, () => isReady);
+    const oauth = await AuthorizationServer.create(origin, config, accounts, log);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -18,7 +18,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['config.ts', 'auth', 'publishing', 'pdf', 'metrics.ts'],
   ['commands', 'queries', 'deps.ts'],
   ['presenters', 'schemas'],
-  ['http'],
+  ['http', 'oauth'],
   ['routes'],
   ['app.ts', 'service.ts', 'startup-errors.ts', 'main.ts', 'cli', 'push-script'],
 ];

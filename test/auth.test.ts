@@ -157,7 +157,8 @@ describe('Authentication', () => {
         const commits = s.commitCount();
         const res = await s.request(method, path, { key: reader, body });
         assertError(res, 403, 'insufficient_scope');
-        assert.equal(res.headers.get('www-authenticate'), null);
+        // RFC 6750 §3.1: the challenge says which scope to ask for (clients re-authorize from it).
+        assert.match(res.headers.get('www-authenticate')!, /^Bearer .*error="insufficient_scope".*scope="help:read help:write"/);
         assert.equal(s.commitCount(), commits);
       });
     }

@@ -1,8 +1,10 @@
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountBook } from '../auth/accounts.ts';
 import type { OAuthConfig } from '../config.ts';
 import type { ServerSecrets } from './keys.ts';
 import { escapeHtml } from './pages.ts';
+import type { OidcProviderModule } from './library.ts';
 import { adapterFor, type OAuthStore } from './store.ts';
 
 /** The scopes of the API and the tool endpoint. */
@@ -46,7 +48,7 @@ export interface ProviderOptions {
  * the grant), revocation, and resource indicators so that a token is for the API or for the tool
  * endpoint, never both.
  */
-export function createProvider(o: ProviderOptions): Provider {
+export function createProvider({ default: Provider, errors }: OidcProviderModule, o: ProviderOptions): Provider {
   const resources = new Set([o.resources.api, o.resources.mcp]);
   const configuration: Configuration = {
     adapter: adapterFor(o.store) as unknown as Configuration['adapter'],

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { unauthorized, type OAuthActor } from '../http/actor.ts';
 import { interactionRoutes } from './interactions.ts';
 import { loadSecrets } from './keys.ts';
+import { loadOidcProvider, type OidcProviderModule } from './library.ts';
 import { createProvider, HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES, type Resources } from './provider.ts';
 import { RateLimit } from './rate-limit.ts';
 import { OAuthStore } from './store.ts';
@@ -36,7 +37,13 @@ export class AuthorizationServer {
   private readonly sweeper: NodeJS.Timeout;
   private readonly upstream: UpstreamSignIn | null;
 
-  constructor(
+  /** Starts the authorization server for the service at `issuer` (its origin). */
+  static async create(issuer: string, config: Config, accounts: AccountBook, log: Logger): Promise<AuthorizationServer> {
+    return new AuthorizationServer(await loadOidcProvider(log), issuer, config, accounts, log);
+  }
+
+  private constructor(
+    library: OidcProviderModule,
     readonly issuer: string,
     private readonly config: Config,
     private readonly accounts: AccountBook,
@@ -46,7 +53,7 @@ export class AuthorizationServer {
     this.store = new OAuthStore(config.dataDir, log);
     const secrets = loadSecrets(config.dataDir);
     this.cookieKeys = secrets.cookieKeys;
-    this.provider = createProvider({ issuer, resources: this.resources, config: config.oauth, store: this.store, secrets, accounts });
+    this.provider = createProvider(library, { issuer, resources: this.resources, config: config.oauth, store: this.store, secrets, accounts });
     this.provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'authorization server error'));
     this.upstream = config.oauth.upstream ? new UpstreamSignIn(config.oauth.upstream, issuer, this.provider, config.dataDir, log) : null;
     this.sweeper = setInterval(() => this.store.sweep(), 10 * 60_000);
