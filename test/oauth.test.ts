@@ -23,6 +23,8 @@ describe('OAuth sign-in', () => {
     const meta = await res.json();
     assert.equal(meta.issuer, originOf(s));
     assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
+    assert.deepEqual(meta.response_types_supported, ['code'], 'OAuth 2.1: no implicit or hybrid flows');
+    assert.ok(!meta.grant_types_supported.includes('implicit'));
     assert.equal(meta.registration_endpoint, `${originOf(s)}/oauth/register`);
     assert.equal(meta.revocation_endpoint, `${originOf(s)}/oauth/revoke`);
     assert.equal(meta.authorization_endpoint, `${originOf(s)}/oauth/authorize`);

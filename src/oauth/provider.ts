@@ -84,6 +84,8 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
         },
       },
     },
+    // OAuth 2.1: the authorization code flow only (no implicit, no hybrid).
+    responseTypes: ['code'],
     pkce: { required: () => true },
     // Tool clients never ask for offline_access: every registered client that may refresh gets a refresh token.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
