@@ -4,7 +4,8 @@ import * as oidc from 'openid-client';
 import { AccountFile } from '../src/auth/accounts.ts';
 import { disableAccount } from '../src/cli/accounts.ts';
 import { addAccount, authorize, originOf, REDIRECT_URI, registerClient, signIn } from './helpers/oauth.ts';
-import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+import { FakeGitHub } from './helpers/fake-github.ts';
+import { createVersion, startTestServer, waitForStatus, type TestServer } from './helpers/server.ts';
 
 describe('OAuth sign-in', () => {
   let s: TestServer;
@@ -288,5 +289,50 @@ describe('OAuth: scopes, metadata and limits', () => {
     assert.equal(res!.status, 429);
     assert.ok(Number(res!.headers.get('retry-after')) > 0);
     assert.equal((await res!.json()).error.code, 'rate_limited');
+  });
+});
+
+describe('OAuth tokens and the lock on published versions', () => {
+  let gh: FakeGitHub;
+  const start = (adminPublishes: string) =>
+    startTestServer({ env: { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`, HELP_GITHUB_TOKEN: gh.token, HELP_GITHUB_API_URL: gh.url, HELP_OAUTH_ADMIN_PUBLISHES: adminPublishes } });
+  before(async () => {
+    gh = await new FakeGitHub().start();
+  });
+  after(() => gh.stop());
+
+  test('with HELP_OAUTH_ADMIN_PUBLISHES on, an admin\'s token may write published versions; an editor\'s may not', async () => {
+    const s = await start('on');
+    try {
+      const publisher = await s.createKey({ name: 'pub', publisher: true });
+      await waitForStatus(s, publisher, 200);
+      assert.equal((await s.request('POST', '/versions', { key: publisher, body: { slug: 'live', status: 'published' } })).status, 200);
+      const config = await registerClient(s);
+      const admin = (await signIn(s, config, await addAccount(s, 'alma', 'admin'))).tokens.access_token;
+      const editor = (await signIn(s, config, await addAccount(s, 'edna', 'editor'))).tokens.access_token;
+      const adminWho = await s.request('GET', '/whoami', { key: admin });
+      assert.equal(adminWho.body.canWritePublished, true);
+      assert.equal(adminWho.body.publishViaPr, true);
+      assert.equal((await s.request('GET', '/whoami', { key: editor })).body.canWritePublished, false);
+      const denied = await s.request('PATCH', '/versions/live', { key: editor, body: { label: 'By editor' } });
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.error.code, 'published_read_only');
+      const allowed = await s.request('PATCH', '/versions/live', { key: admin, body: { label: 'By admin' } });
+      assert.equal(allowed.status, 200, allowed.text);
+      assert.match(s.git('log', '-1', '--format=%an'), /alma/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('by default no OAuth token writes published versions, an admin\'s included', async () => {
+    const s = await start('off');
+    try {
+      const config = await registerClient(s);
+      const admin = (await signIn(s, config, await addAccount(s, 'alma', 'admin'))).tokens.access_token;
+      assert.equal((await s.request('GET', '/whoami', { key: admin })).body.canWritePublished, false);
+    } finally {
+      await s.close();
+    }
   });
 });
