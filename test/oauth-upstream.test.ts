@@ -6,7 +6,7 @@ import Provider from 'oidc-provider';
 import * as oidc from 'openid-client';
 import { AccountFile } from '../src/auth/accounts.ts';
 import { Browser } from './helpers/browser.ts';
-import { originOf, REDIRECT_URI, registerClient } from './helpers/oauth.ts';
+import { authorizationRequest, originOf, registerClient } from './helpers/oauth.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 /** People at the upstream identity provider, and the groups it says they are in. */
@@ -75,17 +75,8 @@ describe('Sign-in through an upstream OpenID Connect provider', () => {
 
   /** From the client's authorization request through the upstream provider to our consent page (or the client). */
   async function viaUpstream(config: oidc.Configuration) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
+    const { url, verifier, state } = await authorizationRequest(s, config);
     const browser = new Browser(originOf(s), upstream.issuer);
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'help:read help:write',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      resource: `${originOf(s)}/help/v1`,
-    });
     const login = await browser.open(url.href);
     const link = /<a href="([^"]+)">Sign in with Example SSO<\/a>/.exec(login.html);
     assert.ok(link, 'the login page offers the upstream provider');

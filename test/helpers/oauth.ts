@@ -25,6 +25,22 @@ export function registerClient(s: TestServer, metadata: Partial<oidc.ClientMetad
   );
 }
 
+/** A client's authorization request with PKCE S256 and a fresh state, for the API unless `params` say otherwise. */
+export async function authorizationRequest(s: TestServer, config: oidc.Configuration, opts: { params?: Record<string, string>; verifier?: string } = {}) {
+  const verifier = opts.verifier ?? oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'help:read help:write',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    resource: `${originOf(s)}/help/v1`,
+    ...opts.params,
+  });
+  return { url, verifier, state };
+}
+
 export interface Authorization {
   /** The URL the browser was finally sent to (the client's redirect URI with code and state, or an error). */
   callback: URL;
@@ -45,17 +61,7 @@ export async function authorize(
   account: { name: string; password: string },
   opts: { params?: Record<string, string>; decision?: 'allow' | 'deny'; browser?: Browser; verifier?: string } = {},
 ): Promise<Authorization> {
-  const verifier = opts.verifier ?? oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'help:read help:write',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    resource: `${originOf(s)}/help/v1`,
-    ...opts.params,
-  });
+  const { url, verifier, state } = await authorizationRequest(s, config, { verifier: opts.verifier, params: opts.params });
   const browser = opts.browser ?? new Browser(originOf(s));
   const pages: Page[] = [];
   let page = await browser.open(url.href);
