@@ -23,6 +23,7 @@ import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
+import { mcpChallenges, mcpServer } from './mcp/server.ts';
 
 /** Every endpoint of the API, in the order the contract lists them. */
 export function apiEndpoints(deps: Deps): Endpoint[] {
@@ -74,7 +75,7 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
 
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
-  app.use(cors(deps.config.corsOrigins));
+  app.use(cors(deps.config.corsOrigins, { path: deps.config.mcpPath, origins: deps.config.mcpAllowedOrigins }));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {
     if (!cache.answerAnonymous(ctx)) return next();
@@ -86,8 +87,11 @@ export function createApp(deps: Deps, log: Logger, isReady: () => boolean): Koa 
     if (!isReady()) throw new AppError('starting', 'The service is still loading its content; retry in a moment');
     await next();
   });
+  // The tool server's 401 and 403 answers name its resource metadata, also when authentication refuses.
+  app.use(mcpChallenges(deps.config));
   app.use(authenticate(deps.keys));
   app.use(refuseNonJson);
+  app.use(mcpServer(deps));
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

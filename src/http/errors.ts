@@ -26,7 +26,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.body === undefined || ctx.body === null) {
+      // A handler that wrote the response itself (ctx.respond = false, the tool server) has answered.
+      if (ctx.respond !== false && (ctx.body === undefined || ctx.body === null)) {
         if (ctx.status === 404) throw notFound('route', `No endpoint ${ctx.method} ${ctx.path}`);
         // The router answers these without a body; give them the envelope and the methods the path takes.
         if (ctx.status === 405 || ctx.status === 501) {
@@ -42,7 +43,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
       } else if (appError.status >= 500 && appError.cause !== undefined) {
         requestLog(ctx).error({ err: appError.cause, code: appError.code }, appError.message);
       }
-      if (appError.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
+      // A challenge set on the way (the tool server's, naming its resource metadata) stands.
+      if (appError.code === 'unauthorized' && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Bearer realm="help-content"');
       ctx.status = appError.status;
       ctx.body = { error: { code: appError.code, message: appError.message, ...appError.data, requestId: ctx.state.requestId } };
     }

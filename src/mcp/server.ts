@@ -1,0 +1,143 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Context, Middleware } from 'koa';
+import { isIP } from 'node:net';
+import { SCOPES } from '../auth/key-file.ts';
+import type { Config } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { requireScope, type Actor } from '../http/actor.ts';
+import { jsonBodyParser } from '../http/body.ts';
+import { requestLog } from '../http/logging.ts';
+import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
+
+const INSTRUCTIONS =
+  'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
+  'Start with list_versions, then get_tree or search, then get_topic. Writes (with a key or token that has help:write) are commits; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile.';
+
+/** The service's public origin: HELP_PUBLIC_URL, else the request's (Koa 3's `ctx.origin` is the Origin header, not this). */
+const originOf = (ctx: Context, config: Config) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+/** A value for a quoted-string parameter of WWW-Authenticate (RFC 9110 5.6.4). */
+const quoted = (value: string) => `"${value.replace(/[\\"]/g, '\\$&')}"`;
+
+/**
+ * The challenge of a 401 or 403 on the tool endpoint: where MCP clients find the protected-resource
+ * metadata (RFC 9728, the path inserted after /.well-known/oauth-protected-resource) and the scopes
+ * to ask for. A missing credential gets the plain challenge, an invalid one `invalid_token`, too
+ * little scope `insufficient_scope` (clients then ask for more).
+ */
+function challenge(ctx: Context, config: Config, err: AppError): string | null {
+  const metadata = `resource_metadata=${quoted(`${originOf(ctx, config)}/.well-known/oauth-protected-resource${config.mcpPath}`)}`;
+  const scope = `scope=${quoted(SCOPES.join(' '))}`;
+  if (err.code === 'unauthorized') return ctx.get('authorization') === '' ? `Bearer ${metadata}, ${scope}` : `Bearer error="invalid_token", ${metadata}, ${scope}`;
+  if (err.code === 'insufficient_scope') return `Bearer error="insufficient_scope", ${scope}, ${metadata}`;
+  return null;
+}
+
+/**
+ * Mounted before authentication: on the tool endpoint, a refused credential (401) or scope (403)
+ * carries the MCP challenge instead of the API's plain one. The error boundary renders the body.
+ */
+export function mcpChallenges(config: Config): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== config.mcpPath) return next();
+    try {
+      await next();
+    } catch (err) {
+      const header = err instanceof AppError ? challenge(ctx, config, err) : null;
+      if (header !== null) ctx.set('WWW-Authenticate', header);
+      throw err;
+    }
+  };
+}
+
+/**
+ * The service's own origin, for the Origin check: HELP_PUBLIC_URL; without it, the request's origin
+ * when its host is an IP address or localhost. A host name is not taken from the request: in a DNS
+ * rebinding attack, a page's own name resolves to the service, so its Origin and the Host it sends agree.
+ */
+function ownOrigin(ctx: Context, config: Config): string | null {
+  if (config.publicUrl !== null) return config.publicUrl;
+  const host = ctx.hostname.replace(/^\[(.*)\]$/, '$1');
+  return host === 'localhost' || isIP(host) !== 0 ? originOf(ctx, config) : null;
+}
+
+/** DNS-rebinding protection: a browser page may call only from the service's own origin or an allowed one. */
+function checkOrigin(ctx: Context, config: Config): void {
+  const origin = ctx.get('origin');
+  if (origin === '' || origin === ownOrigin(ctx, config) || config.corsOrigins.has(origin) || config.mcpAllowedOrigins.has(origin)) return;
+  throw new AppError('forbidden_origin', `The tool server does not take requests from pages on ${origin}; allow the origin with HELP_MCP_ALLOWED_ORIGINS`, { origin });
+}
+
+/** Whether a JSON-RPC message (or batch) calls one of the tools that write. */
+function callsWriteTool(message: unknown, writes: ReadonlySet<string>): boolean {
+  const calls = (m: unknown) => {
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    return method === 'tools/call' && typeof params?.name === 'string' && writes.has(params.name);
+  };
+  return Array.isArray(message) ? message.some(calls) : calls(message);
+}
+
+/**
+ * The MCP tool server on `POST {config.mcpPath}` (Streamable HTTP, stateless, JSON answers): a new
+ * SDK server and transport per request, for the caller authentication found. A call of a write tool
+ * is refused over HTTP before the transport sees it, without a credential (401) or without
+ * help:write (403), with the challenge that makes MCP clients sign in or ask for more scope.
+ */
+export function mcpServer(deps: Deps): Middleware {
+  const { config } = deps;
+  const tools = mcpTools(deps);
+  const writes = new Set(tools.filter((t) => t.spec.write).map((t) => t.spec.name));
+  const parse = jsonBodyParser(config.bodyLimit);
+  return async (ctx, next) => {
+    if (ctx.path !== config.mcpPath) return next();
+    ctx.state.route = config.mcpPath;
+    checkOrigin(ctx, config);
+    // Stateless: no stream to open with GET and no session to end with DELETE (the SDK's own answer).
+    if (ctx.method !== 'POST') {
+      ctx.status = 405;
+      ctx.set('Allow', 'POST');
+      ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
+      return;
+    }
+    await parse(ctx, async () => {
+      const actor = (ctx.state.actor ?? null) as Actor | null;
+      const message: unknown = ctx.request.body;
+      if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
+      await answer(ctx, toolServer(tools, actor, ctx, config), message);
+    });
+  };
+}
+
+/** An SDK server for one request: the tools this caller may see, run as this caller. */
+function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config): Server {
+  const server = new Server({ name: 'help-content-service', title: 'Help content', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const visible = visibleTools(tools, actor);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const tool = visible.find((t) => t.spec.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool "${request.params.name}"; tools/list names the tools`);
+    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx) });
+  });
+  return server;
+}
+
+/** Hands the request to the transport, which writes the answer itself. */
+async function answer(ctx: Context, server: Server, message: unknown): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  ctx.respond = false;
+  ctx.res.once('close', () => void server.close());
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res, message);
+  } catch (err) {
+    // Before anything is written, the error boundary answers; after, the log is all that is left.
+    if (!ctx.res.headersSent) {
+      ctx.respond = true;
+      throw err;
+    }
+    requestLog(ctx).error({ err }, 'tool server failure after the answer began');
+  }
+}
