@@ -24,6 +24,7 @@ import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import type { AuthorizationServer } from './oauth/server.ts';
+import { mcpServer } from './mcp/server.ts';
 
 /** Every endpoint of the API, in the order the contract lists them. */
 export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
@@ -77,8 +78,8 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
 
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
-  // The authorization server answers its own preflights; the API's CORS rules are for the API.
-  const apiCors = cors(deps.config.corsOrigins);
+  // The authorization server answers its own preflights; the API's CORS rules are for the API and the tool server.
+  const apiCors = cors(deps.config.corsOrigins, { path: deps.config.mcpPath, origins: deps.config.mcpAllowedOrigins });
   app.use((ctx, next) => (isOAuthPath(ctx.path) ? next() : apiCors(ctx, next)));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {
@@ -95,6 +96,7 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   });
   app.use(authenticate(deps.keys, oauth));
   app.use(refuseNonJson);
+  app.use(mcpServer(deps, oauth.issuer));
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

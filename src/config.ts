@@ -37,8 +37,10 @@ export interface Config {
   readonly gcEvery: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
-  /** Path of the tool-protocol (MCP) endpoint on the service's origin (`HELP_MCP_PATH`, default /mcp). */
+  /** Path of the MCP tool server (`HELP_MCP_PATH`, default /mcp), outside the API's base path. */
   readonly mcpPath: string;
+  /** Origins whose pages may call the tool server besides the service's own and `corsOrigins` (`HELP_MCP_ALLOWED_ORIGINS`, comma-separated; default none). */
+  readonly mcpAllowedOrigins: ReadonlySet<string>;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
 }
@@ -168,15 +170,7 @@ function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
   };
 }
 
-function mcpPath(raw: string | undefined): string {
-  const path = (raw || '/mcp').replace(/\/+$/, '');
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.startsWith('/help/') || path.startsWith('/oauth') || path.startsWith('/.well-known')) {
-    throw new ConfigError(`HELP_MCP_PATH must be a path such as /mcp, outside /help/, /oauth and /.well-known; got ${JSON.stringify(raw)}`);
-  }
-  return path;
-}
-
-function corsOrigins(raw: string | undefined): ReadonlySet<string> {
+function originList(name: string, raw: string | undefined): ReadonlySet<string> {
   const origins = new Set<string>();
   for (const value of (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean)) {
     let origin: string | null = null;
@@ -187,11 +181,22 @@ function corsOrigins(raw: string | undefined): ReadonlySet<string> {
     }
     // An origin is scheme, host and port only: "https://app.example.com", never a path or "*".
     if (origin === null || origin === 'null' || origin !== value.replace(/\/$/, '')) {
-      throw new ConfigError(`HELP_CORS_ORIGINS takes origins such as https://app.example.com, separated by commas; ${JSON.stringify(value)} is not one`);
+      throw new ConfigError(`${name} takes origins such as https://app.example.com, separated by commas; ${JSON.stringify(value)} is not one`);
     }
     origins.add(origin);
   }
   return origins;
+}
+
+/** A path of its own for the tool server: one or more plain segments, not below the API or the service's own paths. */
+function mcpPath(raw: string | undefined): string {
+  const path = raw || '/mcp';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.split('/').some((p) => p === '.' || p === '..')) {
+    throw new ConfigError(`HELP_MCP_PATH must be a path such as /mcp (segments of letters, digits, ".", "_", "~" or "-"), not ${JSON.stringify(path)}`);
+  }
+  const taken = ['/help', '/healthz', '/metrics', '/.well-known', '/oauth'].find((p) => path === p || path.startsWith(`${p}/`));
+  if (taken) throw new ConfigError(`HELP_MCP_PATH must not be ${taken} or below it: that path belongs to the service`);
+  return path;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -218,8 +223,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl,
     publishing: publishingConfig(env),
     oauth: oauthConfig(env),
+    corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
     mcpPath: mcpPath(env.HELP_MCP_PATH),
-    corsOrigins: corsOrigins(env.HELP_CORS_ORIGINS),
+    mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     port: integer(env, 'PORT', 8080, 0, 65535),

@@ -1,6 +1,6 @@
 /**
  * The error catalogue: every code the API can answer with, its HTTP status and what it means.
- * README.md lists the same table; test/errors-catalogue.test.ts keeps the two in step.
+ * README.md lists the same table; test/errors.test.ts keeps the two in step.
  */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, description: 'A body field, path parameter, query parameter or header is invalid; `field` names it, `errors` lists the problems (the first 100; `omittedErrors` counts any more).' },
@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, description: 'The credential is missing, malformed, unknown or revoked.' },
   insufficient_scope: { status: 403, description: 'The key is valid but lacks the scope the endpoint needs (`help:write` for writes).' },
   published_read_only: { status: 403, description: 'Write to a published version without a publisher key while the lock on published versions is on.' },
+  forbidden_origin: { status: 403, description: 'A request to the tool server (MCP) from a browser page whose `Origin` is neither the service\'s own nor an allowed one (`HELP_CORS_ORIGINS`, `HELP_MCP_ALLOWED_ORIGINS`); `origin` names it.' },
   not_found: { status: 404, description: 'Unknown route, version, node or translation, or a version the caller may not see; `resource` says which.' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this HTTP method; `allow` lists the methods it has.' },
   conflict: { status: 409, description: 'The version or node slug is already taken (create, rename, duplicate).' },

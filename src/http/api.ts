@@ -79,7 +79,7 @@ export const MAX_BODY_DEPTH = 64;
  * MAX_BODY_DEPTH, and strings with lone surrogates, which cannot be stored as UTF-8, so the file
  * in git would differ from what the index holds. Field paths are built only for the answer.
  */
-function wellFormed<T>(value: T, field: string): T {
+export function wellFormed<T>(value: T, field: string): T {
   type Item = { value: unknown; depth: number; parent: Item | null; key: string };
   const pathOf = (item: Item): string => {
     const keys: string[] = [];

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 
 /** Headers a browser may send with a credentialed request, and the ones its script may read back. */
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match';
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match, Mcp-Protocol-Version';
 const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** How long a browser may keep a preflight answer, in seconds. */
@@ -12,12 +12,13 @@ const PREFLIGHT_MAX_AGE = 600;
  * so a product can embed published help from anywhere: they see only what any visitor sees. A request
  * that carries a credential, and every write, needs a browser preflight, and the preflight is granted
  * only to the configured origins (`HELP_CORS_ORIGINS`): a page elsewhere cannot use a reader's key.
+ * `also` trusts more origins on one path (the tool server's `HELP_MCP_ALLOWED_ORIGINS`).
  */
-export function cors(trustedOrigins: ReadonlySet<string>): Middleware {
+export function cors(trustedOrigins: ReadonlySet<string>, also?: { path: string; origins: ReadonlySet<string> }): Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin === '') return next();
-    const trusted = trustedOrigins.has(origin);
+    const trusted = trustedOrigins.has(origin) || (also !== undefined && ctx.path === also.path && also.origins.has(origin));
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
       ctx.status = 204;
       ctx.vary('Origin');

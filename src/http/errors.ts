@@ -41,7 +41,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.body === undefined || ctx.body === null) {
+      // A handler that wrote the response itself (ctx.respond = false, the tool server) has answered.
+      if (ctx.respond !== false && (ctx.body === undefined || ctx.body === null)) {
         if (ctx.status === 404) throw notFound('route', `No endpoint ${ctx.method} ${ctx.path}`);
         // The router answers these without a body; give them the envelope and the methods the path takes.
         if (ctx.status === 405 || ctx.status === 501) {

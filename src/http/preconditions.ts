@@ -11,16 +11,19 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})
  * (an ISO stamp, compared to the millisecond, or an HTTP-date, compared to the second).
  */
 export function readPrecondition(ctx: Context, expectedUpdatedAt: string | undefined): Precondition | null {
-  if (expectedUpdatedAt !== undefined) {
-    const at = Date.parse(expectedUpdatedAt);
-    // The schema's date-time format allows a leap second (":60"), which Date cannot represent.
-    if (Number.isNaN(at)) throw invalid('body/expectedUpdatedAt', 'must be an ISO timestamp such as 2026-01-31T12:00:00.000Z');
-    return { at, precision: 'ms', source: 'expectedUpdatedAt', raw: expectedUpdatedAt };
-  }
+  if (expectedUpdatedAt !== undefined) return expectedPrecondition(expectedUpdatedAt, 'body/expectedUpdatedAt');
   const header = ctx.get('if-unmodified-since').trim();
   if (header === '') return null;
   const iso = ISO.test(header);
   const at = iso || HTTP_DATE.test(header) ? Date.parse(header) : NaN;
   if (Number.isNaN(at)) throw invalid('header/if-unmodified-since', 'must be an ISO timestamp or an HTTP-date (e.g. Sun, 06 Nov 1994 08:49:37 GMT)');
   return { at, precision: iso ? 'ms' : 's', source: 'If-Unmodified-Since', raw: header };
+}
+
+/** The precondition `expectedUpdatedAt` sets (from a request body, or a tool's arguments); `field` names it in errors. */
+export function expectedPrecondition(expectedUpdatedAt: string, field: string): Precondition {
+  const at = Date.parse(expectedUpdatedAt);
+  // The schema's date-time format allows a leap second (":60"), which Date cannot represent.
+  if (Number.isNaN(at)) throw invalid(field, 'must be an ISO timestamp such as 2026-01-31T12:00:00.000Z');
+  return { at, precision: 'ms', source: 'expectedUpdatedAt', raw: expectedUpdatedAt };
 }

@@ -29,6 +29,11 @@ export function* exportDocument(state: VersionState): Generator<string> {
   yield ']}';
 }
 
+/** The export document as one object, for answers that are not streamed (the tool server's). */
+export function exportObject(state: VersionState) {
+  return { version: presentVersion(state), nodes: documentOrder(state).map((slug) => exportNode(state, slug)) };
+}
+
 /** The version as content files `{ files: [{ path, content }] }`, streamed file by file. */
 export function* exportFiles(state: VersionState): Generator<string> {
   yield '{"files":[';

@@ -1,4 +1,4 @@
-import { sortOrderOf } from '../domain/tree.ts';
+import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
 
@@ -38,4 +38,9 @@ export function presentListedNode(state: VersionState, slug: string, withBodies:
     updatedAt: nodeUpdatedAt(state, slug),
     translations,
   };
+}
+
+/** `GET /nodes`: the version's nodes in document order (with bodies only when the caller may have them). */
+export function presentNodeList(state: VersionState, withBodies: boolean) {
+  return { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies)) };
 }

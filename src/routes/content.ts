@@ -1,10 +1,9 @@
-import { documentOrder } from '../domain/tree.ts';
 import { readerOf } from '../http/actor.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
 import { readableVersion } from '../queries/versions.ts';
-import { presentListedNode } from '../presenters/nodes.ts';
+import { presentNodeList } from '../presenters/nodes.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import type { Deps } from '../deps.ts';
 
@@ -61,10 +60,7 @@ export function contentRoutes({ catalog }: Deps) {
       handle: ({ actor, params, query }) => {
         const reader = readerOf(actor);
         const state = readableVersion(catalog, reader, params.version);
-        const withBodies = query.include === 'bodies' && mayListBodies(reader);
-        return {
-          body: { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies)) },
-        };
+        return { body: presentNodeList(state, query.include === 'bodies' && mayListBodies(reader)) };
       },
     }),
     endpoint({

@@ -5,6 +5,7 @@ import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import type { Deps } from '../deps.ts';
+import type { Author, Writer } from '../store/writer.ts';
 
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */
 export const IMPORT_BODY_LIMIT = 3 * MAX_CONTENT_BYTES;
@@ -19,6 +20,20 @@ export interface ImportBody {
 export interface FilesBody {
   files: IncomingFile[];
   dryRun?: boolean;
+}
+
+/**
+ * A JSON import as the API answers it, for the route and the tool server alike; `at` is where the
+ * request came from (`body`, `arguments`), for errors.
+ */
+export async function importJson(writer: Writer, author: Author, version: string, request: ImportBody, at: string) {
+  // ImportRequest's schema takes exactly one of the two.
+  const given = (request.nodes ?? request.document?.nodes)!;
+  const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `${at}/nodes/${i}/translations`) } : n));
+  const mode = request.mode ?? 'merge';
+  const dryRun = request.dryRun === true;
+  const { diff, state } = await importDocument(writer, author, version, nodes, mode, dryRun);
+  return { dryRun, mode, diff, version: presentVersion(state) };
 }
 
 /** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
@@ -37,15 +52,7 @@ export function importRoutes({ writer, publisher }: Deps) {
       bodyLimit: IMPORT_BODY_LIMIT,
       errors: ['not_found', 'invalid_document'],
       responses: { 200: { description: 'What changed (or would change, in a dry run)', schema: 'ImportResult' } },
-      handle: async ({ actor, params, body }) => {
-        // ImportRequest's schema takes exactly one of the two.
-        const given = (body.nodes ?? body.document?.nodes)!;
-        const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `body/nodes/${i}/translations`) } : n));
-        const mode = body.mode ?? 'merge';
-        const dryRun = body.dryRun === true;
-        const { diff, state } = await importDocument(writer, actor!, params.version, nodes, mode, dryRun);
-        return { body: { dryRun, mode, diff, version: presentVersion(state) } };
-      },
+      handle: async ({ actor, params, body }) => ({ body: await importJson(writer, actor!, params.version, body, 'body') }),
     }),
     endpoint<FilesBody, { dryRun?: string }>({
       method: 'post',

@@ -9,6 +9,11 @@ import type { Deps } from '../deps.ts';
 
 export type ReorderBody = { items: Placement[] };
 
+/** A node's fields with the translations' languages in canonical case; `at` is where they came from (`body`, `arguments`), for errors. */
+export function nodeInput<T extends { translations?: Record<string, unknown> }>(fields: T, at: string): T {
+  return fields.translations ? ({ ...fields, translations: byLanguage(fields.translations, `${at}/translations`) } as T) : fields;
+}
+
 /** Creating, changing, deleting and reordering nodes. */
 export function nodeRoutes({ writer }: Deps) {
   return [
@@ -23,8 +28,7 @@ export function nodeRoutes({ writer }: Deps) {
       errors: ['not_found', 'conflict', 'unknown_parent', 'too_deep', 'language_not_enabled', 'primary_language_required'],
       responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ actor, params, body }) => {
-        const input = { ...body, translations: byLanguage(body.translations, 'body/translations') };
-        const { state, slug } = await createNode(writer, actor!, params.version, input);
+        const { state, slug } = await createNode(writer, actor!, params.version, nodeInput(body, 'body'));
         return { body: presentNodeWrite(state, slug) };
       },
     }),
@@ -41,8 +45,7 @@ export function nodeRoutes({ writer }: Deps) {
       responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const input = fields.translations ? { ...fields, translations: byLanguage(fields.translations, 'body/translations') } : fields;
-        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, input, pre);
+        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, nodeInput(fields, 'body'), pre);
         return { body: presentNodeWrite(state, slug) };
       },
     }),

@@ -8,6 +8,7 @@ import { buildPdfBundle } from '../pdf/bundle.ts';
 import { FONT_FILES } from '../pdf/fonts.ts';
 import { selectForPdf } from '../pdf/selection.ts';
 import type { Deps } from '../deps.ts';
+import type { Reader } from '../queries/reader.ts';
 
 const TAG = 'Identity and PDF';
 
@@ -28,10 +29,30 @@ const retired = (method: Method) =>
     },
   });
 
+export interface PdfSelection {
+  lang?: string;
+  /** Comma-separated slugs. */
+  topics?: string;
+  /** 1 to 200, as digits. */
+  limit?: string;
+}
+
+/**
+ * The PDF bundle as the API answers it, for the route and the tool server alike: `version` may be
+ * `latest`; font URLs start at `origin`; `at` is where the selection came from (`query`, `arguments`), for errors.
+ */
+export function pdfBundle({ catalog, config, clock }: Pick<Deps, 'catalog' | 'config' | 'clock'>, reader: Reader, version: string, selection: PdfSelection, origin: string, at: string) {
+  const state = versionByRef(catalog, reader, version);
+  const lang = language(selection.lang ?? 'en', `${at}/lang`);
+  const topics = selection.topics ? [...new Set(selection.topics.split(','))] : null;
+  const chosen = selectForPdf(state, topics, selection.limit ? Number(selection.limit) : null);
+  return buildPdfBundle(state, lang, chosen, `${origin}${config.basePath}/fonts`, clock.time().slice(0, 10));
+}
+
 /** The PDF data bundle, the fonts it names, and the retired server-side PDF endpoints. */
 export function pdfRoutes({ catalog, config, clock }: Deps) {
   return [
-    endpoint<unknown, { lang?: string; topics?: string; limit?: string }>({
+    endpoint<unknown, PdfSelection>({
       method: 'get',
       path: '/versions/:version/pdf-bundle',
       operationId: 'getPdfBundle',
@@ -46,13 +67,9 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       errors: ['not_found', 'invalid_selection'],
       responses: { 200: { description: 'The bundle', schema: 'PdfBundle' } },
       handle: ({ ctx, actor, params, query }) => {
-        const state = versionByRef(catalog, readerOf(actor), params.version);
-        const lang = language(query.lang ?? 'en', 'query/lang');
-        const topics = query.topics ? [...new Set(query.topics.split(','))] : null;
-        const selection = selectForPdf(state, topics, query.limit ? Number(query.limit) : null);
         // Behind a shared cache, set HELP_PUBLIC_URL so that the URLs do not follow the caller's Host header.
-        const fontBase = `${config.publicUrl ?? `${ctx.protocol}://${ctx.host}`}${config.basePath}/fonts`;
-        return { body: buildPdfBundle(state, lang, selection, fontBase, clock.time().slice(0, 10)) };
+        const origin = config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+        return { body: pdfBundle({ catalog, config, clock }, readerOf(actor), params.version, query, origin, 'query') };
       },
     }),
     endpoint({

@@ -4,6 +4,8 @@ import { endpoint } from '../http/api.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { presentRequest } from '../presenters/publish-requests.ts';
 import type { Deps } from '../deps.ts';
+import type { Publisher } from '../publishing/publisher.ts';
+import type { Author } from '../store/writer.ts';
 
 const TAG = 'Publishing through pull requests';
 
@@ -12,6 +14,22 @@ export function validSignature(secret: string, raw: string, header: string): boo
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
   const given = Buffer.from(header);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Creates (or finds) a version's working copy, as the API answers it (201 when new), for the route and the tool server alike. */
+export async function openWorkingCopy(publisher: Publisher, author: Author, version: string) {
+  const { state, existed } = await publisher.createWorkingCopy(version, author);
+  return { status: existed ? 200 : 201, body: { version: presentVersion(state), existed } };
+}
+
+/** Opens a publish request (201), or with `dryRun` says what it would commit (200), for the route and the tool server alike. */
+export async function requestPublication(publisher: Publisher, author: Author, version: string, dryRun: boolean) {
+  if (dryRun) {
+    const p = publisher.prepare(version);
+    return { status: 200, body: { dryRun: true, targetSlug: p.targetSlug, summary: p.summary, warnings: p.warnings, files: p.files } };
+  }
+  const request = await publisher.request(version, author);
+  return { status: 201, body: { dryRun: false, request: presentRequest(request) } };
 }
 
 /** Working copies, publish requests and GitHub's webhook. */
@@ -27,10 +45,7 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       access: 'write',
       errors: ['not_found', 'publishing_disabled', 'invalid_state'],
       responses: { 200: { description: 'The existing copy (`existed: true`)', schema: 'WorkingCopyResult' }, 201: { description: 'A new copy (`existed: false`)', schema: 'WorkingCopyResult' } },
-      handle: async ({ actor, params }) => {
-        const { state, existed } = await publisher.createWorkingCopy(params.version, actor!);
-        return { status: existed ? 200 : 201, body: { version: presentVersion(state), existed } };
-      },
+      handle: ({ actor, params }) => openWorkingCopy(publisher, actor!, params.version),
     }),
     endpoint({
       method: 'delete',
@@ -55,14 +70,7 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       query: 'DryRunQuery',
       errors: ['not_found', 'invalid_content', 'request_open', 'publishing_disabled', 'invalid_state', 'upstream_failed'],
       responses: { 200: { description: 'Dry run', schema: 'PublishDryRun' }, 201: { description: 'The request, with its pull request', schema: 'PublishRequestEnvelope' } },
-      handle: async ({ actor, params, query }) => {
-        if (query.dryRun === 'true') {
-          const p = publisher.prepare(params.version);
-          return { body: { dryRun: true, targetSlug: p.targetSlug, summary: p.summary, warnings: p.warnings, files: p.files } };
-        }
-        const request = await publisher.request(params.version, actor!);
-        return { status: 201, body: { dryRun: false, request: presentRequest(request) } };
-      },
+      handle: ({ actor, params, query }) => requestPublication(publisher, actor!, params.version, query.dryRun === 'true'),
     }),
     endpoint<unknown, { target?: string }>({
       method: 'get',

@@ -3,6 +3,14 @@ import { language } from '../http/languages.ts';
 import { readerOf } from '../http/actor.ts';
 import { readableVersion } from '../queries/versions.ts';
 import type { Deps } from '../deps.ts';
+import type { Reader } from '../queries/reader.ts';
+
+/** A search as the API answers it, for the route and the tool server alike (`lang` in canonical case). */
+export function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, lang: string) {
+  const state = readableVersion(catalog, reader, version);
+  const { hits, partial } = search.search(state, lang, q);
+  return { version: state.slug, language: lang, query: q, hits, ...(partial ? { partial: true } : {}) };
+}
 
 /** Full-text search in one version and language. */
 export function searchRoutes({ catalog, search }: Deps) {
@@ -20,12 +28,7 @@ export function searchRoutes({ catalog, search }: Deps) {
       query: 'SearchQuery',
       errors: ['not_found'],
       responses: { 200: { description: 'The hits', schema: 'SearchResult' } },
-      handle: ({ actor, params, query }) => {
-        const state = readableVersion(catalog, readerOf(actor), params.version);
-        const lang = language(query.lang ?? 'en', 'query/lang');
-        const { hits, partial } = search.search(state, lang, query.q);
-        return { body: { version: state.slug, language: lang, query: query.q, hits, ...(partial ? { partial: true } : {}) } };
-      },
+      handle: ({ actor, params, query }) => ({ body: searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, language(query.lang ?? 'en', 'query/lang')) }),
     }),
   ];
 }

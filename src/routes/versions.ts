@@ -13,10 +13,11 @@ export type VersionCreateBody = VersionInput & { slug: string };
 export type VersionPatchBody = VersionInput & { expectedUpdatedAt?: string };
 export type DuplicateBody = { slug: string; label?: string; status?: VersionStatus };
 
-export function versionRoutes({ catalog, writer }: Deps) {
-  const normalize = (body: VersionInput, field = 'body/languages'): VersionInput =>
-    body.languages ? { ...body, languages: languageList(body.languages, field) } : body;
+/** A version's fields with the languages in canonical case; `at` is where they came from (`body`, `arguments`), for errors. */
+export const versionInput = (fields: VersionInput, at: string): VersionInput =>
+  fields.languages ? { ...fields, languages: languageList(fields.languages, `${at}/languages`) } : fields;
 
+export function versionRoutes({ catalog, writer }: Deps) {
   return [
     endpoint<unknown, { includeWorkingCopies?: string }>({
       method: 'get',
@@ -45,7 +46,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       errors: ['conflict', 'invalid_state'],
       responses: { 200: { description: 'The stored version', schema: 'Version' } },
       handle: async ({ actor, body: { slug, ...fields } }) => {
-        const input = normalize(fields);
+        const input = versionInput(fields, 'body');
         return { body: presentVersion(await createVersion(writer, actor!, slug, input)) };
       },
     }),
@@ -62,7 +63,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       errors: ['not_found', 'stale_write', 'invalid_state', 'language_in_use'],
       responses: { 200: { description: 'The updated version', schema: 'Version' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
-        const input = normalize(fields);
+        const input = versionInput(fields, 'body');
         const pre = readPrecondition(http, expectedUpdatedAt);
         return { body: presentVersion(await updateVersion(writer, actor!, params.version, input, pre)) };
       },

@@ -31,3 +31,12 @@ export function assertError(res: ErrorAnswer, status: number, code: string, data
   for (const [k, v] of Object.entries(data)) assert.deepEqual(res.body.error[k], v, `error.${k} in ${shown}`);
   return res.body.error;
 }
+
+/** The parameters of a Bearer challenge (`WWW-Authenticate`), without the realm: what a client acts on. */
+export function challengeOf(headers: Headers): Record<string, string> {
+  const header = headers.get('www-authenticate') ?? '';
+  assert.match(header, /^Bearer /, `a Bearer challenge, not ${JSON.stringify(header)}`);
+  const params: Record<string, string> = {};
+  for (const m of header.slice(7).matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g)) if (m[1] !== 'realm') params[m[1]] = m[2].replace(/\\(.)/g, '$1');
+  return params;
+}

@@ -1,0 +1,114 @@
+import type { Deps } from '../deps.ts';
+import { readerOf, requireCredential } from '../http/actor.ts';
+import { language } from '../http/languages.ts';
+import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
+import { exportObject } from '../presenters/export.ts';
+import { presentNodeList } from '../presenters/nodes.ts';
+import { presentVersion } from '../presenters/versions.ts';
+import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
+import { listVersions, readableVersion } from '../queries/versions.ts';
+import { describeCredential } from '../routes/identity.ts';
+import { pdfBundle } from '../routes/pdf.ts';
+import { searchVersion } from '../routes/search.ts';
+import type { ToolSpec } from './tool.ts';
+
+const VISIBILITY = 'Anonymous callers see published versions only; a credential with help:read also sees drafts and archived versions.';
+
+/** The read tools: the same queries and presenters as the API's reads, with the caller's visibility. */
+export function readTools(deps: Deps): ToolSpec[] {
+  const { catalog } = deps;
+  return [
+    {
+      name: 'list_versions',
+      title: 'List versions',
+      description: `The versions of the help content, newest first (GET /versions). ${VISIBILITY} includeWorkingCopies "true" adds hidden working copies (with a credential).`,
+      write: false,
+      query: 'VersionsQuery',
+      output: { type: 'object', required: ['versions'], properties: { versions: { $ref: 'VersionList' } } },
+      run: ({ actor, args }) => ({ versions: listVersions(catalog, readerOf(actor), args.includeWorkingCopies === 'true').map(presentVersion) }),
+    },
+    {
+      name: 'get_tree',
+      title: 'Navigation tree',
+      description: `The navigation tree of a version: nested sections and topics with titles in one language (default en; each title falls back to English, then the primary language). ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug' },
+      query: 'LanguageQuery',
+      output: 'Tree',
+      run: ({ actor, args }) => presentTree(readableVersion(catalog, readerOf(actor), args.version), language(args.language ?? 'en', 'arguments/language')),
+    },
+    {
+      name: 'get_topic',
+      title: 'Read a topic',
+      description: `A topic (or section) with its Markdown body, breadcrumbs and neighbours in one language (default en), falling back to English, then the primary language; "language" and "fallback" in the answer say what was served. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug', slug: 'NodeSlug' },
+      query: 'LanguageQuery',
+      output: 'Topic',
+      run: ({ actor, args }) => presentTopic(readNode(catalog, readerOf(actor), args.version, args.slug), args.slug, language(args.language ?? 'en', 'arguments/language')),
+    },
+    {
+      name: 'list_nodes',
+      title: 'List nodes',
+      description: `Every node of a version in document order, with per-language titles, summaries, stamps (updatedAt, usable as expectedUpdatedAt) and body lengths. include "bodies" adds the Markdown bodies for callers with a credential. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug' },
+      query: 'NodesQuery',
+      output: 'NodeList',
+      run: ({ actor, args }) => {
+        const reader = readerOf(actor);
+        return presentNodeList(readableVersion(catalog, reader, args.version), args.include === 'bodies' && mayListBodies(reader));
+      },
+    },
+    {
+      name: 'get_translation',
+      title: 'Read one translation',
+      description: `One translation of a node, exactly as stored (no fallback): title, summary, Markdown body, updatedAt and the languages the node has. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug', slug: 'NodeSlug', language: 'LanguageCode' },
+      output: 'TranslationRead',
+      run: ({ actor, args }) => {
+        const lang = language(args.language, 'arguments/language');
+        const { state, translation } = readTranslation(catalog, readerOf(actor), args.version, args.slug, lang);
+        return presentTranslation(state, args.slug, lang, translation);
+      },
+    },
+    {
+      name: 'search',
+      title: 'Search',
+      description: `Full-text search in one version and language (lang, default en): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug' },
+      query: 'SearchQuery',
+      output: 'SearchResult',
+      run: ({ actor, args }) => searchVersion(deps, readerOf(actor), args.version, args.q, language(args.lang ?? 'en', 'arguments/lang')),
+    },
+    {
+      name: 'export_version',
+      title: 'Export a version',
+      description: `A whole version as the export document { version, nodes }: every node in document order with all its translations and bodies; import_version takes it back. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionSlug' },
+      output: 'ExportDocument',
+      run: ({ actor, args }) => exportObject(readableVersion(catalog, readerOf(actor), args.version)),
+    },
+    {
+      name: 'get_pdf_bundle',
+      title: 'PDF bundle',
+      description: `Everything needed to render a PDF of a version ("latest" may stand for the slug) or of chosen topics: entries in document order with bodies, a template and font URLs. topics: comma-separated slugs (sections bring their descendants); limit: the first N topics, 1 to 200, as digits; lang default en. ${VISIBILITY}`,
+      write: false,
+      params: { version: 'VersionRef' },
+      query: 'PdfBundleQuery',
+      output: 'PdfBundle',
+      run: ({ actor, args, origin }) => pdfBundle(deps, readerOf(actor), args.version, args, origin, 'arguments'),
+    },
+    {
+      name: 'whoami',
+      title: 'Who am I',
+      description: 'Describes the credential of this connection: an API key or an OAuth access token, its scopes, whether it may write published versions, and whether publishing goes through pull requests. Needs a credential.',
+      write: false,
+      output: { type: 'object', allOf: [{ $ref: 'Whoami' }] },
+      run: ({ actor }) => describeCredential(deps, requireCredential(actor)),
+    },
+  ];
+}

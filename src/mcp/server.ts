@@ -1,0 +1,110 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Context, Middleware } from 'koa';
+import { SCOPES } from '../auth/key-file.ts';
+import type { Config } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { requireScope, type Actor } from '../http/actor.ts';
+import { jsonBodyParser } from '../http/body.ts';
+import { requestLog } from '../http/logging.ts';
+import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
+
+const INSTRUCTIONS =
+  'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
+  'Start with list_versions, then get_tree or search, then get_topic. Writes (with a key or token that has help:write) are commits; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile.';
+
+/** The service's public origin: HELP_PUBLIC_URL, else the request's (Koa 3's `ctx.origin` is the Origin header, not this). */
+const originOf = (ctx: Context, config: Config) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The origin is the issuer, or, for a service on a loopback address, another loopback name for it (same scheme and port). */
+function sameLoopbackService(origin: string, issuer: string): boolean {
+  if (origin === issuer) return true;
+  if (!URL.canParse(origin)) return false;
+  const a = new URL(origin);
+  const b = new URL(issuer);
+  return LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname) && a.protocol === b.protocol && a.port === b.port;
+}
+
+/** DNS-rebinding protection: a browser page may call only from the service's own origin or an allowed one. */
+function checkOrigin(ctx: Context, config: Config, issuer: string): void {
+  const origin = ctx.get('origin');
+  // The service's own origin is the issuer (HELP_PUBLIC_URL, or the address it listens on), never the
+  // request's Host: in a DNS-rebinding attack a page's own name resolves to the service, so its Origin and Host agree.
+  if (origin === '' || sameLoopbackService(origin, issuer) || config.corsOrigins.has(origin) || config.mcpAllowedOrigins.has(origin)) return;
+  throw new AppError('forbidden_origin', `The tool server does not take requests from pages on ${origin}; allow the origin with HELP_MCP_ALLOWED_ORIGINS`, { origin });
+}
+
+/** Whether a JSON-RPC message (or batch) calls one of the tools that write. */
+function callsWriteTool(message: unknown, writes: ReadonlySet<string>): boolean {
+  const calls = (m: unknown) => {
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    return method === 'tools/call' && typeof params?.name === 'string' && writes.has(params.name);
+  };
+  return Array.isArray(message) ? message.some(calls) : calls(message);
+}
+
+/**
+ * The MCP tool server on `POST {config.mcpPath}` (Streamable HTTP, stateless, JSON answers): a new
+ * SDK server and transport per request, for the caller authentication found. A call of a write tool
+ * is refused over HTTP before the transport sees it, without a credential (401) or without
+ * help:write (403), with the challenge that makes MCP clients sign in or ask for more scope.
+ */
+export function mcpServer(deps: Deps, issuer: string): Middleware {
+  const { config } = deps;
+  const tools = mcpTools(deps);
+  const writes = new Set(tools.filter((t) => t.spec.write).map((t) => t.spec.name));
+  const parse = jsonBodyParser(config.bodyLimit);
+  return async (ctx, next) => {
+    if (ctx.path !== config.mcpPath) return next();
+    ctx.state.route = config.mcpPath;
+    checkOrigin(ctx, config, issuer);
+    // Stateless: no stream to open with GET and no session to end with DELETE (the SDK's own answer).
+    if (ctx.method !== 'POST') {
+      ctx.status = 405;
+      ctx.set('Allow', 'POST');
+      ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
+      return;
+    }
+    await parse(ctx, async () => {
+      const actor = (ctx.state.actor ?? null) as Actor | null;
+      const message: unknown = ctx.request.body;
+      if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
+      await answer(ctx, toolServer(tools, actor, ctx, config), message);
+    });
+  };
+}
+
+/** An SDK server for one request: the tools this caller may see, run as this caller. */
+function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config): Server {
+  const server = new Server({ name: 'help-content-service', title: 'Help content', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const visible = visibleTools(tools, actor);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const tool = visible.find((t) => t.spec.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool "${request.params.name}"; tools/list names the tools`);
+    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx) });
+  });
+  return server;
+}
+
+/** Hands the request to the transport, which writes the answer itself. */
+async function answer(ctx: Context, server: Server, message: unknown): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  ctx.respond = false;
+  ctx.res.once('close', () => void server.close());
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res, message);
+  } catch (err) {
+    // Before anything is written, the error boundary answers; after, the log is all that is left.
+    if (!ctx.res.headersSent) {
+      ctx.respond = true;
+      throw err;
+    }
+    requestLog(ctx).error({ err }, 'tool server failure after the answer began');
+  }
+}

@@ -1,0 +1,126 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AppError, invalid } from '../errors.ts';
+import type { Actor } from '../http/actor.ts';
+import { wellFormed } from '../http/api.ts';
+import { check } from '../schemas/registry.ts';
+import { registrySchema, selfContained, type JsonSchema } from './schemas.ts';
+
+/** A tool's checked arguments: the REST route's path parameters, query parameters and body fields, side by side. */
+export type Args = Record<string, any>;
+
+export interface ToolCall {
+  actor: Actor | null;
+  args: Args;
+  /** The arguments that are the REST route's body (everything but path parameters and `extra`). */
+  body: Args;
+  /** The service's public origin, for absolute URLs in answers. */
+  origin: string;
+}
+
+/**
+ * One tool: the REST route it stands for, by the same schemas, and what it does. Its input is the
+ * route's path parameters, query parameters and body fields as one object; its output is the route's
+ * 200 answer.
+ */
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  /** Writes need a credential with help:write; anonymous callers are not shown them. */
+  write: boolean;
+  /** For writes: whether a repeated call changes nothing more, whether it deletes, whether it reaches beyond the service. */
+  hints?: { idempotent?: boolean; destructive?: boolean; openWorld?: boolean };
+  /** The route's path parameters: argument name → registry schema. */
+  params?: Record<string, string>;
+  /** The route's query schema; its properties are arguments. */
+  query?: string;
+  /** The route's body schema; its properties are arguments. */
+  body?: string;
+  /** What the route takes as headers, as optional arguments: name → registry schema and description. */
+  extra?: Record<string, { schema: string; description: string }>;
+  /** The route's 200 answer: a registry schema id, or a schema around it when that is not an object. */
+  output: string | JsonSchema;
+  run(call: ToolCall): unknown;
+}
+
+const PARAM_DESCRIPTIONS: Record<string, string> = { version: 'The version slug', slug: 'The node slug', lang: 'The language code', language: 'The language code' };
+
+/** The tool as `tools/list` shows it: schemas made self-contained, annotations from its kind. */
+export function listing(spec: ToolSpec): Tool {
+  const hints = spec.hints ?? {};
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: inputSchema(spec) as Tool['inputSchema'],
+    outputSchema: selfContained(typeof spec.output === 'string' ? registrySchema(spec.output) : spec.output) as Tool['outputSchema'],
+    annotations: spec.write
+      ? { title: spec.title, readOnlyHint: false, destructiveHint: hints.destructive === true, idempotentHint: hints.idempotent === true, openWorldHint: hints.openWorld === true }
+      : { title: spec.title, readOnlyHint: true, openWorldHint: false },
+  };
+}
+
+/**
+ * One object of every argument. Combinators of a body schema (ImportRequest's "nodes or document")
+ * stay out of it: model providers refuse them at the root of a tool's input. The service checks them
+ * anyway (readArguments).
+ */
+function inputSchema(spec: ToolSpec): JsonSchema {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [name, id] of Object.entries(spec.params ?? {})) {
+    properties[name] = { $ref: id, description: PARAM_DESCRIPTIONS[name] };
+    required.push(name);
+  }
+  for (const id of [spec.query, spec.body]) {
+    if (id === undefined) continue;
+    const schema = registrySchema(id) as { properties?: Record<string, unknown>; required?: string[] };
+    Object.assign(properties, schema.properties);
+    required.push(...(schema.required ?? []));
+  }
+  for (const [name, { schema, description }] of Object.entries(spec.extra ?? {})) properties[name] = { $ref: schema, description };
+  return selfContained({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false });
+}
+
+/**
+ * Checks a call's arguments with the registry's schemas, as the REST route checks its path, query
+ * and body: errors name the argument (`arguments/slug`), unknown arguments are refused.
+ */
+export function readArguments(spec: ToolSpec, given: Record<string, unknown>): { args: Args; body: Args } {
+  const rest: Args = { ...wellFormed(given, 'arguments') };
+  const args: Args = {};
+  const take = (name: string) => {
+    const value = rest[name];
+    delete rest[name];
+    return value;
+  };
+  for (const [name, id] of Object.entries(spec.params ?? {})) {
+    const value = take(name);
+    if (value === undefined) throw invalid(`arguments/${name}`, 'is required');
+    args[name] = check(id, value, `arguments/${name}`);
+  }
+  for (const [name, { schema }] of Object.entries(spec.extra ?? {})) {
+    const value = take(name);
+    if (value !== undefined) args[name] = check(schema, value, `arguments/${name}`);
+  }
+  if (spec.query) {
+    const query: Args = {};
+    for (const name of Object.keys((registrySchema(spec.query) as { properties?: object }).properties ?? {})) if (name in rest) query[name] = take(name);
+    Object.assign(args, check(spec.query, query, 'arguments'));
+  }
+  if (spec.body) check(spec.body, rest, 'arguments');
+  else if (Object.keys(rest).length > 0) throw invalid(`arguments/${Object.keys(rest)[0]}`, 'is not a known field');
+  return { args: { ...args, ...rest }, body: rest };
+}
+
+/** A tool's answer: the REST answer as structured content, and the same JSON as text. */
+export function toolResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+/** A tool's failure: the body the REST API answers with, `{ error: { code, message, ... } }`, as a result with `isError`. */
+export function errorResult(error: AppError, requestId: unknown): CallToolResult {
+  const body = { error: { code: error.code, message: error.message, ...error.data, requestId } };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+

@@ -1,0 +1,50 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import { requireScope, type Actor } from '../http/actor.ts';
+import { readTools } from './read-tools.ts';
+import { errorResult, listing, readArguments, toolResult, type ToolSpec } from './tool.ts';
+import { writeTools } from './write-tools.ts';
+
+/** A tool with its listing, whose schemas are built once, at start. */
+export interface McpTool {
+  spec: ToolSpec;
+  listing: Tool;
+}
+
+/** Every tool of the tool server: the reads first, then the writes. */
+export function mcpTools(deps: Deps): McpTool[] {
+  return [...readTools(deps), ...writeTools(deps)].map((spec) => ({ spec, listing: listing(spec) }));
+}
+
+/** The tools a caller is shown: anonymous callers see the reads only. */
+export const visibleTools = (tools: readonly McpTool[], actor: Actor | null) => (actor === null ? tools.filter((t) => !t.spec.write) : tools);
+
+export interface CallContext {
+  actor: Actor | null;
+  origin: string;
+  requestId: unknown;
+  log: Logger;
+}
+
+/**
+ * Runs a tool: the scope check, the arguments checked with the registry's schemas, the tool's work.
+ * A failure of the caller's or the domain's (an AppError) is a result with `isError` carrying the
+ * REST API's error body, never a protocol error; anything else is logged and answered as
+ * `internal_error` without details, as the API's error boundary does.
+ */
+export async function callTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log }: CallContext): Promise<CallToolResult> {
+  try {
+    if (tool.write) requireScope(actor, 'help:write');
+    const { args, body } = readArguments(tool, given);
+    return toolResult(await tool.run({ actor, args, body, origin }));
+  } catch (err) {
+    if (err instanceof AppError) {
+      if (err.status >= 500 && err.cause !== undefined) log.error({ err: err.cause, code: err.code, tool: tool.name }, err.message);
+      return errorResult(err, requestId);
+    }
+    log.error({ err, tool: tool.name }, 'unexpected error');
+    return errorResult(new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log'), requestId);
+  }
+}
