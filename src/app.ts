@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.ts';
 import { endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
-import { ResponseCache, runOf } from './http/cache.ts';
+import { generationFor, ResponseCache, runOf } from './http/cache.ts';
 import { cors } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
@@ -66,7 +66,7 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(() => deps.catalog.generation, deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup));
+  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup));
   mount(api, apiEndpoints(deps, oauth.issuer), deps.config.bodyLimit, cache);
 
   const system = new Router();

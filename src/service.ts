@@ -60,7 +60,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
-    const search = new SearchIndex(() => catalog.touch());
+    const search = new SearchIndex((slug) => catalog.touch(slug));
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, timing: metrics.timing });

@@ -233,3 +233,116 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     assert.equal(JSON.parse(after.body.toString('utf8')).title, 'A3');
   });
 });
+
+describe('Cached answers are invalidated per version', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    for (const v of ['one', 'two']) {
+      await createVersion(s, v, { status: 'published' });
+      await createNode(s, v, { slug: 'a', translations: { en: { title: `A of ${v}` } } });
+    }
+    await createVersion(s, 'draft');
+  });
+  after(() => s.close());
+
+  const etagOf = async (path: string) => (await s.request('GET', path, { key: null })).headers.get('etag')!;
+
+  test('a write to one version leaves the cached answers of the others current; the list of versions moves on', async () => {
+    const paths = ['/versions/one/tree', '/versions/one/topics/a', '/versions/one/nodes', '/versions/one/search?q=A', '/versions/one/pdf-bundle'];
+    const before = await Promise.all(paths.map(etagOf));
+    const list = await etagOf('/versions');
+    await createNode(s, 'draft', { slug: 'new', translations: { en: { title: 'New' } } });
+    await s.request('PUT', '/versions/two/topics/a/translations/en', { body: { title: 'Changed' } });
+    for (const [i, path] of paths.entries()) {
+      const res = await s.request('GET', path, { key: null, headers: { 'if-none-match': before[i] } });
+      assert.equal(res.status, 304, `${path} is still current`);
+    }
+    const listed = await s.request('GET', '/versions', { key: null, headers: { 'if-none-match': list } });
+    assert.equal(listed.status, 200, 'the list of versions reads every version');
+    const two = await s.request('GET', '/versions/two/topics/a', { key: null });
+    assert.equal(two.body.title, 'Changed');
+  });
+
+  test('a write to the version itself, and a change of which version is latest, move its answers on', async () => {
+    const tree = await etagOf('/versions/one/tree');
+    const latest = await etagOf('/versions/latest/pdf-bundle').catch(() => null);
+    await s.request('PATCH', '/versions/one', { body: { isLatest: true } });
+    assert.equal((await s.request('GET', '/versions/one/tree', { key: null, headers: { 'if-none-match': tree } })).status, 200);
+    const bundle = await s.request('GET', '/versions/latest/pdf-bundle', { key: null, headers: latest ? { 'if-none-match': latest } : {} });
+    assert.equal(bundle.status, 200);
+    assert.equal(bundle.body.version.slug, 'one');
+    await s.request('PATCH', '/versions/two', { body: { isLatest: true } });
+    assert.equal((await s.request('GET', '/versions/latest/pdf-bundle', { key: null })).body.version.slug, 'two', '"latest" follows at once');
+  });
+
+  test('a deleted version is gone from the cache too', async () => {
+    assert.equal((await s.request('GET', '/versions/draft/tree')).status, 200);
+    await s.request('DELETE', '/versions/draft');
+    assert.equal((await s.request('GET', '/versions/draft/tree')).status, 404);
+  });
+});
+
+describe('GET /versions in pages (limit, cursor, Link)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    for (let i = 0; i < 7; i++) await createVersion(s, `p${i}`, { status: 'published' });
+  });
+  after(() => s.close());
+
+  /** Follows the Link headers from the first page; answers every page's slugs. */
+  async function pages(first: string, key: string | null = null): Promise<string[][]> {
+    const out: string[][] = [];
+    let path: string | null = first;
+    while (path !== null && out.length < 20) {
+      const res = await s.request('GET', path.replace('/help/v1', ''), { key });
+      assert.equal(res.status, 200, res.text);
+      out.push(res.body.map((v: { slug: string }) => v.slug));
+      const link = res.headers.get('link');
+      path = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : null;
+    }
+    return out;
+  }
+
+  test('pages of `limit` versions, newest first, follow each other through the Link header to the end', async () => {
+    const all = (await s.request('GET', '/versions', { key: null })).body.map((v: { slug: string }) => v.slug);
+    const paged = await pages('/versions?limit=3');
+    assert.deepEqual(paged.map((p) => p.length), [3, 3, 1]);
+    assert.deepEqual(paged.flat(), all);
+    const last = await s.request('GET', '/versions?limit=7', { key: null });
+    assert.equal(last.headers.get('link'), null, 'no next page after the last');
+  });
+
+  test('a version created or deleted between two pages shifts nothing', async () => {
+    const first = await s.request('GET', '/versions?limit=3', { key: null });
+    const next = /^<([^>]+)>/.exec(first.headers.get('link')!)![1].replace('/help/v1', '');
+    await createVersion(s, 'newest', { status: 'published' });
+    await s.request('DELETE', `/versions/${first.body[2].slug}`);
+    const second = await s.request('GET', next, { key: null });
+    const all = (await s.request('GET', '/versions', { key: null })).body.map((v: { slug: string }) => v.slug);
+    const expected = all.slice(all.indexOf(first.body[1].slug) + 1, all.indexOf(first.body[1].slug) + 4);
+    assert.deepEqual(second.body.map((v: { slug: string }) => v.slug), expected);
+  });
+
+  test('the Link header keeps the other parameters, and is cached with the answer', async () => {
+    const key = s.key;
+    const a = await s.request('GET', '/versions?limit=2&includeWorkingCopies=true', { key });
+    const b = await s.request('GET', '/versions?limit=2&includeWorkingCopies=true', { key });
+    assert.match(a.headers.get('link')!, /includeWorkingCopies=true/);
+    assert.equal(b.headers.get('link'), a.headers.get('link'));
+    const anon = await s.request('GET', '/versions?limit=2', { key: null });
+    const anonAgain = await s.request('GET', '/versions?limit=2', { key: null });
+    assert.equal(anonAgain.headers.get('link'), anon.headers.get('link'));
+    const page = await s.request('GET', '/versions?limit=2', { key: null, headers: { origin: 'https://embed.example' } });
+    assert.match(page.headers.get('access-control-expose-headers')!, /\bLink\b/, 'scripts on other origins can read the Link header');
+  });
+
+  test('a bad limit or cursor is a 400 naming the parameter', async () => {
+    for (const [query, field] of [['limit=0', 'query/limit'], ['limit=1001', 'query/limit'], ['cursor=not*a*cursor', 'query/cursor'], ['cursor=bm9wZQ', 'query/cursor']]) {
+      const res = await s.request('GET', `/versions?${query}`, { key: null });
+      assert.equal(res.status, 400, query);
+      assert.equal(res.body.error.field, field);
+    }
+  });
+});

@@ -177,7 +177,7 @@ describe('Tool server (MCP)', () => {
       const viaTool = content(await client.callTool({ name, arguments: args }));
       const rest = await s.request('GET', path);
       assert.equal(rest.status, 200, rest.text);
-      assert.deepEqual(viaTool, name === 'list_versions' ? { versions: rest.body } : rest.body, name);
+      assert.deepEqual(viaTool, name === 'list_versions' ? { versions: rest.body, nextCursor: null } : rest.body, name);
     }
     assert.ok(content(await client.callTool({ name: 'search', arguments: { version: 'v1', q: 'project' } })).hits.length > 0);
     assert.equal(content(await client.callTool({ name: 'get_pdf_bundle', arguments: { version: 'latest', lang: 'de', topics: 'getting-started', limit: '2' } })).entries.length, 3);
@@ -306,6 +306,19 @@ describe('Tool server (MCP)', () => {
       assert.deepEqual(challengeOf(res.headers), { error: 'invalid_token', resource_metadata: metadata, scope: 'help:read help:write' });
     }
     await assert.rejects(clients.connect('hcs_neverIssuedToAnyone0123456789'), httpStatus(401));
+  });
+
+  test('list_versions pages with limit and nextCursor, as GET /versions does with its Link header', async () => {
+    const client = await clients.connect(s.key);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 20; i++) {
+      const page: { versions: Array<{ slug: string }>; nextCursor: string | null } = content(await client.callTool({ name: 'list_versions', arguments: { limit: '1', ...(cursor ? { cursor } : {}) } }));
+      seen.push(...page.versions.map((v) => v.slug));
+      cursor = page.nextCursor;
+      if (cursor === null) break;
+    }
+    assert.deepEqual(seen, content(await client.callTool({ name: 'list_versions', arguments: {} })).versions.map((v: { slug: string }) => v.slug));
   });
 
   test('a page on an origin that is not allowed is 403; the own origin and allowed ones work', async () => {

@@ -20,6 +20,8 @@ export interface ApiRequest<B = unknown, Q = Record<string, string>> {
 export interface ApiResponse {
   status?: number;
   body: unknown;
+  /** Headers of the answer besides those every answer gets (e.g. `Link`); cached with the body. */
+  headers?: Record<string, string>;
 }
 
 /** One endpoint: its route, its schemas and its documentation in one place; openapi.json is built from these. */
@@ -57,6 +59,7 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       const run = async () => e.handle({ ctx, actor, params, query, body });
       if (e.cache && cache) return cache.serve(ctx, actor, run);
       const res = await run();
+      if (res.headers) ctx.set(res.headers);
       ctx.status = res.status ?? 200;
       ctx.body = res.body;
     });

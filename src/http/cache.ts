@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
+import type { Catalog } from '../store/catalog.ts';
 import { canReadUnpublished, type Actor } from './actor.ts';
 
 /** A serialized answer, as it was sent the first time. */
@@ -11,6 +12,8 @@ interface CachedAnswer {
   body: Buffer;
   /** The route template that produced it, for metrics of answers served before the router. */
   route: string | undefined;
+  /** The endpoint's own headers (e.g. `Link`), sent again with every copy. */
+  headers: Record<string, string> | undefined;
 }
 
 /** What a lookup found: a current answer, nothing (the answer is built), or the caller's own copy (304). */
@@ -44,8 +47,9 @@ export function setValidators(ctx: Context, visibility: Visibility, etag: string
 }
 
 /**
- * Public reads are answered from a cache of serialized responses, keyed by the index's generation
- * (it moves on every write), what the caller may see, and the URL; each answer carries an ETag
+ * Public reads are answered from a cache of serialized responses, keyed by the generation of what
+ * the answer reads (the version's own for its routes; see generationFor), what the caller may see,
+ * and the URL; each answer carries an ETag
  * (a weak validator over the same key), so `If-None-Match` gets a 304 without any work, and
  * `Cache-Control` lets a CDN in front keep anonymous answers for `maxAge` seconds.
  *
@@ -58,7 +62,8 @@ export class ResponseCache {
   private readonly publicControl: string;
 
   constructor(
-    private readonly generation: () => number,
+    /** The generation the answer at the request's URL depends on (generationFor). */
+    private readonly generation: (ctx: Context) => number,
     maxAge: number,
     /** What tells this start's validators from another's (see runOf). */
     private readonly run: string,
@@ -78,22 +83,22 @@ export class ResponseCache {
     // A credential (even a wrong one: that is a 401) and a body (possibly a 415) take the full path.
     if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
     const entry = this.lru.get(keyOf('public', ctx));
-    if (entry === undefined || entry.generation !== this.generation()) return false;
+    if (entry === undefined || entry.generation !== this.generation(ctx)) return false;
     ctx.state.route = entry.route;
     this.observe('hit');
-    this.send(ctx, 'public', entry.etag, entry.body);
+    this.send(ctx, 'public', entry.etag, entry.body, entry.headers);
     return true;
   }
 
   /** The full path (after authentication and validation): answers from the cache, or runs `produce` and keeps its JSON. */
-  async serve(ctx: Context, actor: Actor | null, produce: () => Promise<{ status?: number; body: unknown }>): Promise<void> {
+  async serve(ctx: Context, actor: Actor | null, produce: () => Promise<{ status?: number; body: unknown; headers?: Record<string, string> }>): Promise<void> {
     const visibility = visibilityOf(actor);
     const key = keyOf(visibility, ctx);
-    const generation = this.generation();
+    const generation = this.generation(ctx);
     const entry = this.lru.get(key);
     if (entry !== undefined && entry.generation === generation) {
       this.observe('hit');
-      return this.send(ctx, visibility, entry.etag, entry.body);
+      return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
     }
     const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
     if (matches(ctx, etag)) {
@@ -105,17 +110,18 @@ export class ResponseCache {
     const body = Buffer.from(JSON.stringify(res.body), 'utf8');
     const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if ((res.status ?? 200) === 200 && this.generation() === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined });
-    this.send(ctx, visibility, etag, body);
+    if ((res.status ?? 200) === 200 && this.generation(ctx) === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
+    this.send(ctx, visibility, etag, body, res.headers);
   }
 
   /**
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
-  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null): void {
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null, headers?: Record<string, string>): void {
     // Straight onto the response: the same headers Koa's setters would write, without their lookups.
     const res = ctx.res;
+    if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.setHeader('ETag', etag);
     res.setHeader('Vary', 'Authorization');
     res.setHeader('Cache-Control', visibility === 'public' ? this.publicControl : 'private, no-cache');
@@ -127,6 +133,29 @@ export class ResponseCache {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     ctx.body = body;
   }
+}
+
+/**
+ * What the answer at a URL depends on: the routes below `/versions/{version}/` read that one version
+ * (its generation moves only when it changes), the rest (the list of versions, `latest`) every
+ * version. A write to one draft then leaves the cached answers of every other version current.
+ */
+export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGeneration'>, basePath: string): (ctx: Context) => number {
+  const prefix = `${basePath}/versions/`;
+  return (ctx) => {
+    const path = ctx.path;
+    if (!path.startsWith(prefix)) return catalog.generation;
+    const end = path.indexOf('/', prefix.length);
+    if (end < 0) return catalog.generation;
+    let slug: string;
+    try {
+      // The router decodes the slug it hands the route; the scope must be the same version.
+      slug = decodeURIComponent(path.slice(prefix.length, end));
+    } catch {
+      return catalog.generation;
+    }
+    return slug === 'latest' ? catalog.generation : catalog.versionGeneration(slug);
+  };
 }
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 
 /** Headers a browser may send with a credentialed request, and the ones its script may read back. */
 const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match, Mcp-Protocol-Version';
-const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate';
+const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate, Link';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** How long a browser may keep a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;

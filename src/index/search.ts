@@ -30,8 +30,8 @@ export class SearchIndex {
   /** Versions being indexed in slices: the update in progress (later ones wait for it). */
   private readonly busy = new Map<string, Promise<void>>();
 
-  /** `settled` is told when an update done in slices has finished (answers cached meanwhile are stale). */
-  constructor(private readonly settled: () => void = () => {}) {}
+  /** `settled` is told, with the version's slug, when an update done in slices has finished (answers cached meanwhile are stale). */
+  constructor(private readonly settled: (slug: string) => void = () => {}) {}
 
   /**
    * Brings a version's indexes in line with its new state (null: the version is gone). A change of
@@ -43,7 +43,7 @@ export class SearchIndex {
       this.apply(slug, state, null);
       return;
     }
-    return this.inTurn(slug, () => this.apply(slug, state, slicer())).finally(() => this.settled());
+    return this.inTurn(slug, () => this.apply(slug, state, slicer())).finally(() => this.settled(slug));
   }
 
   /**

@@ -6,7 +6,7 @@ import { exportObject } from '../presenters/export.ts';
 import { presentNodeList } from '../presenters/nodes.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
-import { listVersions, readableVersion } from '../queries/versions.ts';
+import { listVersions, pageVersions, readableVersion } from '../queries/versions.ts';
 import { describeCredential } from '../routes/identity.ts';
 import { pdfBundle } from '../routes/pdf.ts';
 import { searchVersion } from '../routes/search.ts';
@@ -21,11 +21,19 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'list_versions',
       title: 'List versions',
-      description: `The versions of the help content, newest first (GET /versions). ${VISIBILITY} includeWorkingCopies "true" adds hidden working copies (with a credential).`,
+      description: `The versions of the help content, newest first (GET /versions). ${VISIBILITY} includeWorkingCopies "true" adds hidden working copies (with a credential). With limit ("1" to "1000"), one page; pass the answer's nextCursor as cursor for the next.`,
       write: false,
       query: 'VersionsQuery',
-      output: { type: 'object', required: ['versions'], properties: { versions: { $ref: 'VersionList' } } },
-      run: ({ actor, args }) => ({ versions: listVersions(catalog, readerOf(actor), args.includeWorkingCopies === 'true').map(presentVersion) }),
+      output: {
+        type: 'object',
+        required: ['versions', 'nextCursor'],
+        properties: { versions: { $ref: 'VersionList' }, nextCursor: { type: ['string', 'null'], description: 'Where the next page starts; null on the last page.' } },
+      },
+      run: ({ actor, args }) => {
+        const all = listVersions(catalog, readerOf(actor), args.includeWorkingCopies === 'true');
+        const page = pageVersions(all, args.limit === undefined ? null : Number(args.limit), args.cursor ?? null, 'arguments/cursor');
+        return { versions: page.versions.map(presentVersion), nextCursor: page.next };
+      },
     },
     {
       name: 'get_tree',

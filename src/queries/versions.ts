@@ -1,5 +1,5 @@
 import type { VersionState } from '../domain/types.ts';
-import { notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import type { Catalog } from '../store/catalog.ts';
 import type { Reader } from './reader.ts';
 
@@ -29,4 +29,37 @@ export function listVersions(catalog: Catalog, reader: Reader, includeWorkingCop
     .flatMap((e) => (e.state ? [e.state] : []))
     .filter((s) => isVisible(s, reader) && (withHidden || !s.meta.hidden))
     .sort((a, b) => b.meta.createdAt.localeCompare(a.meta.createdAt) || a.slug.localeCompare(b.slug));
+}
+
+/** One page of a list of versions, and where the next one starts (null: this is the last). */
+export interface VersionPage {
+  versions: VersionState[];
+  next: string | null;
+}
+
+/** A cursor names the last version of a page by its place in the order (created, slug): new or deleted versions do not shift pages. */
+const cursorOf = (s: VersionState) => Buffer.from(JSON.stringify([s.meta.createdAt, s.slug]), 'utf8').toString('base64url');
+
+function parseCursor(cursor: string, field: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
+  } catch {
+    // Falls through to the error below.
+  }
+  throw invalid(field, 'is not a cursor this service handed out (take it from the Link header of the previous page)');
+}
+
+/** A page of `listVersions`' answer (newest first): at most `limit` versions after `cursor`. */
+export function pageVersions(all: VersionState[], limit: number | null, cursor: string | null, field = 'query/cursor'): VersionPage {
+  let from = 0;
+  if (cursor !== null) {
+    const [createdAt, slug] = parseCursor(cursor, field);
+    // The first version that sorts after the cursor's (newest first, then by slug).
+    from = all.findIndex((s) => s.meta.createdAt < createdAt || (s.meta.createdAt === createdAt && s.slug > slug));
+    if (from < 0) from = all.length;
+  }
+  const end = limit === null ? all.length : Math.min(all.length, from + limit);
+  const versions = all.slice(from, end);
+  return { versions, next: end < all.length && versions.length > 0 ? cursorOf(versions[versions.length - 1]) : null };
 }

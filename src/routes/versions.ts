@@ -2,7 +2,7 @@ import { createVersion, deleteVersion, duplicateVersion, updateVersion } from '.
 import type { VersionInput } from '../domain/versions.ts';
 import type { VersionStatus } from '../domain/types.ts';
 import { readerOf } from '../http/actor.ts';
-import { listVersions } from '../queries/versions.ts';
+import { listVersions, pageVersions } from '../queries/versions.ts';
 import { endpoint } from '../http/api.ts';
 import { languageList } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
@@ -19,20 +19,28 @@ export const versionInput = (fields: VersionInput, at: string): VersionInput =>
 
 export function versionRoutes({ catalog, writer }: Deps) {
   return [
-    endpoint<unknown, { includeWorkingCopies?: string }>({
+    endpoint<unknown, { includeWorkingCopies?: string; limit?: string; cursor?: string }>({
       method: 'get',
       path: '/versions',
       operationId: 'listVersions',
       cache: true,
       summary: 'List versions, newest first',
-      description: 'Anonymous callers see published versions; a credential with help:read also sees drafts and archived versions, and hidden working copies with `includeWorkingCopies=true`.',
+      description:
+        'Anonymous callers see published versions; a credential with help:read also sees drafts and archived versions, and hidden working copies with `includeWorkingCopies=true`. With `limit`, the answer is one page and a `Link: <…>; rel="next"` header names the next one (absent on the last page).',
       tag: 'Versions',
       access: 'public',
       query: 'VersionsQuery',
       errors: [],
       responses: { 200: { description: 'The versions', schema: 'VersionList' } },
-      handle: ({ actor, query }) => {
-        return { body: listVersions(catalog, readerOf(actor), query.includeWorkingCopies === 'true').map(presentVersion) };
+      handle: ({ actor, query, ctx }) => {
+        const all = listVersions(catalog, readerOf(actor), query.includeWorkingCopies === 'true');
+        const page = pageVersions(all, query.limit === undefined ? null : Number(query.limit), query.cursor ?? null);
+        const headers: Record<string, string> = {};
+        if (page.next !== null) {
+          const next = new URLSearchParams({ ...query, cursor: page.next });
+          headers.Link = `<${ctx.path}?${next}>; rel="next"`;
+        }
+        return { body: page.versions.map(presentVersion), headers };
       },
     }),
     endpoint<VersionCreateBody>({

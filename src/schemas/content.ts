@@ -124,7 +124,11 @@ export const NodesQuery = {
 export const VersionsQuery = {
   $id: 'VersionsQuery',
   type: 'object',
-  properties: { includeWorkingCopies: { enum: ['true', 'false'], description: '`true` adds hidden working copies; authenticated callers only.' } },
+  properties: {
+    includeWorkingCopies: { enum: ['true', 'false'], description: '`true` adds hidden working copies; authenticated callers only.' },
+    limit: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: 'At most this many versions (1 to 1000); the `Link` header (`rel="next"`) names the next page. Without it, every version.' },
+    cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,400}$', description: 'Where the page starts: the cursor of the previous page\'s `Link` header. Opaque; pages stay consistent while versions are added or removed.' },
+  },
 } as const;
 
 

@@ -13,6 +13,12 @@ export class Catalog {
   private readonly listeners: Array<(slug: string, state: VersionState | null) => void | Promise<void>> = [];
   /** Moves on every change, so anything derived from the index can be keyed by it. */
   generation = 0;
+  /**
+   * The generation of each version's last change (kept after a delete, so that what was derived from
+   * the deleted version stays stale): answers about one version are keyed by it, and a write to
+   * another version leaves them current.
+   */
+  private readonly changedAt = new Map<string, number>();
 
   /**
    * Calls `listener` with every version state set from now on (derived indexes follow the catalog).
@@ -45,9 +51,18 @@ export class Catalog {
     return null;
   }
 
+  /** The generation of the version's last change; 0 when it has not changed since the start. */
+  versionGeneration(slug: string): number {
+    return this.changedAt.get(slug) ?? 0;
+  }
+
+  private moveOn(slug: string): void {
+    this.changedAt.set(slug, ++this.generation);
+  }
+
   /** Sets a version's state; the promise, if any, resolves when every listener has caught up. */
   set(slug: string, state: VersionState | null): void | Promise<void> {
-    this.generation++;
+    this.moveOn(slug);
     if (state === null) this.entries.delete(slug);
     else this.entries.set(slug, { slug, state });
     const pending: Promise<void>[] = [];
@@ -58,13 +73,13 @@ export class Catalog {
     if (pending.length > 0) return Promise.all(pending).then(() => undefined);
   }
 
-  /** Moves the generation on without a change of state: what was derived meanwhile is stale. */
-  touch(): void {
-    this.generation++;
+  /** Moves the version's generation on without a change of state: what was derived from it meanwhile is stale. */
+  touch(slug: string): void {
+    this.moveOn(slug);
   }
 
   setBroken(slug: string, reason: string): void {
-    this.generation++;
+    this.moveOn(slug);
     this.entries.set(slug, { slug, broken: reason });
   }
 }
