@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { AppError } from './errors.ts';
 import { endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
 import { generationFor, ResponseCache, runOf } from './http/cache.ts';
@@ -12,6 +11,7 @@ import { requestLogging } from './http/logging.ts';
 import { pushScriptRoutes } from './routes/push-script.ts';
 import { contentRoutes } from './routes/content.ts';
 import type { Deps } from './deps.ts';
+import { stillStarting } from './store/catalog.ts';
 import { identityRoutes } from './routes/identity.ts';
 import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';
@@ -59,6 +59,15 @@ export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
   return endpoints;
 }
 
+/** Which versions are in, which are still loading, which cannot be served: what /healthz reports. */
+function loadProgress(catalog: Deps['catalog']) {
+  const loaded: string[] = [];
+  const loading: string[] = [];
+  const broken: string[] = [];
+  for (const e of catalog.all()) (e.state ? loaded : e.loading ? loading : broken).push(e.slug);
+  return { versions: { loaded: loaded.length, loading: loading.length, broken: broken.length }, loading, broken };
+}
+
 const isOAuthPath = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
 
 /** The HTTP application: middleware order and routers, no I/O of its own. */
@@ -73,7 +82,7 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
   system.get('/healthz', (ctx) => {
     ctx.status = isReady() ? 200 : 503;
-    ctx.body = { ok: isReady(), head: deps.repo.headCommit };
+    ctx.body = { ok: isReady(), head: deps.repo.headCommit, ...loadProgress(deps.catalog) };
   });
 
   app.use(deps.metrics.middleware());
@@ -90,8 +99,9 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   app.use(system.routes());
   app.keys = oauth.cookieKeys;
   app.use(oauth.middleware());
+  // While versions load, reads are answered (a version not loaded yet is 503 version_loading); writes wait.
   app.use(async (ctx, next) => {
-    if (!isReady()) throw new AppError('starting', 'The service is still loading its content; retry in a moment');
+    if (!isReady() && ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS') throw stillStarting();
     await next();
   });
   app.use(authenticate(deps.keys, oauth));

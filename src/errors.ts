@@ -38,7 +38,8 @@ export const ERROR_CATALOGUE = {
   storage_failed: { status: 503, description: 'The change could not be written to the repository (for example a full disk); nothing was changed, and the request can be retried.' },
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },
-  starting: { status: 503, description: 'The service is still loading its content; retry shortly.' },
+  starting: { status: 503, description: 'The service is still loading its content (writes, the list of versions and `latest` wait until every version is in); `Retry-After` says when to retry.' },
+  version_loading: { status: 503, description: 'The version is still being loaded at start (versions already loaded are served meanwhile); `Retry-After` says when to retry.' },
   script_unavailable: { status: 503, description: 'The push script (`GET /cli/help-push.mjs`) is not built and cannot be built where the service runs; `npm run build` writes it.' },
 } as const;
 

@@ -80,6 +80,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
     const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log, clock, newId);
     let isReady = false;
+    // Nothing is known to exist until the load has listed the repository's versions.
+    catalog.setLoading([]);
     // Listen first: the authorization server's issuer is the service's origin, port included.
     const server = createServer();
     await new Promise<void>((resolve, reject) => {

@@ -60,6 +60,7 @@ export function errorBoundary(bodyLimit: number): Middleware {
       }
       const challenge = wwwAuthenticate(appError, ctx.state.challenge as Challenge | undefined, ctx.get('authorization') !== '');
       if (challenge) ctx.set('WWW-Authenticate', challenge);
+      if (typeof appError.data.retryAfter === 'number') ctx.set('Retry-After', String(appError.data.retryAfter));
       ctx.status = appError.status;
       ctx.body = { error: { code: appError.code, message: appError.message, ...appError.data, requestId: ctx.state.requestId } };
     }

@@ -1,6 +1,6 @@
 import type { VersionState } from '../domain/types.ts';
 import { invalid, notFound } from '../errors.ts';
-import type { Catalog } from '../store/catalog.ts';
+import { stillStarting, type Catalog } from '../store/catalog.ts';
 import type { Reader } from './reader.ts';
 
 export const isVisible = (state: VersionState, reader: Reader) => (state.meta.status === 'published' && !state.meta.hidden) || reader.unpublished;
@@ -23,6 +23,8 @@ export function versionByRef(catalog: Catalog, reader: Reader, ref: string): Ver
 
 /** The versions the reader may see, newest first; hidden working copies only when asked for (and allowed). */
 export function listVersions(catalog: Catalog, reader: Reader, includeWorkingCopies = false): VersionState[] {
+  // A list without the versions still loading would say they do not exist.
+  if (!catalog.complete) throw stillStarting();
   const withHidden = reader.unpublished && includeWorkingCopies;
   return catalog
     .all()

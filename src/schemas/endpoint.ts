@@ -62,7 +62,7 @@ export function pipelineErrors(e: Pick<EndpointDoc, 'path' | 'query' | 'body' | 
   // A credential that is sent but wrong is refused on public reads too.
   codes.push('unauthorized');
   if (e.access === 'write') codes.push('insufficient_scope', 'published_read_only', 'repository_changed', 'storage_failed');
-  if (e.path.includes(':version')) codes.push('version_unavailable');
+  if (e.path.includes(':version')) codes.push('version_unavailable', 'version_loading');
   codes.push('starting');
   return codes;
 }

@@ -45,7 +45,22 @@ export const Whoami = {
   ],
 } as const;
 
-export const Health = { $id: 'Health', type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, head: { type: ['string', 'null'] } } } as const;
+export const Health = {
+  $id: 'Health',
+  type: 'object',
+  required: ['ok'],
+  properties: {
+    ok: { type: 'boolean', description: 'True once every version is loaded (and the status is 200; 503 before).' },
+    head: { type: ['string', 'null'] },
+    versions: {
+      type: 'object',
+      description: 'How many versions are served, still loading, and cannot be served.',
+      properties: { loaded: { type: 'integer' }, loading: { type: 'integer' }, broken: { type: 'integer' } },
+    },
+    loading: { type: 'array', items: { type: 'string' }, description: 'The versions still loading (their reads answer 503 version_loading).' },
+    broken: { type: 'array', items: { type: 'string' }, description: 'The versions whose stored data cannot be read.' },
+  },
+} as const;
 
 /** The answer of `GET /help/v1`: where everything is. */
 export const ApiIndex = {

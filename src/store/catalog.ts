@@ -1,8 +1,14 @@
 import { AppError, notFound } from '../errors.ts';
 import type { VersionState } from '../domain/types.ts';
 
-/** A version as the index holds it: its state, or why its stored data could not be read. */
-export type VersionEntry = { slug: string; state: VersionState; broken?: undefined } | { slug: string; state?: undefined; broken: string };
+/** A version as the index holds it: its state, why its stored data could not be read, or that it is still being loaded at start. */
+export type VersionEntry =
+  | { slug: string; state: VersionState; broken?: undefined; loading?: undefined }
+  | { slug: string; state?: undefined; broken: string; loading?: undefined }
+  | { slug: string; state?: undefined; broken?: undefined; loading: true };
+
+/** Seconds a client is asked to wait (Retry-After) for a version, or the service, still loading. */
+export const LOADING_RETRY_SECONDS = 1;
 
 /**
  * The in-memory index of all versions. Reads are served from here only and never touch git;
@@ -36,17 +42,32 @@ export class Catalog {
     return [...this.entries.values()];
   }
 
-  /** The version's state; 404 when unknown, 503 when its stored data is broken. */
+  /**
+   * Whether every version of the repository is in (or known to be broken). At start the versions are
+   * loaded a few at a time, and those already loaded are served meanwhile.
+   */
+  complete = true;
+
+  /** The version's state; 404 when unknown, 503 when its stored data is broken or it is still being loaded. */
   state(slug: string): VersionState {
     const entry = this.entries.get(slug);
-    if (!entry) throw notFound('version', `No version "${slug}"`, { version: slug });
+    if (!entry) {
+      // A version created while the others load would not be told from one not loaded yet.
+      if (!this.complete) throw stillStarting();
+      throw notFound('version', `No version "${slug}"`, { version: slug });
+    }
+    if (entry.loading) {
+      throw new AppError('version_loading', `Version "${slug}" is still being loaded; retry in a moment`, { version: slug, retryAfter: LOADING_RETRY_SECONDS });
+    }
     if (entry.broken !== undefined) {
       throw new AppError('version_unavailable', `Version "${slug}" cannot be served: its stored data is broken`, { version: slug, reason: entry.broken });
     }
     return entry.state;
   }
 
+  /** The version marked latest; while versions still load, 503 starting (the mark may be on one not loaded yet). */
   latest(): VersionState | null {
+    if (!this.complete) throw stillStarting();
     for (const e of this.entries.values()) if (e.state?.meta.isLatest) return e.state;
     return null;
   }
@@ -78,8 +99,23 @@ export class Catalog {
     this.moveOn(slug);
   }
 
+  /** Marks the versions about to be loaded: they are known, and answer 503 version_loading until set. */
+  setLoading(slugs: Iterable<string>): void {
+    for (const slug of slugs) this.entries.set(slug, { slug, loading: true });
+    this.complete = false;
+  }
+
+  /** Every version is in: the list of versions, "latest" and writes can be answered. */
+  setComplete(): void {
+    this.complete = true;
+    this.generation++;
+  }
+
   setBroken(slug: string, reason: string): void {
     this.moveOn(slug);
     this.entries.set(slug, { slug, broken: reason });
   }
 }
+
+export const stillStarting = () =>
+  new AppError('starting', 'The service is still loading its content; retry in a moment', { retryAfter: LOADING_RETRY_SECONDS });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { readFileSet } from '../content/file-set.ts';
+import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { isVersionSlug } from '../domain/names.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
@@ -30,60 +31,86 @@ export interface LoadOptions {
   snapshots?: SnapshotKeeper;
 }
 
+/** Versions loaded at the same time at start: enough to keep git and the CPU busy, few enough that each is served soon. */
+const PARALLEL_LOADS = 3;
+/** Longest stretch of parsing before other requests get their turn, in milliseconds. */
+const SLICE_MS = 5;
+
 /**
- * Builds the in-memory index from the head commit. A version folder that cannot be read or parsed
- * is marked broken with the reason (and not served); the others are served. A folder whose snapshot
- * matches its tree is restored from it; one whose snapshot is of an older tree is patched with the
- * files that changed since; the others are read whole (with the system git when it is installed).
+ * Builds the in-memory index from the head commit. Every version is first marked as loading (its
+ * reads answer 503 version_loading), then versions are loaded a few at a time, each one served as
+ * soon as it is in and searchable; parsing goes in short slices, so requests are answered
+ * throughout. A version folder that cannot be read or parsed is marked broken with the reason (and
+ * not served); the others are served. A folder whose snapshot matches its tree is restored from it;
+ * one whose snapshot is of an older tree is patched with the files that changed since; the others
+ * are read whole (with the system git when it is installed). A blob already parsed for another
+ * version (duplicated versions share most of theirs) is neither read nor parsed again, and the
+ * versions share its translation.
  */
 export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clock, log: Logger, opts: LoadOptions = {}): Promise<void> {
   const folders = repo.folders();
-  for (const [slug, tree] of folders) {
-    const broken = (reason: string) => {
-      log.error({ version: slug, reason }, 'version cannot be served');
-      catalog.setBroken(slug, reason);
-    };
-    if (!isVersionSlug(slug)) {
-      broken(`the folder name "${slug}" is not a valid version slug`);
-      continue;
-    }
-    const unreadable = repo.unreadable.get(slug);
-    if (unreadable) {
-      broken(unreadable);
-      continue;
-    }
-    const started = performance.now();
-    const snap = await openSnapshot(opts.snapshots?.take(slug), log, slug);
-    if (snap && snap.tree.oid === tree.oid) {
-      if (snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
-      observeStamps(snap.state, clock);
-      catalog.set(slug, snap.state);
-      log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
-      continue;
-    }
-    let result: { state: VersionState | null; problems: ProblemList; read: number };
-    try {
-      result = snap ? await patchFromSnapshot(repo, snap, tree) : await readWhole(repo, slug, tree);
-    } catch (err) {
-      broken(`a file cannot be read from git: ${(err as Error).message}`);
-      continue;
-    }
-    const { state, problems, read } = result;
-    if (state === null) {
-      broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
-      continue;
-    }
-    // The index saved with the older state is adopted first; setting the new state then re-indexes only the changed documents.
-    if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
-    observeStamps(state, clock);
-    catalog.set(slug, state);
-    opts.snapshots?.markDirty(slug);
-    log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
-  }
+  catalog.setLoading(folders.keys());
+  const parsed: ParsedBlobs = new Map();
+  const queue = [...folders];
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await loadVersion(next[0], next[1], { repo, catalog, clock, log, opts, parsed });
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_LOADS, queue.length) }, worker));
   resolveLatest(catalog, log);
   // Ready means searchable: large documents are indexed in slices, and the load waits for them.
   await opts.search?.idle();
+  catalog.setComplete();
   await opts.snapshots?.removeOthers(new Set(folders.keys()));
+}
+
+/** Translations by the id of the blob they were parsed from, during one load. */
+type ParsedBlobs = Map<string, Translation>;
+
+interface LoadContext {
+  repo: Repository;
+  catalog: Catalog;
+  clock: Clock;
+  log: Logger;
+  opts: LoadOptions;
+  parsed: ParsedBlobs;
+}
+
+async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock, log, opts, parsed }: LoadContext): Promise<void> {
+  const broken = (reason: string) => {
+    log.error({ version: slug, reason }, 'version cannot be served');
+    catalog.setBroken(slug, reason);
+  };
+  if (!isVersionSlug(slug)) return broken(`the folder name "${slug}" is not a valid version slug`);
+  const unreadable = repo.unreadable.get(slug);
+  if (unreadable) return broken(unreadable);
+  const started = performance.now();
+  const snap = await openSnapshot(opts.snapshots?.take(slug), log, slug);
+  if (snap && snap.tree.oid === tree.oid) {
+    if (snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+    await serve(slug, snap.state, catalog, clock, opts);
+    log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
+    return;
+  }
+  let result: { state: VersionState | null; problems: ProblemList; read: number };
+  try {
+    result = snap ? await patchFromSnapshot(repo, snap, tree, parsed) : await readWhole(repo, slug, tree, parsed);
+  } catch (err) {
+    return broken(`a file cannot be read from git: ${(err as Error).message}`);
+  }
+  const { state, problems, read } = result;
+  if (state === null) return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
+  // The index saved with the older state is adopted first; indexing the new state then re-indexes only the changed documents.
+  if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
+  await serve(slug, state, catalog, clock, opts);
+  opts.snapshots?.markDirty(slug);
+  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
+}
+
+/** Indexes the version for search (in slices), then serves it: a version is served once it is searchable. */
+async function serve(slug: string, state: VersionState, catalog: Catalog, clock: Clock, opts: LoadOptions): Promise<void> {
+  observeStamps(state, clock);
+  await opts.search?.update(slug, state);
+  await catalog.set(slug, state);
 }
 
 async function openSnapshot(file: Promise<SnapshotFile> | undefined, log: Logger, slug: string): Promise<Snapshot | null> {
@@ -100,10 +127,44 @@ function readOptions(slug: string) {
   return { slug, fallbackStamp: UNSTAMPED, idFor: (s: string) => derivedId(slug, s) };
 }
 
-async function readWhole(repo: Repository, slug: string, tree: TreeNode) {
-  const files = await readFiles(repo, blobsOf(tree));
+async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed: ParsedBlobs) {
+  const files = new Map<string, string | Translation>();
+  const toRead: Array<[string, string]> = [];
+  for (const [path, oid] of blobsOf(tree)) {
+    const known = parsed.get(oid);
+    if (known && TRANSLATION_FILE.test(path)) files.set(path, known);
+    else {
+      files.set(path, ''); // keeps the tree's order; filled in below
+      toRead.push([path, oid]);
+    }
+  }
+  await parseInSlices(await readFiles(repo, toRead), toRead, files, parsed);
   const problems = new ProblemList();
-  return { state: readFileSet(files, readOptions(slug), problems), problems, read: files.size };
+  return { state: readFileSet(files, readOptions(slug), problems), problems, read: toRead.length };
+}
+
+/**
+ * Parses the Markdown files read from git into translations, yielding to other work every few
+ * milliseconds. A file that does not parse is left as text: reading the file set reports its problems.
+ */
+async function parseInSlices(texts: Map<string, string>, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs): Promise<void> {
+  let slice = performance.now();
+  const scratch = new ProblemList();
+  for (const [path, oid] of blobs) {
+    const text = texts.get(path) ?? '';
+    files.set(path, text);
+    if (!TRANSLATION_FILE.test(path)) continue;
+    const md = parseMarkdownFile(path, text, scratch);
+    if (md !== null) {
+      const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
+      files.set(path, translation);
+      parsed.set(oid, translation);
+    }
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
 }
 
 /**
@@ -111,7 +172,7 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode) {
  * addressed, so only subtrees whose ids differ are compared, and only the files that differ are read.
  * Unchanged translations are reused as they are (the search index keeps its documents for them).
  */
-async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNode) {
+async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNode, parsed: ParsedBlobs) {
   const changed = new Set<string>();
   diffTrees(snap.tree, tree, '', changed);
   const files = new Map<string, string | Translation>();
@@ -124,7 +185,7 @@ async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNod
       toRead.push([path, oid]);
     }
   }
-  for (const [path, text] of await readFiles(repo, toRead)) files.set(path, text);
+  await parseInSlices(await readFiles(repo, toRead), toRead, files, parsed);
   const problems = new ProblemList();
   return { state: readFileSet(files, readOptions(snap.slug), problems), problems, read: toRead.length };
 }
