@@ -51,7 +51,7 @@ describe('A start without snapshots serves each version as soon as it is loaded'
         seen.partly++;
         const loading = body.loading[body.loading.length - 1];
         const loaded = VERSIONS.find((v) => !body.loading.includes(v))!;
-        const [a, b, list, write] = await Promise.all([
+        const [a, b, listed, posted]: Response[] = await Promise.all([
           fetch(`${service.url}/versions/${loaded}/tree`),
           fetch(`${service.url}/versions/${loading}/tree`),
           fetch(`${service.url}/versions`),
@@ -60,9 +60,9 @@ describe('A start without snapshots serves each version as soon as it is loaded'
         if (a.status === 200) seen.servedWhileLoading = true;
         if (b.status === 503) seen.loadingAnswer ??= { status: b.status, retryAfter: b.headers.get('retry-after'), code: ((await b.json()) as { error: { code: string } }).error.code };
         if (!done) {
-          assert.equal(list.status, 503, 'the list of versions waits for all of them');
-          assert.ok(Number(list.headers.get('retry-after')) > 0);
-          assert.equal(write.status, 503, 'writes wait for the load');
+          assert.equal(listed.status, 503, 'the list of versions waits for all of them');
+          assert.ok(Number(listed.headers.get('retry-after')) > 0);
+          assert.equal(posted.status, 503, 'writes wait for the load');
         }
       }
       await new Promise((r) => setTimeout(r, 2));
