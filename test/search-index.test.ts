@@ -198,3 +198,52 @@ describe('search index', () => {
     assert.deepEqual(restored.search(state, 'en', 'zeb').hits.map((h) => h.slug), ['a']);
   });
 });
+
+describe('a duplicated version shares its source\'s index until one of them changes', () => {
+  const t = (title: string, bodyMd: string): Translation => ({ title, summary: '', bodyMd, updatedAt: STAMP });
+  const hits = (index: SearchIndex, state: VersionState, q: string) => index.search(state, 'en', q).hits.map((h) => h.slug);
+
+  test('the copy answers at once; an edit of the copy (or of the source) never shows in the other', async () => {
+    const index = new SearchIndex();
+    const source = stateOf(['a', 'b', 'c'], new Map([['a', t('Zebra', 'stripes')], ['b', t('Giraffe', 'neck')], ['c', t('Cafe', 'zeal')]]));
+    await index.update('v1', source);
+    // POST /versions/v1/duplicate: the same translations under another slug.
+    const copy: VersionState = { ...source, slug: 'v2' };
+    assert.equal(index.update('v2', copy), undefined, 'nothing to index: the copy adopts the source\'s index at once');
+    assert.deepEqual(hits(index, copy, 'zebra'), ['a']);
+    assert.deepEqual(hits(index, copy, 'ze'), ['a', 'c']);
+
+    const edited: VersionState = { ...copy, translations: new Map(copy.translations).set('a', new Map([['en', t('Antelope', 'horns')]])) };
+    await index.update('v2', edited);
+    assert.deepEqual(hits(index, edited, 'antelope'), ['a'], 'the copy finds its edit');
+    assert.deepEqual(hits(index, edited, 'zebra'), [], 'and no longer the text it replaced');
+    assert.deepEqual(hits(index, source, 'zebra'), ['a'], 'the source is untouched');
+    assert.deepEqual(hits(index, source, 'antelope'), []);
+
+    const sourceEdited: VersionState = { ...source, translations: new Map(source.translations).set('b', new Map([['en', t('Okapi', 'forest')]])) };
+    await index.update('v1', sourceEdited);
+    assert.deepEqual(hits(index, sourceEdited, 'okapi'), ['b']);
+    assert.deepEqual(hits(index, edited, 'okapi'), [], 'an edit of the source does not reach the copy');
+    assert.deepEqual(hits(index, edited, 'giraffe'), ['b']);
+  });
+
+  test('deleting the source leaves the copy searchable', async () => {
+    const index = new SearchIndex();
+    const source = stateOf(['a'], new Map([['a', t('Zebra', 'stripes')]]));
+    await index.update('v1', source);
+    const copy: VersionState = { ...source, slug: 'v2' };
+    await index.update('v2', copy);
+    await index.update('v1', null);
+    assert.deepEqual(hits(index, copy, 'stripes'), ['a']);
+  });
+
+  test('versions with equal text but their own translations are indexed on their own', async () => {
+    const index = new SearchIndex();
+    const one = stateOf(['a'], new Map([['a', t('Zebra', 'stripes')]]));
+    await index.update('v1', one);
+    const other: VersionState = { ...stateOf(['a'], new Map([['a', t('Zebra', 'stripes')]])), slug: 'v2' };
+    await index.update('v2', other);
+    await index.update('v1', { ...one, translations: new Map([['a', new Map([['en', t('Gnu', 'horns')]])]]) });
+    assert.deepEqual(hits(index, other, 'zebra'), ['a']);
+  });
+});

@@ -39,11 +39,47 @@ export class SearchIndex {
    * work (the promise resolves when it is searchable), so no request waits behind it.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
-    if (!this.busy.has(slug) && (state === null || changedChars(this.versions.get(slug), state) <= SYNC_CHARS)) {
+    // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes until one of them changes.
+    if (state !== null && !this.versions.has(slug) && this.adoptTwin(slug, state)) return;
+    if (!this.busy.has(slug) && (state === null || this.cost(slug, state) <= SYNC_CHARS)) {
       this.apply(slug, state, null);
       return;
     }
     return this.inTurn(slug, () => this.apply(slug, state, slicer())).finally(() => this.settled(slug));
+  }
+
+  /**
+   * Gives `slug` the indexes of another version whose translations are the very same objects in every
+   * language (a duplicate shares them with its source; versions loaded from identical files share them
+   * too): nothing to build, and no memory spent, until one of the two changes (copy on write).
+   */
+  private adoptTwin(slug: string, state: VersionState): boolean {
+    for (const [other, byLanguage] of this.versions) {
+      if (other === slug || this.busy.has(other)) continue;
+      if (state.meta.languages.every((language) => byLanguage.has(language) && holdsExactly(byLanguage.get(language)!, state, language))) {
+        this.versions.set(slug, new Map(state.meta.languages.map((language) => [language, byLanguage.get(language)!])));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether another version uses the same index object (adopted from a twin). */
+  private isShared(slug: string, index: LanguageIndex): boolean {
+    for (const [other, byLanguage] of this.versions) if (other !== slug && [...byLanguage.values()].includes(index)) return true;
+    return false;
+  }
+
+  /** Characters to index to bring the version's indexes in line with `state`; a shared index that must change is built anew, whole. */
+  private cost(slug: string, state: VersionState): number {
+    const byLanguage = this.versions.get(slug);
+    let chars = 0;
+    for (const language of state.meta.languages) {
+      const index = byLanguage?.get(language);
+      const whole = index !== undefined && !holdsExactly(index, state, language) && this.isShared(slug, index);
+      chars += changedChars(whole ? undefined : index, state, language);
+    }
+    return chars;
   }
 
   /**
@@ -83,6 +119,15 @@ export class SearchIndex {
     for (const language of byLanguage.keys()) if (!state.meta.languages.includes(language)) byLanguage.delete(language);
     for (const language of state.meta.languages) {
       let index = byLanguage.get(language);
+      if (index && !holdsExactly(index, state, language) && this.isShared(slug, index)) {
+        // Copy on write: the twin keeps the shared index; this version gets its own, swapped in once
+        // built, so its searches find the documents as they were until then.
+        const own: LanguageIndex = { terms: new TermIndex(), docs: new Map() };
+        if (pause === null) patch(own, state, language);
+        else await patchInSlices(own, state, language, pause);
+        byLanguage.set(language, own);
+        continue;
+      }
       if (!index) byLanguage.set(language, (index = { terms: new TermIndex(), docs: new Map() }));
       if (pause === null) patch(index, state, language);
       else await patchInSlices(index, state, language, pause);
@@ -263,16 +308,26 @@ function slicer(): () => Promise<void> {
 }
 
 /** Characters of text in translations the index does not have yet (what update() would index). */
-function changedChars(byLanguage: Map<string, LanguageIndex> | undefined, state: VersionState): number {
+function changedChars(index: LanguageIndex | undefined, state: VersionState, language: string): number {
   let chars = 0;
-  for (const language of state.meta.languages) {
-    const docs = byLanguage?.get(language)?.docs;
-    for (const [slug, ts] of state.translations) {
-      const t = ts.get(language);
-      if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
-    }
+  const docs = index?.docs;
+  for (const [slug, ts] of state.translations) {
+    const t = ts.get(language);
+    if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
   }
   return chars;
+}
+
+/** Whether the index holds exactly the state's translations in `language`, the very same objects. */
+function holdsExactly(index: LanguageIndex, state: VersionState, language: string): boolean {
+  let count = 0;
+  for (const [slug, ts] of state.translations) {
+    const t = ts.get(language);
+    if (t === undefined) continue;
+    if (index.docs.get(slug) !== t) return false;
+    count++;
+  }
+  return count === index.docs.size;
 }
 
 /**
