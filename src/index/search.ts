@@ -76,7 +76,7 @@ export class SearchIndex {
     let chars = 0;
     for (const language of state.meta.languages) {
       const index = byLanguage?.get(language);
-      const whole = index !== undefined && !holdsExactly(index, state, language) && this.isShared(slug, index);
+      const whole = index !== undefined && this.isShared(slug, index) && !holdsExactly(index, state, language);
       chars += changedChars(whole ? undefined : index, state, language);
     }
     return chars;
@@ -119,7 +119,7 @@ export class SearchIndex {
     for (const language of byLanguage.keys()) if (!state.meta.languages.includes(language)) byLanguage.delete(language);
     for (const language of state.meta.languages) {
       let index = byLanguage.get(language);
-      if (index && !holdsExactly(index, state, language) && this.isShared(slug, index)) {
+      if (index && this.isShared(slug, index) && !holdsExactly(index, state, language)) {
         // Copy on write: the twin keeps the shared index; this version gets its own, swapped in once
         // built, so its searches find the documents as they were until then.
         const own: LanguageIndex = { terms: new TermIndex(), docs: new Map() };
