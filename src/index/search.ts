@@ -53,7 +53,7 @@ export class SearchIndex {
    * language (a duplicate shares them with its source; versions loaded from identical files share them
    * too): nothing to build, and no memory spent, until one of the two changes (copy on write).
    */
-  private adoptTwin(slug: string, state: VersionState): boolean {
+  adoptTwin(slug: string, state: VersionState): boolean {
     for (const [other, byLanguage] of this.versions) {
       if (other === slug || this.busy.has(other)) continue;
       if (state.meta.languages.every((language) => byLanguage.has(language) && holdsExactly(byLanguage.get(language)!, state, language))) {

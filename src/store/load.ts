@@ -5,7 +5,7 @@ import { readFileSet } from '../content/file-set.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { isVersionSlug } from '../domain/names.ts';
-import type { Translation, VersionState } from '../domain/types.ts';
+import type { Translation, TranslationsOf, VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
@@ -84,9 +84,11 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   const unreadable = repo.unreadable.get(slug);
   if (unreadable) return broken(unreadable);
   const started = performance.now();
-  const snap = await openSnapshot(opts.snapshots?.take(slug), log, slug);
+  const snap = internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
   if (snap && snap.tree.oid === tree.oid) {
-    if (snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+    // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
+    const shared = opts.search?.adoptTwin(slug, snap.state) === true;
+    if (!shared && snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
     await serve(slug, snap.state, catalog, clock, opts);
     log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
     return;
@@ -105,6 +107,34 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   opts.snapshots?.markDirty(slug);
   log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
 }
+
+/**
+ * The snapshot with its translations shared with the versions loaded before it: a translation whose
+ * file (blob) was already loaded for another version is that version's object, so identical content
+ * (versions duplicated for each release) is held in memory once, whether it came from git or a snapshot.
+ */
+function internSnapshot(snap: Snapshot | null, parsed: ParsedBlobs): Snapshot | null {
+  if (snap === null) return null;
+  const folders = snap.tree.entries;
+  let changed = false;
+  const translations = new Map<string, TranslationsOf>();
+  for (const [slug, byLanguage] of snap.state.translations) {
+    let out: Map<string, Translation> | null = null;
+    for (const [language, t] of byLanguage) {
+      const folder = folders.get(language);
+      const blob = folder?.kind === 'tree' ? folder.tree.entries.get(`${slug}.md`) : undefined;
+      if (blob === undefined || blob.kind !== 'blob') continue;
+      const known = parsed.get(blob.oid);
+      if (known === undefined) parsed.set(blob.oid, t);
+      else if (known !== t && sameTranslation(known, t)) (out ??= new Map(byLanguage)).set(language, known);
+    }
+    translations.set(slug, out ?? byLanguage);
+    if (out) changed = true;
+  }
+  return changed ? { ...snap, state: { ...snap.state, translations } } : snap;
+}
+
+const sameTranslation = (a: Translation, b: Translation) => a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd && a.updatedAt === b.updatedAt;
 
 /** Indexes the version for search (in slices), then serves it: a version is served once it is searchable. */
 async function serve(slug: string, state: VersionState, catalog: Catalog, clock: Clock, opts: LoadOptions): Promise<void> {
