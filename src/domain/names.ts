@@ -31,11 +31,22 @@ export const isNodeSlug = (s: string) => s.length <= NODE_SLUG_MAX && nodeSlugRe
  * Canonical case keeps one folder per language on case-insensitive file systems.
  */
 export function canonicalLanguage(code: string): string | null {
-  if (!languageRe.test(code)) return null;
-  try {
-    const [canonical] = Intl.getCanonicalLocales(code);
-    return canonical && languageRe.test(canonical) ? canonical : null;
-  } catch {
-    return null;
+  // Every read names a language: the few codes in use are canonicalized once (Intl takes microseconds).
+  const known = canonical.get(code);
+  if (known !== undefined) return known;
+  let result: string | null = null;
+  if (languageRe.test(code)) {
+    try {
+      const [c] = Intl.getCanonicalLocales(code);
+      result = c && languageRe.test(c) ? c : null;
+    } catch {
+      result = null;
+    }
   }
+  // Bounded: a caller sending endless distinct codes only loses the memo, never memory.
+  if (canonical.size >= 1000) canonical.clear();
+  canonical.set(code, result);
+  return result;
 }
+
+const canonical = new Map<string, string | null>();
