@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
+import { crc32, gunzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { ExportCache } from '../src/http/export-cache.ts';
-import { gzipSegments } from '../src/http/gzip-segments.ts';
+import { crc32Combine, gzipSegments, IncrementalGzip } from '../src/http/gzip-segments.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
 interface Answer {
@@ -167,7 +167,7 @@ describe('ExportCache: one compression per change, bounded by bytes', () => {
     let built = 0;
     const pieces = () => {
       built++;
-      return text(2000);
+      return { pieces: text(2000) };
     };
     const bodies = Array.from({ length: 5 }, () => cache.gzip('v1|json', 's1', pieces));
     const bytes = await Promise.all(bodies.map(read));
@@ -187,7 +187,7 @@ describe('ExportCache: one compression per change, bounded by bytes', () => {
     let built = 0;
     const pieces = () => {
       built++;
-      return text(2000);
+      return { pieces: text(2000) };
     };
     const first = await read(cache.gzip('v1|json', 's1', pieces));
     assert.ok(first.length > 1024);
@@ -223,3 +223,75 @@ describe('gzipSegments: segments compressed apart make one gzip stream', () => {
   });
 });
 
+
+describe('Exports after a change recompress only the segments that changed', () => {
+  const unitsOf = (texts: Array<[string, string]>, sig: (id: string, text: string) => unknown) =>
+    texts.map(([id, text], i) => ({ id, signature: [i === 0, sig(id, text)], text: () => `${i === 0 ? '' : ','}${text}` }));
+  const plain = (texts: Array<[string, string]>) => `[${texts.map(([, t]) => t).join(',')}]`;
+  const run = async (gzip: IncrementalGzip, texts: Array<[string, string]>) => {
+    const chunks: Buffer[] = [];
+    // A unit's signature is its text here: what the export's signatures stand for.
+    for await (const c of gzip.gzip('[', unitsOf(texts, (_id, text) => text), ']')) chunks.push(c);
+    return Buffer.concat(chunks);
+  };
+  const doc = (n: number, from = 0) => Array.from({ length: n }, (_, i): [string, string] => [`node-${i + from}`, JSON.stringify({ n: i + from, body: `${'word '.repeat(200)}${i + from}` })]);
+
+  test('CRC-32 of two parts combines to the CRC-32 of the whole', () => {
+    for (const [a, b] of [['', 'x'], ['abc', ''], ['hello ', 'world'], ['x'.repeat(100_000), 'y'.repeat(77_777)]]) {
+      const whole = crc32(Buffer.from(a + b));
+      assert.equal(crc32Combine(crc32(Buffer.from(a)), crc32(Buffer.from(b)), Buffer.byteLength(b)), whole, `${a.length}+${b.length}`);
+    }
+  });
+
+  test('a change, an insertion and a deletion each recompress a segment or two; the stream is always exact', async () => {
+    const gzip = new IncrementalGzip({ level: 5, parallel: 2 }, 8);
+    let texts = doc(400);
+    assert.equal(gunzipSync(await run(gzip, texts)).toString('utf8'), plain(texts));
+    const all = gzip.lastRun.segments;
+    assert.equal(gzip.lastRun.compressed, all);
+    assert.ok(all > 10, 'many segments');
+
+    texts = texts.map(([id, t]) => [id, id === 'node-200' ? JSON.stringify({ changed: true }) : t]);
+    assert.equal(gunzipSync(await run(gzip, texts)).toString('utf8'), plain(texts));
+    assert.equal(gzip.lastRun.compressed, 1, 'one changed unit: one segment');
+
+    texts = [...texts.slice(0, 100), ['inserted', '"new"'], ...texts.slice(100)];
+    assert.equal(gunzipSync(await run(gzip, texts)).toString('utf8'), plain(texts));
+    assert.ok(gzip.lastRun.compressed <= 2, `an insertion: ${gzip.lastRun.compressed}`);
+
+    texts = texts.filter(([id]) => id !== 'node-300');
+    assert.equal(gunzipSync(await run(gzip, texts)).toString('utf8'), plain(texts));
+    assert.ok(gzip.lastRun.compressed <= 2, `a deletion: ${gzip.lastRun.compressed}`);
+
+    texts = [['node-0', '"first changed"'], ...texts.slice(1)];
+    assert.equal(gunzipSync(await run(gzip, texts)).toString('utf8'), plain(texts));
+    assert.equal(execFileSync('gzip', ['-dc'], { input: await run(gzip, texts) }).toString('utf8'), plain(texts), 'the system gzip agrees');
+  });
+
+  test('through the API: the export after a write decompresses to exactly the plain export', async () => {
+    const s = await startTestServer();
+    try {
+      await createVersion(s, 'big', { status: 'published' });
+      for (let i = 0; i < 60; i++) await createNode(s, 'big', { slug: `t${i}`, translations: { en: { title: `Topic ${i}`, bodyMd: `${'text '.repeat(400)}${i}\n` } } });
+      const fetchBoth = async () => {
+        const gz = await get(`${s.url}/versions/big/export`, { 'accept-encoding': 'gzip' });
+        const identity = await get(`${s.url}/versions/big/export`, { 'accept-encoding': 'identity' });
+        return { gz: gunzipSync(gz.body).toString('utf8'), identity: identity.body.toString('utf8') };
+      };
+      let both = await fetchBoth();
+      assert.equal(both.gz, both.identity);
+      for (const [slug, title] of [['t30', 'Changed middle'], ['t0', 'Changed first'], ['t59', 'Changed last']]) {
+        await s.request('PUT', `/versions/big/topics/${slug}/translations/en`, { body: { title, bodyMd: 'Short now.\n' } });
+        both = await fetchBoth();
+        assert.equal(both.gz, both.identity, `after changing ${slug}`);
+        assert.equal(JSON.parse(both.gz).nodes.find((n: { slug: string }) => n.slug === slug).translations.en.title, title);
+      }
+      await s.request('DELETE', '/versions/big/nodes/t10');
+      await s.request('POST', '/versions/big/reorder', { body: { items: [{ slug: 't40', parentSlug: null, sortOrder: -1 }] } });
+      both = await fetchBoth();
+      assert.equal(both.gz, both.identity, 'after a deletion and a move');
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import { gzipSegments, type GzipOptions } from './gzip-segments.ts';
+import { gzipSegments, IncrementalGzip, type GzipOptions, type Unit } from './gzip-segments.ts';
 
 /**
  * How exports are compressed. Level 5 makes help text within 1 % of zlib's default (6) in about three
@@ -52,6 +52,12 @@ interface Kept {
   gzip: Buffer;
 }
 
+/** What is compressed: a text in pieces, or in parts that say when they are unchanged (recompressed only where they changed). */
+export type GzipSource = { pieces: Iterable<string> } | { head: string; units: Iterable<Unit>; tail: string; averageChars: number };
+
+/** Characters of text per segment of an incremental compression, on average. */
+const SEGMENT_CHARS = 256 * 1024;
+
 /**
  * Whole-version exports, gzip-compressed once per change of the version and kept (least recently
  * used out first) within `maxBytes`. Compression runs on libuv's thread pool, in segments (see
@@ -61,37 +67,55 @@ interface Kept {
 export class ExportCache {
   private readonly kept: LRUCache<string, Kept> | null;
   private readonly builds = new Map<string, Build>();
+  /** Per export, the segments of its last compression, so the next one after a change recompresses only what changed. */
+  private readonly incremental: LRUCache<string, IncrementalGzip> | null;
 
   constructor(readonly maxBytes: number) {
     this.kept = maxBytes > 0 ? new LRUCache<string, Kept>({ maxSize: maxBytes, sizeCalculation: (v) => Math.max(1, v.gzip.length) }) : null;
+    // The segments are views of the bytes `kept` holds, while both hold the export; the bound is the same.
+    this.incremental = maxBytes > 0 ? new LRUCache<string, IncrementalGzip>({ maxSize: maxBytes, sizeCalculation: (v) => Math.max(1, v.keptBytes) }) : null;
   }
 
   /**
    * The gzip of the text `pieces` make, for `key` (what is exported) as of `stamp` (when it last
    * changed): the kept bytes, or a stream of the compression under way (started when none is).
    */
-  gzip(key: string, stamp: string, pieces: () => Iterable<string>): Buffer | Readable {
+  gzip(key: string, stamp: string, source: () => GzipSource): Buffer | Readable {
     const kept = this.kept?.get(key);
     if (kept && kept.stamp === stamp) return kept.gzip;
     const id = `${key}\n${stamp}`;
     let build = this.builds.get(id);
     if (!build) {
-      build = this.start(key, stamp, pieces());
+      build = this.start(key, stamp, source());
       this.builds.set(id, build);
     }
     return Readable.from(build.follow(), { objectMode: false });
   }
 
-  private start(key: string, stamp: string, pieces: Iterable<string>): Build {
+  private compressor(key: string, source: GzipSource): IncrementalGzip | null {
+    if ('pieces' in source || !this.incremental) return null;
+    return this.incremental.get(key) ?? new IncrementalGzip(GZIP, Math.min(256, Math.max(1, Math.round(SEGMENT_CHARS / Math.max(1, source.averageChars)))));
+  }
+
+  private start(key: string, stamp: string, source: GzipSource): Build {
     const build = new Build();
     const id = `${key}\n${stamp}`;
+    const incremental = this.compressor(key, source);
     (async () => {
-      for await (const chunk of gzipSegments(pieces, GZIP)) build.add(chunk);
+      const chunks = 'pieces' in source ? gzipSegments(source.pieces, GZIP) : incremental ? incremental.gzip(source.head, source.units, source.tail) : gzipSegments(textOf(source), GZIP);
+      for await (const chunk of chunks) build.add(chunk);
     })().then(
       () => {
         this.builds.delete(id);
         // An export larger than the cache is sent from the build and let go.
-        if (this.kept && build.bytes <= this.maxBytes) this.kept.set(key, { stamp, gzip: Buffer.concat(build.chunks, build.bytes) });
+        if (this.kept && build.bytes <= this.maxBytes) {
+          const gzip = Buffer.concat(build.chunks, build.bytes);
+          this.kept.set(key, { stamp, gzip });
+          if (incremental) {
+            incremental.rebase(build.chunks, gzip);
+            this.incremental!.set(key, incremental);
+          }
+        } else this.incremental?.delete(key);
         build.end(null);
       },
       (err: Error) => {
@@ -101,4 +125,11 @@ export class ExportCache {
     );
     return build;
   }
+}
+
+/** The text of a source in parts, piece by piece (when nothing is kept to recompress incrementally). */
+function* textOf(source: { head: string; units: Iterable<Unit>; tail: string }): Generator<string> {
+  yield source.head;
+  for (const unit of source.units) yield unit.text();
+  yield source.tail;
 }

@@ -29,6 +29,28 @@ export function* exportDocument(state: VersionState): Generator<string> {
   yield ']}';
 }
 
+/**
+ * The export document as parts that say when their text is unchanged: the version's head, one unit
+ * per node (its text is the same while the node's record, its translations, its place and its stamp
+ * are), and the tail. Compressed exports reuse the bytes of unchanged parts (http/gzip-segments.ts).
+ */
+export function exportParts(state: VersionState) {
+  const order = documentOrder(state);
+  let chars = 0;
+  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += t.title.length + t.summary.length + t.bodyMd.length + 120;
+  return {
+    head: `{"version":${JSON.stringify(presentVersion(state))},"nodes":[`,
+    units: order.map((slug, i) => ({
+      id: slug,
+      signature: [i === 0, state.nodes.get(slug), state.translations.get(slug), state.meta.languages, sortOrderOf(state, slug), nodeUpdatedAt(state, slug)],
+      text: () => `${i === 0 ? '' : ','}${JSON.stringify(exportNode(state, slug))}`,
+    })),
+    tail: ']}',
+    /** Characters of a node's text on average, with its translations. */
+    averageChars: order.length === 0 ? 0 : Math.round(chars / order.length) + 200,
+  };
+}
+
 /** The export document as one object, for answers that are not streamed (the tool server's). */
 export function exportObject(state: VersionState) {
   return { version: presentVersion(state), nodes: documentOrder(state).map((slug) => exportNode(state, slug)) };

@@ -4,7 +4,7 @@ import { ExportCache } from '../http/export-cache.ts';
 import { textStream } from '../http/stream.ts';
 import { readerOf } from '../http/actor.ts';
 import { readableVersion } from '../queries/versions.ts';
-import { exportDocument, exportFiles } from '../presenters/export.ts';
+import { exportDocument, exportFiles, exportParts } from '../presenters/export.ts';
 import type { Deps } from '../deps.ts';
 
 /** Whole-version export, as the JSON document or as content files. */
@@ -41,12 +41,11 @@ export function exportRoutes({ catalog, config }: Deps) {
         setValidators(ctx, visibility, etag, config.cacheMaxAge, 'Authorization, Accept-Encoding');
         if (matches(ctx, etag)) return { status: 304, body: null };
         ctx.type = 'application/json';
-        const pieces = () => (format === 'files' ? exportFiles(state) : exportDocument(state));
         if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
           ctx.set('Content-Encoding', 'gzip');
-          return { body: cache.gzip(`${state.slug}|${format}`, stamp, pieces) };
+          return { body: cache.gzip(`${state.slug}|${format}`, stamp, () => (format === 'files' ? { pieces: exportFiles(state) } : exportParts(state))) };
         }
-        return { body: textStream(pieces()) };
+        return { body: textStream(format === 'files' ? exportFiles(state) : exportDocument(state)) };
       },
     }),
   ];
