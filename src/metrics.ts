@@ -38,12 +38,12 @@ export class Metrics {
     };
     new Gauge({
       name: 'help_index_versions',
-      help: 'Versions in the index, by status (broken: stored data that could not be read)',
+      help: 'Versions in the index, by status (broken: stored data that could not be read; loading: not loaded yet at start)',
       labelNames: ['status'],
       registers,
       collect() {
         this.reset();
-        for (const e of catalog.all()) this.inc({ status: e.state?.meta.status ?? 'broken' });
+        for (const e of catalog.all()) this.inc({ status: e.state?.meta.status ?? (e.loading ? 'loading' : 'broken') });
       },
     });
     const nodes = sizes((s) => s.nodes);
