@@ -39,7 +39,7 @@ export function portalRoutes(deps: Deps): Middleware {
   const run = runOf(catalog);
   // Rendered pages by their validator (which covers the generation, host and URL).
   const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (v, k) => v.length + k.length });
-  const originOf = (ctx: Context) => config.publicUrl ?? ctx.origin;
+  const originOf = (ctx: Context) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
 
   /** Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. */
   function cached(ctx: Context, route: string, type: string, render: () => string): void {

@@ -51,7 +51,10 @@ function inlineParts(children, ctx, font) {
   };
   const style = { bold: false, italics: false, strike: false, link: null };
   for (const t of children ?? []) {
-    const base = { bold: style.bold, italics: style.italics };
+    // Only what is on: a run's `bold: false` would undo a heading's or a header cell's bold.
+    const base = {};
+    if (style.bold) base.bold = true;
+    if (style.italics) base.italics = true;
     if (style.strike) base.decoration = 'lineThrough';
     if (style.link) Object.assign(base, { link: style.link, color: '#0b57c2', decoration: 'underline' });
     switch (t.type) {
