@@ -116,6 +116,9 @@ describe('The reader portal in a real browser', () => {
     await createVersion(s, 'jp', { label: 'タスクレーン', status: 'published', languages: ['ja'] });
     await createNode(s, 'jp', { slug: 'hajimeni', translations: { ja: { title: 'はじめに', bodyMd: 'タスクレーンへようこそ。日本語のヘルプです。\n\n## 設定\n\n設定画面を開きます。\n' } } });
     await createNode(s, 'jp', { slug: 'settei', translations: { ja: { title: '設定の変更', bodyMd: '通知の設定を変更できます。\n' } } });
+    await createVersion(s, 'ar', { label: 'Tasklane AR', status: 'published', languages: ['ar'] });
+    const arabic = `ALPHA ${'نص عربي '.repeat(6)}GAMMA ${'هذا نص عربي طويل لاختبار الاتجاه '.repeat(12)}\n`;
+    await createNode(s, 'ar', { slug: 'intro', translations: { ar: { title: 'مرحبا بك', bodyMd: arabic } } });
     await createVersion(s, 'big', { status: 'published', languages: ['en'] });
     const nodes = Array.from({ length: 201 }, (_, i) => ({ slug: `t${i}`, kind: 'topic', translations: { en: { title: `Topic ${i}` } } }));
     assert.equal((await s.request('POST', '/versions/big/import', { body: { nodes } })).status, 200);
@@ -217,6 +220,25 @@ describe('The reader portal in a real browser', () => {
     for (const words of ['タスクレーン', 'はじめに', 'タスクレーンへようこそ。日本語のヘルプです。', '設定の変更', '通知の設定を変更できます。']) assert.ok(jtext.includes(words), `${words} in ${jtext}`);
     for (const share of inkPerPage(japanese.file, 'ja')) assert.ok(share > 0.001, 'no blank page');
     await ja.close();
+  });
+
+  test('right-to-left text is laid out right to left: a line starts on the right', async () => {
+    const page = await open('/support/ar/intro');
+    assert.equal(await page.getAttribute('html', 'dir'), 'rtl');
+    await page.click('#pdf-open');
+    const pdf = await download(page);
+    const boxes = execFileSync('pdftotext', ['-bbox', '-f', '2', '-l', '2', pdf.file, '-'], { encoding: 'utf8', timeout: 30_000 });
+    const word = (w: string) => {
+      const m = new RegExp(`<word xMin="([0-9.]+)" yMin="([0-9.]+)"[^>]*>${w}</word>`).exec(boxes);
+      assert.ok(m, `${w} in ${boxes.slice(0, 2000)}`);
+      return { x: Number(m[1]), y: Number(m[2]) };
+    };
+    const alpha = word('ALPHA');
+    const gamma = word('GAMMA');
+    assert.equal(alpha.y, gamma.y, 'both on the first line');
+    assert.ok(alpha.x > gamma.x, `the first word is right of a later one: ${alpha.x} > ${gamma.x}`);
+    assert.ok(alpha.x > 400, 'and the line starts at the right margin');
+    await page.close();
   });
 
   test('more than 200 topics is explained, not failed silently', async () => {

@@ -88,6 +88,62 @@ function inlineParts(children, ctx, font) {
 /** One paragraph-like block: its runs as one text node, images between them as their own. */
 const textBlock = (parts, extra) => (parts.length === 1 && parts[0].text ? { ...parts[0], ...extra } : { stack: parts, ...extra });
 
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+
+/**
+ * Right-to-left text. pdfmake sets the words of a line left to right, so a paragraph holding Arabic
+ * or Hebrew is broken into lines here, by the widths the browser measures with the same font, and
+ * each line's words are given in visual order: right-to-left words reversed, runs of left-to-right
+ * words (names, numbers, code) kept in their own order. Lines are right-aligned.
+ */
+function rightToLeft(runs, { font, size, bold = false, width, measure }) {
+  const words = [];
+  for (const run of runs) {
+    for (const piece of String(run.text).split(/(\n)|\s+/)) {
+      if (piece === '\n') words.push(null);
+      else if (piece) words.push({ ...run, text: piece, width: measure(piece, font, bold || run.bold === true, size) });
+    }
+  }
+  const space = measure(' ', font, bold, size);
+  const lines = [[]];
+  let used = 0;
+  for (const word of words) {
+    const line = lines[lines.length - 1];
+    if (word === null) {
+      lines.push([]);
+      used = 0;
+    } else if (line.length > 0 && used + space + word.width > width * 0.97) {
+      lines.push([word]);
+      used = word.width;
+    } else {
+      line.push(word);
+      used += (line.length > 1 ? space : 0) + word.width;
+    }
+  }
+  return lines.map((line) => {
+    const groups = [];
+    for (const word of line) {
+      const rtl = RTL_CHAR.test(word.text);
+      if (!rtl && groups.length > 0 && !groups[groups.length - 1].rtl) groups[groups.length - 1].words.push(word);
+      else groups.push({ rtl, words: [word] });
+    }
+    const visual = groups.reverse().flatMap((g) => g.words);
+    const text = visual.flatMap((w, i) => {
+      const { width: _, ...run } = w;
+      return i === 0 ? [run] : [{ text: ' ' }, run];
+    });
+    return { text: text.length > 0 ? text : ' ', alignment: 'right' };
+  });
+}
+
+/** A text block, broken into right-to-left lines when it holds right-to-left text and the page can measure. */
+function textOrRtl(parts, extra, ctx, font, size, width) {
+  const plain = parts.length === 1 && Array.isArray(parts[0].text) ? parts[0].text : null;
+  if (!ctx.measure || plain === null || !plain.some((r) => RTL_CHAR.test(r.text))) return textBlock(parts, extra);
+  const bold = extra.bold === true || /^(bh|level)/.test(extra.style ?? '');
+  return { stack: rightToLeft(plain, { font, size, bold, width, measure: ctx.measure }), ...extra };
+}
+
 /** Block tokens from `i` up to the closing token of type `until` → pdfmake nodes. */
 function blocks(tokens, i, until, ctx, font) {
   const out = [];
@@ -95,17 +151,18 @@ function blocks(tokens, i, until, ctx, font) {
     const t = tokens[i];
     if (t.type === 'heading_open') {
       const level = Number(t.tag.slice(1));
-      out.push(textBlock(inlineParts(tokens[i + 1].children, ctx, font), { style: `bh${Math.min(level, 4)}` }));
+      const style = `bh${Math.min(level, 4)}`;
+      out.push(textOrRtl(inlineParts(tokens[i + 1].children, ctx, font), { style }, ctx, font, STYLES[style].fontSize, ctx.width));
       i += 3;
     } else if (t.type === 'paragraph_open') {
-      out.push(textBlock(inlineParts(tokens[i + 1].children, ctx, font), { margin: t.hidden ? [0, 0, 0, 2] : [0, 0, 0, 6] }));
+      out.push(textOrRtl(inlineParts(tokens[i + 1].children, ctx, font), { margin: t.hidden ? [0, 0, 0, 2] : [0, 0, 0, 6] }, ctx, font, BODY_SIZE, ctx.width));
       i += 3;
     } else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') {
       const close = t.type.replace('_open', '_close');
       const items = [];
       i++;
       while (tokens[i].type !== close) {
-        const item = blocks(tokens, i + 1, 'list_item_close', ctx, font);
+        const item = blocks(tokens, i + 1, 'list_item_close', { ...ctx, width: ctx.width - 16 }, font);
         items.push(item.nodes.length === 1 ? item.nodes[0] : { stack: item.nodes });
         i = item.i + 1;
       }
@@ -113,7 +170,7 @@ function blocks(tokens, i, until, ctx, font) {
       out.push({ ...list, margin: [0, 0, 0, 6] });
       i++;
     } else if (t.type === 'blockquote_open') {
-      const inner = blocks(tokens, i + 1, 'blockquote_close', ctx, font);
+      const inner = blocks(tokens, i + 1, 'blockquote_close', { ...ctx, width: ctx.width - 14 }, font);
       out.push({ stack: inner.nodes, margin: [14, 0, 0, 6], color: '#444444' });
       i = inner.i + 1;
     } else if (t.type === 'fence' || t.type === 'code_block') {
@@ -171,10 +228,15 @@ export function buildDocument(bundle, ctx) {
   bundle.entries.forEach((entry, n) => {
     const font = ctx.fonts.familyFor(entry.language);
     const level = Math.min(entry.level, 3);
-    const stack = [{ text: entry.title, style: `level${level}`, tocItem: true, tocMargin: [(entry.level - 1) * 14, 0, 0, 0], tocStyle: level === 1 ? 'tocChapter' : undefined }];
+    const c = { ...ctx, width: A4_TEXT_WIDTH };
+    const heading = { style: `level${level}`, tocItem: true, tocMargin: [(entry.level - 1) * 14, 0, 0, 0], tocStyle: level === 1 ? 'tocChapter' : undefined };
+    // A title stays one text node (the table of contents lists it); a right-to-left one in visual order.
+    const rtlTitle = ctx.measure && RTL_CHAR.test(entry.title);
+    const titleText = rtlTitle ? rightToLeft([{ text: entry.title }], { font, size: 20, bold: true, width: Infinity, measure: ctx.measure })[0].text : entry.title;
+    const stack = [{ text: titleText, ...heading, ...(rtlTitle ? { alignment: 'right' } : {}) }];
     if (entry.fallback) stack.push({ text: `Not yet available in ${languageName(bundle.language, bundle.language)}; shown in ${languageName(entry.language, entry.language)}.`, style: 'note' });
-    if (entry.summary) stack.push({ text: entry.summary, style: 'summary' });
-    if (entry.bodyMd) stack.push(...blocks(ctx.md.parse(entry.bodyMd, {}), 0, null, ctx, font).nodes);
+    if (entry.summary) stack.push(textOrRtl([{ text: [{ text: entry.summary }] }], { style: 'summary' }, c, font, STYLES.summary.fontSize, A4_TEXT_WIDTH));
+    if (entry.bodyMd) stack.push(...blocks(ctx.md.parse(entry.bodyMd, {}), 0, null, c, font).nodes);
     content.push({ stack, font, pageBreak: n > 0 && entry.level === 1 ? 'before' : undefined });
   });
   const rtl = t.direction === 'rtl';
@@ -183,10 +245,15 @@ export function buildDocument(bundle, ctx) {
     pageSize: t.pageSize,
     pageMargins: [56, 64, 56, 64],
     content,
-    defaultStyle: { font: t.fontFamily, fontSize: 10.5, lineHeight: 1.3, alignment: rtl ? 'right' : 'left' },
+    defaultStyle: { font: t.fontFamily, fontSize: BODY_SIZE, lineHeight: 1.3, alignment: rtl ? 'right' : 'left' },
     header: (page) => (page === 1 && t.titlePage ? null : { text: t.header, style: 'running', margin: [56, 28, 56, 0], alignment: rtl ? 'right' : 'left' }),
     footer: (page, pages) => (page === 1 && t.titlePage ? null : { text: t.footer.replace('{page}', String(page)).replace('{pages}', String(pages)), style: 'running', alignment: 'center', margin: [56, 24, 56, 0] }),
-    styles: {
+    styles: STYLES,
+  };
+}
+
+const BODY_SIZE = 10.5;
+const STYLES = {
       title: { fontSize: 30, bold: true, alignment: 'center', margin: [0, 0, 0, 14] },
       subtitle: { fontSize: 16, alignment: 'center', color: '#333333', margin: [0, 0, 0, 30] },
       date: { fontSize: 11, alignment: 'center', color: '#555555' },
@@ -202,6 +269,4 @@ export function buildDocument(bundle, ctx) {
       summary: { fontSize: 11, color: '#444444', margin: [0, 0, 0, 8] },
       note: { fontSize: 9, color: '#8a5a00', margin: [0, 0, 0, 6] },
       running: { fontSize: 8.5, color: '#666666' },
-    },
-  };
-}
+};

@@ -47,18 +47,42 @@ async function fetchBundle(api, version, language, topics) {
   throw new PdfProblem(error.message ? `The PDF could not be prepared: ${error.message}` : `The PDF could not be prepared (status ${res.status}).`, error);
 }
 
+const fontFiles = new Map();
 /** Fetches the font files the document uses into pdfmake's virtual file system, reporting each one. */
 async function loadFonts(pdfMake, files, report) {
   let done = 0;
   await Promise.all(files.map(async (url) => {
-    if (!pdfMake.virtualfs.existsSync(url)) {
+    if (!fontFiles.has(url)) {
       const res = await fetch(url);
       if (!res.ok) throw new PdfProblem(`A font could not be loaded (status ${res.status}).`);
-      pdfMake.virtualfs.writeFileSync(url, await res.arrayBuffer());
+      const bytes = await res.arrayBuffer();
+      fontFiles.set(url, bytes.slice(0));
+      pdfMake.virtualfs.writeFileSync(url, bytes);
     }
     report(++done, files.length);
   }));
 }
+
+/**
+ * Widths of words as the PDF will set them, for breaking right-to-left lines: the same font files,
+ * given to the browser as FontFaces, measured on a canvas (points and pixels scale alike).
+ */
+async function measurer(definitions) {
+  for (const [family, files] of Object.entries(definitions)) {
+    for (const [weight, url] of [['400', files.normal], ['700', files.bold]]) {
+      const face = new FontFace(`pdf ${family}`, fontFiles.get(url).slice(0), { weight });
+      await face.load();
+      document.fonts.add(face);
+    }
+  }
+  const g = document.createElement('canvas').getContext('2d');
+  return (text, family, bold, size) => {
+    g.font = `${bold ? 700 : 400} ${size}px "pdf ${family}"`;
+    return g.measureText(text).width;
+  };
+}
+
+const RTL_TEXT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 
 /** Fetches a same-origin PNG or JPEG image as a data URL (null for anything else: it is shown as its text). */
 async function loadImage(url) {
@@ -115,7 +139,9 @@ export async function downloadPdf(options) {
   }
 
   onProgress(0.35, 'Laying out pages…');
-  const docDefinition = buildDocument(bundle, { md, images, fonts, pageBase: `${location.origin}${options.portal}/${bundle.version.slug}/` });
+  const rtl = bundle.template.direction === 'rtl' || bundle.entries.some((e) => RTL_TEXT.test(e.title + e.bodyMd));
+  const measure = rtl ? await measurer(fonts.definitions) : null;
+  const docDefinition = buildDocument(bundle, { md, images, fonts, measure, width: 0, pageBase: `${location.origin}${options.portal}/${bundle.version.slug}/` });
   pdfMake.setProgressCallback((fraction) => onProgress(0.4 + 0.55 * fraction, `Laying out pages (${Math.round(fraction * 100)} %)…`));
   const pdf = pdfMake.createPdf(docDefinition);
   await pdf.download(bundle.filename);
