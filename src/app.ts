@@ -17,6 +17,7 @@ import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { importRoutes } from './routes/import.ts';
 import { pdfRoutes } from './routes/pdf.ts';
+import { portalRoutes } from './portal/router.ts';
 import { publishingRoutes } from './routes/publishing.ts';
 import { referenceRoutes } from './routes/reference.ts';
 import { searchRoutes } from './routes/search.ts';
@@ -104,6 +105,7 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
     if (!isReady() && ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS') throw stillStarting();
     await next();
   });
+  app.use(portalRoutes(deps));
   app.use(authenticate(deps.keys, oauth));
   app.use(refuseNonJson);
   app.use(mcpServer(deps, oauth.issuer));

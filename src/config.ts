@@ -43,6 +43,24 @@ export interface Config {
   readonly mcpAllowedOrigins: ReadonlySet<string>;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
+  /** The reader portal: HTML pages of the published versions. */
+  readonly portal: PortalConfig;
+}
+
+/** The reader portal (`src/portal/`): where it lives, what it is called, which versions it shows. */
+export interface PortalConfig {
+  /** Path prefix of the portal's pages (`HELP_PORTAL_PATH`, default /support). */
+  readonly path: string;
+  /** The site's name in every page's header and title (`HELP_PORTAL_TITLE`, default "Help"). */
+  readonly title: string;
+  /** An image shown before the title: an https URL or a path on this origin (`HELP_PORTAL_LOGO`; default none). */
+  readonly logo: string | null;
+  /**
+   * The published versions the portal serves and lists (`HELP_PORTAL_VERSIONS`): `all` (default),
+   * `latest` (only the version marked latest), or comma-separated slugs. Drafts, archived versions
+   * and working copies are never shown, whatever this says.
+   */
+  readonly versions: 'all' | 'latest' | readonly string[];
 }
 
 /** OAuth sign-in: token lifetimes, limits, and an optional upstream identity provider. */
@@ -170,6 +188,38 @@ function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
   };
 }
 
+/** Paths the service itself answers, which the portal's path must stay out of. */
+const RESERVED_PATHS = ['/help', '/oauth', '/.well-known', '/healthz', '/metrics'];
+
+function portalConfig(env: NodeJS.ProcessEnv, mcp: string): PortalConfig {
+  const raw = env.HELP_PORTAL_PATH;
+  const path = (raw || '/support').replace(/\/+$/, '');
+  const clashes = [...RESERVED_PATHS, mcp].some((p) => path === p || path.startsWith(`${p}/`) || p.startsWith(`${path}/`));
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || clashes) {
+    throw new ConfigError(`HELP_PORTAL_PATH must be a path such as /support, outside ${[...RESERVED_PATHS, mcp].join(', ')}; got ${JSON.stringify(raw)}`);
+  }
+  const title = (env.HELP_PORTAL_TITLE ?? '').trim() || 'Help';
+  if (title.length > 100) throw new ConfigError('HELP_PORTAL_TITLE must be at most 100 characters');
+  let logo: string | null = null;
+  if (env.HELP_PORTAL_LOGO) {
+    const value = env.HELP_PORTAL_LOGO.trim();
+    // A path on this origin, or an https URL (the pages' policy allows images from https origins only).
+    const ok = /^\/(?!\/)[^\s"'<>\\]*$/.test(value) || (URL.canParse(value) && new URL(value).protocol === 'https:');
+    if (!ok) throw new ConfigError(`HELP_PORTAL_LOGO must be an https URL or a path starting with /, not ${JSON.stringify(value)}`);
+    logo = value;
+  }
+  const listed = (env.HELP_PORTAL_VERSIONS ?? '').trim().toLowerCase();
+  let versions: PortalConfig['versions'] = 'all';
+  if (listed === 'latest') versions = 'latest';
+  else if (listed !== '' && listed !== 'all') {
+    const slugs = list(listed, []);
+    const bad = slugs.find((s) => !/^[a-z0-9]+(?:[._-][a-z0-9]+)*$/.test(s));
+    if (bad !== undefined) throw new ConfigError(`HELP_PORTAL_VERSIONS takes all, latest or version slugs separated by commas; ${JSON.stringify(bad)} is not a slug`);
+    versions = Object.freeze(slugs);
+  }
+  return Object.freeze({ path, title, logo, versions });
+}
+
 function originList(name: string, raw: string | undefined): ReadonlySet<string> {
   const origins = new Set<string>();
   for (const value of (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean)) {
@@ -219,12 +269,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       throw new ConfigError(`HELP_PUBLIC_URL is not a URL: ${JSON.stringify(env.HELP_PUBLIC_URL)}`);
     }
   }
+  const mcp = mcpPath(env.HELP_MCP_PATH);
   return Object.freeze({
     publicUrl,
+    portal: portalConfig(env, mcp),
     publishing: publishingConfig(env),
     oauth: oauthConfig(env),
     corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
-    mcpPath: mcpPath(env.HELP_MCP_PATH),
+    mcpPath: mcp,
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),

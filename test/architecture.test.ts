@@ -19,7 +19,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['commands', 'queries', 'deps.ts'],
   ['presenters', 'schemas'],
   ['http', 'oauth'],
-  ['routes', 'mcp'],
+  ['routes', 'mcp', 'portal'],
   ['app.ts', 'service.ts', 'startup-errors.ts', 'main.ts', 'cli', 'push-script'],
 ];
 

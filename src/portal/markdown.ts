@@ -1,0 +1,98 @@
+import markdownIt, { type MarkdownIt, type Token } from 'markdown-it';
+import { escapeHtml } from './html.ts';
+import { highlight } from './highlight.ts';
+
+/**
+ * Markdown of untrusted authors to HTML. Raw HTML is never passed through (`html: false`: it shows
+ * as text); links and images may only point to http(s), mailto and tel addresses or to paths on
+ * this site (no `javascript:`, `vbscript:`, `data:` or `file:` — markdown-it's default allows some
+ * data: images); bare URLs become links only when they name a scheme (no guessing from "file.md").
+ * No plugin evaluates anything: highlighting is our own tokenizer.
+ */
+
+const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:', 'tel:']);
+
+/** Ids the page itself uses (layout, dialog): a heading called "Main" gets `main-1`, so content cannot take them over. */
+const PAGE_IDS = ['main', 'q', 'tree', 'pdf-dialog', 'pdf-form', 'pdf-title', 'pdf-topics', 'pdf-topics-status', 'pdf-lang', 'pdf-progress', 'pdf-bar', 'pdf-status', 'pdf-error', 'pdf-submit', 'pdf-cancel', 'pdf-open'];
+
+/** Whether a link target (as markdown-it normalized it) is one a reader may follow. */
+export function isSafeLink(url: string): boolean {
+  // Browsers ignore control characters and spaces around and inside a scheme: `java\tscript:`.
+  const compact = url.replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase();
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(compact);
+  if (scheme === null) return true;
+  return SAFE_SCHEMES.has(`${scheme[1]}:`);
+}
+
+/** A heading's id: its text in lower case, words joined by `-` (letters of every script kept). */
+export function slugify(text: string): string {
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+      .trim()
+      .replace(/[\s_-]+/g, '-')
+      .slice(0, 80) || 'section'
+  );
+}
+
+function createRenderer(): MarkdownIt {
+  const md = markdownIt({
+    html: false,
+    linkify: true,
+    typographer: false,
+    highlight: (code, info) => {
+      const language = (info.trim().split(/\s+/)[0] ?? '').replace(/[^A-Za-z0-9+#_-]/g, '').slice(0, 20);
+      const cls = language ? ` class="language-${escapeHtml(language.toLowerCase())}"` : '';
+      // A pre that scrolls sideways must be reachable from the keyboard.
+      return `<pre class="code" tabindex="0"><code${cls}>${highlight(code, language)}</code></pre>`;
+    },
+  });
+  md.validateLink = isSafeLink;
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+
+  // Ids on headings, unique within the page, and a link to each.
+  md.core.ruler.push('heading_ids', (state) => {
+    const seen = new Map<string, number>(PAGE_IDS.map((id) => [id, 1]));
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i].type !== 'heading_open') continue;
+      const text = inlineText(tokens[i + 1]);
+      let id = slugify(text);
+      const n = seen.get(id) ?? 0;
+      seen.set(id, n + 1);
+      if (n > 0) id = `${id}-${n}`;
+      tokens[i].attrSet('id', id);
+      tokens[i].meta = { text };
+    }
+  });
+  md.renderer.rules.heading_close = (tokens, idx) => {
+    const open = tokens[idx - 2];
+    const id = String(open.attrGet('id') ?? '');
+    const label = `Link to “${(open.meta as { text?: string } | null)?.text ?? ''}”`;
+    return ` <a class="anchor" href="#${escapeHtml(id)}" aria-label="${escapeHtml(label)}">#</a></${tokens[idx].tag}>\n`;
+  };
+  // Wide tables scroll inside their own box, which the keyboard can reach.
+  md.renderer.rules.table_open = () => '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n<table>\n';
+  md.renderer.rules.table_close = () => '</table>\n</div>\n';
+  const image = md.renderer.rules.image!;
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    tokens[idx].attrSet('loading', 'lazy');
+    tokens[idx].attrSet('decoding', 'async');
+    return image(tokens, idx, options, env, self);
+  };
+  return md;
+}
+
+function inlineText(token: Token | undefined): string {
+  if (!token?.children) return token?.content ?? '';
+  return token.children.map((t) => (t.type === 'text' || t.type === 'code_inline' ? t.content : '')).join('');
+}
+
+const renderer = createRenderer();
+
+/** The HTML of a Markdown body: safe to put into a page as it is. */
+export function renderMarkdown(markdown: string): string {
+  return renderer.render(markdown);
+}

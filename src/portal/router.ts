@@ -1,0 +1,149 @@
+import type { Context, Middleware } from 'koa';
+import { LRUCache } from 'lru-cache';
+import type { Deps } from '../deps.ts';
+import { isNodeSlug } from '../domain/names.ts';
+import { documentOrder } from '../domain/tree.ts';
+import { AppError, notFound } from '../errors.ts';
+import { etagOf, matches, runOf } from '../http/cache.ts';
+import { requestLog } from '../http/logging.ts';
+import { readNode } from '../queries/content.ts';
+import { PUBLIC_READER } from '../queries/reader.ts';
+import { Assets } from './assets.ts';
+import type { Site } from './layout.ts';
+import { emptyVersionPage, errorPage, searchPage, type Outcome } from './search-page.ts';
+import { robots, sitemap } from './seo.ts';
+import { listedVersions, pageLanguage, portalVersion } from './site.ts';
+import { topicPage, type Place } from './topic-page.ts';
+
+/**
+ * Pages load their own stylesheet and script only (no inline code, nothing from elsewhere but
+ * images over https); the script talks to this service alone (the PDF bundle, its fonts, the tree).
+ */
+export const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+
+const HTML = 'text/html; charset=utf-8';
+const YEAR = 31_536_000;
+
+/**
+ * The reader portal: server-rendered pages of the published versions under HELP_PORTAL_PATH
+ * (`/support/{version}/{slug}`, `/support/{version}`, `/support/{version}/search`, `latest` for the
+ * version marked latest), its assets, sitemap.xml, and /robots.txt. It reads through the same
+ * queries as the API, always as the public reader, and answers HTML (a 404 page) where the API
+ * answers JSON. Pages carry ETags over the index's generation, like the API's public reads.
+ */
+export function portalRoutes(deps: Deps): Middleware {
+  const { catalog, config } = deps;
+  const base = config.portal.path;
+  const site: Site = { portal: config.portal, assets: new Assets(), apiBase: config.basePath };
+  const run = runOf(catalog);
+  // Rendered pages by their validator (which covers the generation, host and URL).
+  const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (v, k) => v.length + k.length });
+  const originOf = (ctx: Context) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+  /** Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. */
+  function cached(ctx: Context, route: string, type: string, render: () => string): void {
+    ctx.state.route = `${base}${route}`;
+    const etag = etagOf(`${run}|${catalog.generation}|portal`, 'public', ctx);
+    let body = rendered.get(etag);
+    if (body === undefined && !matches(ctx, etag)) {
+      body = render();
+      rendered.set(etag, body);
+    }
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+    send(ctx, type, matches(ctx, etag) ? null : body!);
+  }
+
+  function send(ctx: Context, type: string, body: string | Buffer | null, status = 200): void {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
+    if (type === HTML) ctx.set('Content-Security-Policy', PAGE_POLICY);
+    if (body === null) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.status = status;
+    ctx.type = type;
+    ctx.body = body;
+  }
+
+  const place = (ctx: Context, ref: string): Place => {
+    const state = portalVersion(catalog, config.portal, ref);
+    return { origin: originOf(ctx), versions: listedVersions(catalog, config.portal), state, ref, language: pageLanguage(state, single(ctx.query.lang)) };
+  };
+
+  function dispatch(ctx: Context, parts: string[]): void {
+    const [first, second] = parts;
+    if (parts.length === 0) {
+      ctx.state.route = base;
+      const versions = listedVersions(catalog, config.portal);
+      const target = versions.find((v) => v.meta.isLatest) ? 'latest' : versions[0]?.slug;
+      if (target === undefined) throw notFound('version', 'The portal shows no version');
+      ctx.set('Cache-Control', 'no-cache');
+      return ctx.redirect(`${base}/${target}`);
+    }
+    if (parts.length === 2 && first === '_assets') {
+      ctx.state.route = `${base}/_assets/:file`;
+      const asset = site.assets.get(second);
+      if (!asset) throw notFound('route', 'No such asset');
+      ctx.set('Cache-Control', `public, max-age=${YEAR}, immutable`);
+      return send(ctx, asset.type, asset.body);
+    }
+    if (parts.length === 1 && first === 'sitemap.xml') {
+      return cached(ctx, '/sitemap.xml', 'application/xml; charset=utf-8', () => sitemap(originOf(ctx), base, listedVersions(catalog, config.portal)));
+    }
+    if (parts.length === 1) {
+      return cached(ctx, '/:version', HTML, () => {
+        const p = place(ctx, first);
+        const order = documentOrder(p.state);
+        const start = order.find((s) => p.state.nodes.get(s)!.kind === 'topic') ?? order[0];
+        return start === undefined ? emptyVersionPage(site, p) : topicPage(site, p, start);
+      });
+    }
+    if (parts.length === 2 && second === 'search') {
+      return cached(ctx, '/:version/search', HTML, () => {
+        const p = place(ctx, first);
+        const q = (single(ctx.query.q) ?? '').trim();
+        let outcome: Outcome = null;
+        if (q.length > 200) outcome = { problem: 'The search text is too long: at most 200 characters.' };
+        else if (q !== '') outcome = deps.search.search(p.state, p.language, q);
+        return searchPage(site, p, q, outcome);
+      });
+    }
+    if (parts.length === 2 && isNodeSlug(second)) {
+      return cached(ctx, '/:version/:slug', HTML, () => {
+        const p = place(ctx, first);
+        readNode(catalog, PUBLIC_READER, p.state.slug, second);
+        return topicPage(site, p, second);
+      });
+    }
+    throw notFound('route', 'No such page');
+  }
+
+  return async (ctx, next) => {
+    const path = ctx.path;
+    if (path === '/robots.txt') {
+      ctx.state.route = '/robots.txt';
+      ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+      return send(ctx, 'text/plain; charset=utf-8', robots(originOf(ctx), base));
+    }
+    if (path !== base && !path.startsWith(`${base}/`)) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.state.route = `${base}/*`;
+      ctx.set('Allow', 'GET, HEAD');
+      return send(ctx, 'text/plain; charset=utf-8', 'Method not allowed: the portal\'s pages are read with GET.\n', 405);
+    }
+    try {
+      dispatch(ctx, path.slice(base.length).split('/').filter((p) => p !== ''));
+    } catch (err) {
+      const status = err instanceof AppError ? (err.status === 404 || err.status === 503 ? err.status : 500) : 500;
+      if (status === 500) requestLog(ctx).error({ err }, 'portal page failed');
+      ctx.remove('ETag');
+      ctx.set('Cache-Control', 'no-cache');
+      send(ctx, HTML, errorPage(site, status), status);
+    }
+  };
+}
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value);

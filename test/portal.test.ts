@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { highlight } from '../src/portal/highlight.ts';
+import { isSafeLink, renderMarkdown } from '../src/portal/markdown.ts';
+import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
+
+// The reader portal's pages, without a browser: what they answer, what they hide, how they escape
+// and cache. test/portal-browser.test.ts drives them in Chromium.
+
+const HOSTILE = '<script>alert("body")</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1)) [data](data:text/html,<b>x</b>) ![pic](data:image/png;base64,AAAA)\n';
+
+describe('The reader portal (server side)', () => {
+  let s: TestServer;
+  let origin: string;
+  const page = (path: string, headers: Record<string, string> = {}) => fetch(`${origin}${path}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+
+  before(async () => {
+    s = await startTestServer();
+    origin = new URL(s.url).origin;
+    await createVersion(s, 'v1', { status: 'published', isLatest: true, languages: ['en', 'de'] });
+    await createNode(s, 'v1', { slug: 'guide', kind: 'section', translations: { en: { title: 'Guide' }, de: { title: 'Anleitung' } } });
+    await createNode(s, 'v1', {
+      slug: 'install',
+      parentSlug: 'guide',
+      translations: {
+        en: { title: 'Install <b>now</b>', summary: 'Set up in five minutes', bodyMd: '## Download\n\nGet the **installer**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nconst x = "<tag>";\n```\n' },
+        de: { title: 'Installieren', summary: 'In fünf Minuten', bodyMd: '## Herunterladen\n\nLaden Sie das Programm.\n' },
+      },
+    });
+    await createNode(s, 'v1', { slug: 'only-english', parentSlug: 'guide', translations: { en: { title: 'Only English', bodyMd: 'English text.\n' } } });
+    await createNode(s, 'v1', { slug: 'hostile', translations: { en: { title: 'Hostile', bodyMd: HOSTILE } } });
+    await createVersion(s, 'd1', { languages: ['en'] });
+    await createNode(s, 'd1', { slug: 'secret', translations: { en: { title: 'Secret draft', bodyMd: 'Not yet.\n' } } });
+    await createVersion(s, 'old', { status: 'published', languages: ['en'] });
+    await createNode(s, 'old', { slug: 'install', translations: { en: { title: 'Old install' } } });
+    assert.equal((await s.request('PATCH', '/versions/old', { body: { status: 'archived' } })).status, 200);
+  });
+  after(() => s.close());
+
+  test('a topic page: HTML with a strict policy, title, description, canonical and hreflang alternates, the tree and breadcrumbs', async () => {
+    const res = await page('/support/v1/install');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
+    const policy = res.headers.get('content-security-policy') ?? '';
+    assert.match(policy, /script-src 'self';/);
+    assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval/);
+    assert.match(policy, /default-src 'none'/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    const html = await res.text();
+    assert.match(html, /<title>Install &lt;b&gt;now&lt;\/b&gt; · Version v1 · Help<\/title>/);
+    assert.match(html, /<meta name="description" content="Set up in five minutes">/);
+    assert.match(html, new RegExp(`<link rel="canonical" href="${origin}/support/v1/install">`));
+    assert.match(html, new RegExp(`<link rel="alternate" hreflang="de" href="${origin}/support/v1/install\\?lang=de">`));
+    assert.match(html, /<li class="topic" data-slug="install"><a href="\/support\/v1\/install" aria-current="page">/);
+    assert.match(html, /<nav class="breadcrumbs" aria-label="Breadcrumb">[\s\S]*Version v1[\s\S]*Guide[\s\S]*aria-current="page">Install &lt;b&gt;now/);
+    assert.match(html, /<h2 id="download">Download/);
+    assert.match(html, /<table>/);
+    assert.match(html, /<span class="tok-k">const<\/span> x = <span class="tok-s">&quot;&lt;tag&gt;&quot;<\/span>/);
+    assert.match(html, /<a class="next" rel="next" href="\/support\/v1\/only-english">/);
+    assert.doesNotMatch(html, /<script>|<script (?!type="module" src="\/support\/_assets\/portal\.[0-9a-f]{12}\.js")/, 'the only script is the portal module');
+    assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=/, 'no inline styles or handlers');
+  });
+
+  test('the German page, the language switch and the version switch', async () => {
+    const html = await (await page('/support/v1/install?lang=de')).text();
+    assert.match(html, /<html lang="de" dir="ltr">/);
+    assert.match(html, /<h1>Installieren<\/h1>/);
+    assert.match(html, /<a href="\/support\/v1\/install" hreflang="en" lang="en">English<\/a>/);
+    assert.match(html, /<a href="\/support\/v1\/install\?lang=de" hreflang="de" lang="de" aria-current="true">Deutsch<\/a>/);
+    assert.match(html, /<input type="hidden" name="lang" value="de">/, 'search stays in German');
+    assert.doesNotMatch(html, /\/support\/old/, 'an archived version is not listed');
+    assert.doesNotMatch(html, /\/support\/d1/, 'nor a draft');
+  });
+
+  test('a topic without a German translation shows the English text with a notice and lang attributes', async () => {
+    const html = await (await page('/support/v1/only-english?lang=de')).text();
+    assert.match(html, /This page is not yet available in Deutsch; showing <span lang="en">English<\/span>\./);
+    assert.match(html, /<article class="content" lang="en" dir="ltr">\s*<h1>Only English<\/h1>/);
+    assert.doesNotMatch(html, /<link rel="alternate" hreflang="de"/, 'no alternate for a language the page does not have');
+  });
+
+  test('untrusted Markdown shows as text: no script, no handler, no javascript: or data: links', async () => {
+    const html = await (await page('/support/v1/hostile')).text();
+    assert.match(html, /&lt;script&gt;alert\(&quot;body&quot;\)&lt;\/script&gt;/);
+    assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+    assert.doesNotMatch(html, /href="javascript:|href="data:|src="data:/i);
+    assert.doesNotMatch(html, /<img src=x/);
+    for (const [url, safe] of [['javascript:alert(1)', false], ['JaVa\tScRiPt:x', false], [' vbscript:x', false], ['data:image/png;base64,AA', false], ['file:///etc/passwd', false], ['https://example.com', true], ['mailto:a@b.c', true], ['other-topic#x', true], ['/support/v1/x', true]] as const) {
+      assert.equal(isSafeLink(url), safe, url);
+    }
+    assert.equal(highlight('<script>"x"</script>', 'html'), '&lt;script&gt;&quot;x&quot;&lt;/script&gt;');
+    assert.doesNotMatch(renderMarkdown('```"><img src=x onerror=alert(1)>\ncode\n```\n'), /<img/);
+    assert.match(renderMarkdown('# Main\n'), /<h1 id="main-1">/, "a heading does not take the page's own ids");
+  });
+
+  test('drafts, archived versions and unknown pages are a 404 page, whatever the request carries', async () => {
+    for (const path of ['/support/d1', '/support/d1/secret', '/support/old/install', '/support/v1/nope', '/support/nope/install', '/support/v1/install?lang=fr', '/support/v1/a/b', '/support/_assets/portal.000000000000.css']) {
+      for (const headers of [{}, { authorization: `Bearer ${s.key}` }, { authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
+        const res = await page(path, headers);
+        assert.equal(res.status, 404, `${path} ${JSON.stringify(headers)}`);
+        assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+        const html = await res.text();
+        assert.match(html, /<h1>Page not found<\/h1>/);
+        assert.match(html, /<meta name="robots" content="noindex">/);
+        assert.doesNotMatch(html, /Secret draft|Old install/);
+      }
+    }
+    // A published page is served even beside a wrong credential: the portal reads as anyone.
+    assert.equal((await page('/support/v1/install', { authorization: 'Bearer wrong' })).status, 200);
+    const post = await fetch(`${origin}/support/v1/install`, { method: 'POST' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD');
+  });
+
+  test('/support goes to the latest version; a version shows its first topic; latest stands for the version marked latest', async () => {
+    const root = await page('/support');
+    assert.equal(root.status, 302);
+    assert.equal(root.headers.get('location'), '/support/latest');
+    const start = await (await page('/support/v1')).text();
+    assert.match(start, /<h1>Install &lt;b&gt;now&lt;\/b&gt;<\/h1>/, 'the first topic in document order');
+    const latest = await (await page('/support/latest/install?lang=de')).text();
+    assert.match(latest, new RegExp(`<link rel="canonical" href="${origin}/support/v1/install\\?lang=de">`), 'canonical names the version');
+    assert.match(latest, /<a href="\/support\/latest\/only-english\?lang=de">/, 'links stay on latest');
+  });
+
+  test('pages carry ETags like the API: 304 for the same generation, a new tag after a write', async () => {
+    const first = await page('/support/v1/install');
+    const etag = first.headers.get('etag')!;
+    assert.match(etag, /^W\/"/);
+    assert.equal(first.headers.get('cache-control'), 'public, max-age=60');
+    const again = await page('/support/v1/install', { 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    const put = await putTranslation(s, 'v1', 'install', 'de', { title: 'Installation', bodyMd: 'Neu.\n' });
+    assert.equal(put.status, 200);
+    const changed = await page('/support/v1/install?lang=de', { 'if-none-match': etag });
+    assert.equal(changed.status, 200);
+    assert.match(await changed.text(), /<h1>Installation<\/h1>/);
+    assert.notEqual((await page('/support/v1/install')).headers.get('etag'), etag);
+  });
+
+  test('one stylesheet and one script module, content-hashed and cached for a year', async () => {
+    const html = await (await page('/support/v1/install')).text();
+    const css = /<link rel="stylesheet" href="(\/support\/_assets\/portal\.[0-9a-f]{12}\.css)">/.exec(html)?.[1];
+    const js = /<script type="module" src="(\/support\/_assets\/portal\.[0-9a-f]{12}\.js)"><\/script>/.exec(html)?.[1];
+    assert.ok(css && js);
+    assert.equal([...html.matchAll(/rel="stylesheet"/g)].length, 1);
+    assert.equal([...html.matchAll(/<script/g)].length, 1);
+    const lazy = ['pdf-script', 'pdf-layout', 'pdfmake', 'courier', 'markdown-it'].map((name) => new RegExp(`data-${name}="([^"]+)"`).exec(html)?.[1]);
+    for (const url of [css, js, ...lazy]) {
+      assert.ok(url, 'named by the page');
+      const res = await page(url);
+      assert.equal(res.status, 200, url);
+      assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.match(res.headers.get('content-type') ?? '', url.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      const text = await res.text();
+      assert.doesNotMatch(text, /sourceMappingURL=/, url);
+    }
+    assert.match(await (await page(lazy[2]!)).text(), /pdfmake v0\.3/, "pdfmake's browser build, from node_modules");
+  });
+
+  test('the search page: the same search as the API, snippets with the words marked', async () => {
+    const res = await page('/support/v1/search?q=installer');
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<meta name="robots" content="noindex">/);
+    assert.match(html, /1 page matches “installer”/);
+    assert.match(html, /<a href="\/support\/v1\/install">Install &lt;b&gt;now&lt;\/b&gt;<\/a><p class="snippet">[^<]*<mark>installer<\/mark>/);
+    const api = await s.request('GET', '/versions/v1/search?q=installer&lang=en', { key: null });
+    assert.deepEqual(api.body.hits.map((h: { slug: string }) => h.slug), ['install']);
+    assert.match(await (await page('/support/v1/search?q=alert')).text(), /&lt;script&gt;alert|<mark>alert<\/mark>/);
+    assert.doesNotMatch(await (await page('/support/v1/search?q=%3Cscript%3E')).text(), /<script>/);
+    assert.match(await (await page(`/support/v1/search?q=${'x'.repeat(201)}`)).text(), /at most 200 characters/);
+    assert.match(await (await page('/support/v1/search?q=zzzz')).text(), /No pages match “zzzz”/);
+    assert.equal((await page('/support/d1/search?q=secret')).status, 404);
+  });
+
+  test('sitemap.xml lists the published pages in their languages; robots.txt points to it', async () => {
+    const res = await page('/support/sitemap.xml');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/xml/);
+    const xml = await res.text();
+    assert.match(xml, new RegExp(`<loc>${origin}/support/v1/install</loc>`));
+    assert.match(xml, new RegExp(`<loc>${origin}/support/v1/install\\?lang=de</loc>`));
+    assert.doesNotMatch(xml, /only-english\?lang=de/);
+    assert.doesNotMatch(xml, /\/d1\/|\/old\//);
+    const robots = await (await page('/robots.txt')).text();
+    assert.match(robots, new RegExp(`Sitemap: ${origin}/support/sitemap.xml`));
+    assert.match(robots, /Disallow: \/support\/\*\/search/);
+  });
+
+  test('the API is untouched beside the portal', async () => {
+    const res = await s.request('GET', '/versions/v1/topics/install', { key: null });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal((await s.request('GET', '/versions/nope/tree', { key: null })).body.error.code, 'not_found');
+  });
+});
+
+describe('Portal settings', () => {
+  test('HELP_PORTAL_PATH, HELP_PORTAL_TITLE, HELP_PORTAL_LOGO and HELP_PORTAL_VERSIONS are read and checked', () => {
+    assert.deepEqual(loadConfig({}).portal, { path: '/support', title: 'Help', logo: null, versions: 'all' });
+    const c = loadConfig({ HELP_PORTAL_PATH: '/docs/', HELP_PORTAL_TITLE: 'Tasklane Help', HELP_PORTAL_LOGO: '/logo.png', HELP_PORTAL_VERSIONS: 'v2, v1' }).portal;
+    assert.deepEqual(c, { path: '/docs', title: 'Tasklane Help', logo: '/logo.png', versions: ['v2', 'v1'] });
+    assert.equal(loadConfig({ HELP_PORTAL_VERSIONS: 'latest' }).portal.versions, 'latest');
+    for (const env of [{ HELP_PORTAL_PATH: '/help/v1' }, { HELP_PORTAL_PATH: 'support' }, { HELP_PORTAL_PATH: '/oauth' }, { HELP_PORTAL_PATH: '/mcp' }, { HELP_PORTAL_LOGO: 'javascript:alert(1)' }, { HELP_PORTAL_LOGO: 'http://x/logo.png' }, { HELP_PORTAL_VERSIONS: 'v1,../x' }]) {
+      assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
+    }
+  });
+
+  test('the portal serves only the versions HELP_PORTAL_VERSIONS lists, at HELP_PORTAL_PATH, with its title', async () => {
+    const s = await startTestServer({ env: { HELP_PORTAL_PATH: '/docs', HELP_PORTAL_VERSIONS: 'v2', HELP_PORTAL_TITLE: 'Tasklane Help' } });
+    try {
+      for (const v of ['v1', 'v2']) {
+        await createVersion(s, v, { status: 'published', languages: ['en'] });
+        await createNode(s, v, { slug: 'intro' });
+      }
+      const origin = new URL(s.url).origin;
+      const html = await (await fetch(`${origin}/docs/v2/intro`)).text();
+      assert.match(html, /<title>Title intro · Version v2 · Tasklane Help<\/title>/);
+      assert.equal((await fetch(`${origin}/docs/v1/intro`)).status, 404);
+      assert.equal((await fetch(`${origin}/support/v2/intro`)).status, 404);
+      assert.equal((await fetch(`${origin}/docs`, { redirect: 'manual' })).headers.get('location'), '/docs/v2');
+    } finally {
+      await s.close();
+    }
+  });
+});
