@@ -46,7 +46,9 @@ export function interactionRoutes(o: InteractionOptions): Router {
     ctx.set('Content-Security-Policy', pagePolicy(nonce));
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on the forms' POSTs,
+    // and the Origin check below needs the real one. Nothing is sent to the client's site.
+    ctx.set('Referrer-Policy', 'same-origin');
     ctx.body = render(nonce);
   };
 

@@ -18,7 +18,7 @@ button { font: inherit; padding: .6rem 1.2rem; margin: 1.25rem .5rem 0 0; border
 button.primary { background: #0b57d0; color: #fff; border-color: #0b57d0; }
 :focus-visible { outline: 3px solid #e37400; outline-offset: 2px; }
 .error { border-left: 4px solid #b3261e; padding: .5rem .75rem; background: color-mix(in srgb, #b3261e 12%, Canvas); }
-.muted { color: GrayText; }
+.muted { color: color-mix(in srgb, CanvasText 72%, Canvas); }
 ul { padding-left: 1.25rem; }
 code { font-size: .95em; }
 hr { margin: 1.5rem 0; border: 0; border-top: 1px solid GrayText; }
@@ -35,7 +35,7 @@ function page(title: string, nonce: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)} · Help content service</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>
