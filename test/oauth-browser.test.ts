@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { axeViolations } from './browser/axe.ts';
 import { launchChromium } from './browser/chromium.ts';
 import { addAccount, authorizationRequest, registerClient } from './helpers/oauth.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** The login and consent pages in a real browser: accessible, keyboard-usable, and a sign-in that ends at the client. */
 describe('Sign-in pages in Chromium', () => {
@@ -27,13 +24,6 @@ describe('Sign-in pages in Chromium', () => {
     await s.close();
   });
 
-  async function violations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(() => (window as unknown as { axe: { run(o: unknown): Promise<unknown> } }).axe.run({ resultTypes: ['violations'] }))) as {
-      violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-    };
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   test('login and consent pass axe-core, work from the keyboard, run no script, and send the browser back with a code', async () => {
     const account = await addAccount(s, 'edna', 'editor');
@@ -51,7 +41,7 @@ describe('Sign-in pages in Chromium', () => {
 
     await page.goto(url.href);
     assert.equal(await page.title(), 'Sign in · Help content service');
-    assert.deepEqual(await violations(page), []);
+    assert.deepEqual(await axeViolations(page), []);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'username', 'the account name field has the focus');
     await page.keyboard.type(account.name);
     await page.keyboard.press('Tab');
@@ -60,14 +50,14 @@ describe('Sign-in pages in Chromium', () => {
     await page.waitForLoadState();
     await page.waitForSelector('#problem');
     assert.match(await page.textContent('#problem') ?? '', /wrong/);
-    assert.deepEqual(await violations(page), [], 'the page with its error too');
+    assert.deepEqual(await axeViolations(page), [], 'the page with its error too');
     await page.fill('#password', account.password);
     await page.press('#password', 'Enter');
 
     await page.waitForSelector('button[value="allow"]');
     assert.equal(await page.title(), 'Allow access · Help content service');
     assert.match(await page.textContent('main') ?? '', new RegExp(`Test tool.*returning to ${new URL(redirect).host}.*edna`, 's'));
-    assert.deepEqual(await violations(page), []);
+    assert.deepEqual(await axeViolations(page), []);
     await page.focus('button[value="allow"]');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${redirect}**`);

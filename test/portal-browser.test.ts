@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { axeViolations } from './browser/axe.ts';
 import { launchChromium } from './browser/chromium.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -13,8 +13,6 @@ import { createNode, createVersion, startTestServer, type TestServer } from './h
 // Markdown, the PDF dialog and the PDFs it makes (read back with poppler's pdftotext and pdftoppm),
 // and accessibility with axe-core. HELP_PORTAL_SCREENSHOTS=docs/images keeps the pictures the README shows.
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const SHARED = `![Icon](/help/v1/docs/favicon-32x32.png)
 
@@ -84,13 +82,6 @@ describe('The reader portal in a real browser', () => {
       });
   }
 
-  async function axe(page: Page): Promise<string[]> {
-    await page.evaluate(AXE);
-    const result = (await page.evaluate(() => (window as unknown as { axe: { run(o: unknown): Promise<unknown> } }).axe.run({ resultTypes: ['violations'] }))) as {
-      violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-    };
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
 
   async function screenshot(page: Page, name: string): Promise<void> {
     const path = join(scratch, name);
@@ -252,14 +243,14 @@ describe('The reader portal in a real browser', () => {
 
   test('axe-core finds no serious or critical violation on a topic page, the search page and the open dialog', async () => {
     const topic = await open('/support/v1/welcome?lang=de');
-    assert.deepEqual(await axe(topic), []);
+    assert.deepEqual(await axeViolations(topic), []);
     await topic.click('#pdf-open');
     await topic.check('input[name="scope"][value="chosen"]');
     await topic.waitForSelector('#pdf-topics input');
-    assert.deepEqual(await axe(topic), []);
+    assert.deepEqual(await axeViolations(topic), []);
     await topic.close();
     const search = await open('/support/v1/search?q=install');
-    assert.deepEqual(await axe(search), []);
+    assert.deepEqual(await axeViolations(search), []);
     await screenshot(search, 'portal-search.png');
     await search.close();
     assert.deepEqual(problems, [], 'no console errors, failed requests or policy violations on any page');
