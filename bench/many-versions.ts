@@ -102,9 +102,8 @@ async function ok(method: string, url: string, opts: { key?: string; body?: unkn
 
 const fmtMB = (bytes: number) => `${round(bytes / MB)} MB`;
 
-export async function manyVersionsRows(o: ManyOptions): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
-  const rows: Row[] = [];
-  const details: Record<string, unknown> = {};
+/** Measures the M rows into `rows` and `details` (what was measured stays there when a later step fails). */
+export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Record<string, unknown>): Promise<void> {
   const wants = (id: string) => o.only.has(id);
   const start = (dataDir: string, name: string) => startService({ dataDir, env: o.env, nodeArgs: o.nodeArgs(name) });
   let svc: ServiceChild | null = null;
@@ -305,7 +304,6 @@ export async function manyVersionsRows(o: ManyOptions): Promise<{ rows: Row[]; d
   } finally {
     await svc?.stop().catch(() => undefined);
   }
-  return { rows, details };
 }
 
 /** Bytes of a repository's packs after `git repack -a -d -f` (every delta computed afresh, as `git gc --aggressive` would). */

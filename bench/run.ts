@@ -34,7 +34,7 @@ const SHAPE_NAMES = ['flat', 'realistic', 'many-versions'] as const;
 type ShapeName = (typeof SHAPE_NAMES)[number];
 const VERSION = 'v1';
 const API = `/help/v1/versions/${VERSION}`;
-/** Distinct topic URLs of P1 (the "hot" pages), spread over the document and the three languages. */
+/** Distinct topic URLs of P1 (the "hot" pages), spread over the document and the shape's languages. */
 const HOT_TOPICS = 200;
 /** P5 stops measuring restarts once they took this long together (at least one is measured). */
 const RESTART_BUDGET_MS = 60_000;
@@ -813,11 +813,10 @@ async function main(): Promise<number> {
         for (const n of opts.versions) shapeOrder.push(`many-versions ×${n}`);
         if (wanted.length === 0) continue;
         progress(`shape many-versions: ${opts.versions.join(', ')} versions`);
+        const found: Record<string, unknown> = (details[name] = {});
         try {
-          const result = await manyVersionsRows({ work: shapeWork, versions: opts.versions, env, nodeArgs: nodeArgsIn(name), only: opts.only, restarts: Math.min(opts.restarts, 3), answerCache: opts.answerCache });
-          rows.push(...result.rows);
-          details[name] = result.details;
-          const source = result.details.source as { nodes: number; files: number; contentBytes: number };
+          await manyVersionsRows({ work: shapeWork, versions: opts.versions, env, nodeArgs: nodeArgsIn(name), only: opts.only, restarts: Math.min(opts.restarts, 3), answerCache: opts.answerCache }, rows, found);
+          const source = found.source as { nodes: number; files: number; contentBytes: number };
           setLines.push(`Set many-versions: ${source.nodes} nodes × 2 languages (en, de), ${source.files} files, ${round(source.contentBytes / MB, 1)} MB per version, grown to ${opts.versions.join(' and ')} versions`);
         } catch (err) {
           failures.push(`many-versions: ${(err as Error).message}`);

@@ -409,9 +409,9 @@ const SECTION_SHARE = [0, 1, 0.3, 0.18, 0.1];
 
 /**
  * A tree of uneven fan-out, grown breadth first: `roots` top-level sections, then each section in
- * turn gets min…max children, the number skewed toward few (min + (max − min + 1)·u³: a third of the
- * sections have at most 2 or 3, about one in seven 20 or more). Sections left without children when
- * the nodes run out become topics.
+ * turn gets min…max children, the number skewed toward few (min + (max − min + 1)·u³: with 2…30, two
+ * sections in five get 2 or 3 children, one in seven 20 or more). The last section grown may get fewer
+ * when the nodes run out; sections left without children then become topics.
  */
 function unevenTree(r: Random, nodes: number, maxDepth: number, shape: { roots: number; fanOut: { min: number; max: number } }, add: AddNode): void {
   const queue: Draft[] = [];
