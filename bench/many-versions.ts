@@ -241,6 +241,7 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
           scenario: `cached answers of ${others.length} other versions missed after one write to a draft (${urls.length} URLs)`,
           measured: misses,
           unit: `of ${urls.length}`,
+          count: true,
           baseline: null,
           baselineLabel: '',
           ratio: null,

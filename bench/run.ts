@@ -477,7 +477,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     rows.push({ id: 'P2c', scenario: 'search, every request a new URL (no answer cache)', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms at ${opts.connections} connections${timeouts}; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer, ${fmtCores(miss.serverCores)} cores busy` });
     if (empty.length > 0) {
       const sample = empty.slice(0, 4).map((e) => `${e.language} "${e.q}"`).join(', ');
-      rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
+      rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, count: true, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
     }
   });
   probe?.stop();

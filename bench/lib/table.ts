@@ -17,6 +17,8 @@ export interface Row {
   target: string;
   /** true / false; null for lines that only inform (no target), or when skipped. */
   met: boolean | null;
+  /** A count: printed without decimals. */
+  count?: boolean;
   note?: string;
   error?: string;
 }
@@ -40,7 +42,7 @@ export function renderTable(rows: readonly Row[]): string {
     r.id,
     ...(shaped ? [r.shape ?? ''] : []),
     r.scenario,
-    r.error ? 'ERROR' : formatValue(r.measured, r.unit),
+    r.error ? 'ERROR' : r.count && r.measured !== null ? `${r.measured.toLocaleString('en-US')} ${r.unit}` : formatValue(r.measured, r.unit),
     r.baseline === null ? '—' : `${formatValue(r.baseline, r.baselineUnit ?? r.unit)} (${r.baselineLabel})`,
     r.ratio === null ? '—' : `${r.ratio >= 10 ? r.ratio.toFixed(1) : r.ratio.toFixed(2)}×`,
     r.target,
