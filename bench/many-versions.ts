@@ -56,8 +56,11 @@ async function serverMetrics(origin: string): Promise<{ lookups: Record<string, 
   return { lookups, heapUsed, snapshots };
 }
 
-/** Waits until the server has written no snapshot for `quietMs` (at most `timeoutMs`). */
-async function snapshotsSettled(origin: string, quietMs = 3000, timeoutMs = 600_000): Promise<number> {
+/**
+ * Waits until the server has written no snapshot for `quietMs` (at most `timeoutMs`): how many it wrote
+ * since it started, and when the count last moved.
+ */
+async function snapshotsSettled(origin: string, quietMs = 3000, timeoutMs = 600_000): Promise<{ written: number; lastAt: number }> {
   const started = now();
   let last = -1;
   let since = now();
@@ -69,7 +72,7 @@ async function snapshotsSettled(origin: string, quietMs = 3000, timeoutMs = 600_
     } else if (now() - since >= quietMs) break;
     await sleep(250);
   }
-  return last;
+  return { written: last, lastAt: since };
 }
 
 /** The server's RSS at rest: the median of 10 samples over a second, after `waitMs`. */
@@ -172,8 +175,8 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
       const gitStartMs = svc.readyMs;
       progress(`${shape}: start from git ${round(gitStartMs)} ms; waiting for the snapshots to be written`);
       const settleStarted = now();
-      const written = await snapshotsSettled(svc.origin);
-      const snapshotWriteMs = now() - settleStarted;
+      const { written, lastAt } = await snapshotsSettled(svc.origin);
+      const snapshotWriteMs = lastAt - settleStarted;
       const rssGit = await rssAtRest(svc);
       const stopStarted = now();
       await svc.stop();
