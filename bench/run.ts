@@ -1,5 +1,5 @@
 /**
- * The benchmark suite: `npm run bench -- [--nodes 2000|10000] [--duration 10] [--only P1,P3]`.
+ * The benchmark suite: `npm run bench -- [--shape flat,realistic,many-versions] [--nodes 2000|10000] [--duration 10] [--only P1,P3]`.
  *
  * Measures the real service (a child process on a free port of 127.0.0.1 with a temporary data
  * directory) against the physical limits of the same machine in the same run, and prints one table
@@ -16,27 +16,36 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { capture, startBareKoa, type BareKoa, type Captured } from './lib/bare-koa.ts';
-import { dataDirIn, importFilesSet, mainSet, prepareDataDir, summarize, type SetSummary } from './lib/dataset.ts';
+import { dataDirIn, prepareDataDir, SHAPES, summarize, type DocShape, type SetSummary } from './lib/dataset.ts';
 import { catFileVersion, commitCount, copyRepository, fastImport, fi, gitInitBare, versionCommit, type Chunk } from './lib/git.ts';
 import { download, request } from './lib/http.ts';
 import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { settle, startService, type ServiceChild } from './lib/service.ts';
 import { indexingRows } from './indexing.ts';
+import { manyVersionsRows } from './many-versions.ts';
 import { renderTable, type Row } from './lib/table.ts';
 import { hasCommand, machineBusySeconds, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep, suiteCpuSeconds } from './lib/util.ts';
 
 const SCENARIOS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8'] as const;
+/** The rows of the many-versions shape. */
+const MANY_SCENARIOS = ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'] as const;
 const READ_SCENARIOS = ['P1', 'P2', 'P5', 'P6', 'P7'];
+const SHAPE_NAMES = ['flat', 'realistic', 'many-versions'] as const;
+type ShapeName = (typeof SHAPE_NAMES)[number];
 const VERSION = 'v1';
 const API = `/help/v1/versions/${VERSION}`;
-/** Distinct topic URLs of P1 (the "hot" pages), spread over the document and the three languages. */
+/** Distinct topic URLs of P1 (the "hot" pages), spread over the document and the shape's languages. */
 const HOT_TOPICS = 200;
 /** P5 stops measuring restarts once they took this long together (at least one is measured). */
 const RESTART_BUDGET_MS = 60_000;
-/** Nodes of the version the write scenarios work on. */
-const WRITE_NODES = 2000;
 
 interface Options {
+  /** The shapes of content to run on, in order. */
+  shapes: ShapeName[];
+  /** Version counts of the many-versions shape, ascending. */
+  versions: number[];
+  /** false: the service runs with HELP_ANSWER_CACHE_MB=0. */
+  answerCache: boolean;
   nodes: number;
   duration: number;
   warmup: number;
@@ -48,13 +57,19 @@ interface Options {
   out: string;
 }
 
-const USAGE = `usage: npm run bench -- [--nodes 2000|10000] [--duration 10] [--only P1,P3]
-  --nodes N         size of the documentation set of the read scenarios (default 2000; 10000 for the full targets)
+const USAGE = `usage: npm run bench -- [--shape flat,realistic] [--nodes 2000|10000] [--duration 10] [--only P1,P3]
+  --shape LIST      shapes of content, run one after the other (default flat):
+                      flat           the generated set of --nodes nodes in en, de, ja (P1–P8)
+                      realistic      400 nodes, 1,076 files, 9 MB in en, de, fr, ja, pt-BR (P1–P8)
+                      many-versions  200 nodes × 2 languages, grown to --versions versions (M1–M6)
+  --versions LIST   version counts of the many-versions shape (default 50,500)
+  --no-answer-cache run the service with HELP_ANSWER_CACHE_MB=0: every read is built
+  --nodes N         size of the flat set of the read scenarios (default 2000; 10000 for the full targets)
   --duration S      seconds of each measured HTTP run and of the sequential writes (default 10)
   --warmup S        seconds of warm-up before each measured run (default 3)
   --connections N   concurrent connections of the read scenarios (default 50)
   --restarts N      most cold starts measured in P5 (default 3; fewer when they take over ${RESTART_BUDGET_MS / 1000} s together)
-  --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')})
+  --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')},${MANY_SCENARIOS.join(',')})
   --profile DIR     run the service children with --cpu-prof, writing profiles to DIR
   --keep            keep the temporary data directories (their path is printed)
   --out FILE        results file (default bench/results.json)`;
@@ -65,6 +80,9 @@ function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     options: {
+      shape: { type: 'string', default: 'flat' },
+      versions: { type: 'string', default: '50,500' },
+      'no-answer-cache': { type: 'boolean', default: false },
       nodes: { type: 'string', default: '2000' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '3' },
@@ -87,14 +105,22 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, not ${JSON.stringify(v)}`);
     return n;
   };
-  const only = new Set((values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
-  for (const id of only) if (!(SCENARIOS as readonly string[]).includes(id)) throw new UsageError(`--only: unknown scenario ${id} (known: ${SCENARIOS.join(', ')})`);
+  const known: readonly string[] = [...SCENARIOS, ...MANY_SCENARIOS];
+  const only = new Set((values.only ?? known.join(',')).split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
+  for (const id of only) if (!known.includes(id)) throw new UsageError(`--only: unknown scenario ${id} (known: ${known.join(', ')})`);
+  const shapes = [...new Set(values.shape!.split(',').map((s) => s.trim()).filter(Boolean))];
+  for (const shape of shapes) if (!(SHAPE_NAMES as readonly string[]).includes(shape)) throw new UsageError(`--shape: unknown shape ${shape} (known: ${SHAPE_NAMES.join(', ')})`);
+  if (shapes.length === 0) throw new UsageError('--shape names no shape');
+  const versions = [...new Set(values.versions!.split(',').map((v) => number('versions', v.trim(), 4)).map(Math.floor))].sort((a, b) => a - b);
   let profile: string | null = null;
   if (values.profile) {
     fs.mkdirSync(values.profile, { recursive: true });
     profile = fs.realpathSync(values.profile);
   }
   return {
+    shapes: shapes as ShapeName[],
+    versions,
+    answerCache: !values['no-answer-cache'],
     nodes: Math.floor(number('nodes', values.nodes!, 10)),
     duration: number('duration', values.duration!, 1),
     warmup: number('warmup', values.warmup!, 0),
@@ -109,6 +135,10 @@ function parseOptions(argv: string[]): Options {
 
 interface Ctx {
   opts: Options;
+  /** The shape the P-rows run on. */
+  shape: DocShape;
+  /** Environment of every service child (HELP_ANSWER_CACHE_MB=0 with --no-answer-cache). */
+  env: Record<string, string>;
   work: string;
   rows: Row[];
   details: Record<string, unknown>;
@@ -186,7 +216,7 @@ interface InProcessSearch {
 function startSearchProbe(ctx: Ctx, queries: SetSummary['queries']): SearchProbe {
   const queriesFile = join(ctx.work, 'queries.json');
   fs.writeFileSync(queriesFile, JSON.stringify(queries));
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/search-inproc.ts', String(ctx.opts.nodes), queriesFile, String(ctx.opts.duration)], {
+  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/search-inproc.ts', ctx.shape.name, String(ctx.opts.nodes), queriesFile, String(ctx.opts.duration)], {
     cwd: PROJECT_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -221,12 +251,12 @@ function startSearchProbe(ctx: Ctx, queries: SetSummary['queries']): SearchProbe
 // ---------------------------------------------------------------- the read side: P1, P2, P5, P6, P7
 
 async function readScenarios(ctx: Ctx): Promise<Running | null> {
-  const { opts, rows, details } = ctx;
-  progress(`generating the ${opts.nodes}-node set (3 languages)`);
+  const { opts, rows, details, shape } = ctx;
+  progress(`generating the ${shape.name} set of ${shape.nodes(opts.nodes)} nodes (${shape.languages.join(', ')})`);
   let t = now();
-  let set: ReturnType<typeof mainSet> | null = mainSet(opts.nodes);
-  const summary: SetSummary = summarize(set);
-  details.set = { nodes: summary.nodes, translations: summary.translations, files: summary.files, contentBytes: summary.contentBytes, stats: set.stats, generateMs: round(now() - t) };
+  let set: ReturnType<DocShape['set']> | null = shape.set(opts.nodes);
+  const summary: SetSummary = summarize(set, shape.languages);
+  details.set = { shape: shape.name, nodes: summary.nodes, languages: shape.languages, translations: summary.translations, files: summary.files, contentBytes: summary.contentBytes, stats: set.stats, bodies: bodySizes(set), generateMs: round(now() - t) };
   const dataDir = dataDirIn(ctx.work, 'main');
   t = now();
   const { key } = await prepareDataDir(dataDir, VERSION, set.files);
@@ -235,7 +265,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
   // The in-process search probe builds its own index meanwhile (it measures only when told to).
   const probe = opts.only.has('P2') ? startSearchProbe(ctx, summary.queries) : null;
   progress(`starting the service on ${summary.files} files (${round(summary.contentBytes / MB)} MB)${probe ? '; the in-process search probe builds its index meanwhile' : ''}`);
-  let svc: ServiceChild | null = await startService({ dataDir, nodeArgs: ctx.nodeArgs('main') });
+  let svc: ServiceChild | null = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs('main') });
   ctx.cleanup.push(async () => svc?.stop());
   details.firstStartMs = round(svc.readyMs);
   progress(`ready in ${round(svc.readyMs)} ms (first start, not measured: other set-up work ran alongside)`);
@@ -266,9 +296,9 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
   const topicUrls: string[] = [];
   const answers: Captured[] = [];
   if (opts.only.has('P1') || opts.only.has('P2')) {
-    for (let i = 0; i < Math.min(HOT_TOPICS, summary.nodes * 3); i++) {
+    for (let i = 0; i < Math.min(HOT_TOPICS, summary.nodes * shape.languages.length); i++) {
       const slug = summary.slugs[Math.floor((i * summary.nodes) / HOT_TOPICS) % summary.nodes];
-      topicUrls.push(`${API}/topics/${slug}?language=${['en', 'de', 'ja'][i % 3]}`);
+      topicUrls.push(`${API}/topics/${slug}?language=${shape.languages[i % shape.languages.length]}`);
     }
     for (const url of topicUrls) {
       const a = await capture(svc.origin, url);
@@ -447,7 +477,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     rows.push({ id: 'P2c', scenario: 'search, every request a new URL (no answer cache)', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'P1 ceiling, bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms at ${opts.connections} connections${timeouts}; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer, ${fmtCores(miss.serverCores)} cores busy` });
     if (empty.length > 0) {
       const sample = empty.slice(0, 4).map((e) => `${e.language} "${e.q}"`).join(', ');
-      rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
+      rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, count: true, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
     }
   });
   probe?.stop();
@@ -468,7 +498,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
         await (svc as ServiceChild).stop();
         svc = null;
       }
-      const s = await startService({ dataDir, nodeArgs: ctx.nodeArgs(`restart-${i + 1}`) });
+      const s = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs(`restart-${i + 1}`) });
       svc = s;
       spent += s.readyMs;
       starts.push({ ms: s.readyMs, rssMB: round(s.rss() / MB) });
@@ -480,7 +510,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     rows.push({ id: 'P5', scenario: `cold start to ready (spawn → /healthz 200), median of ${starts.length}`, measured: ms, unit: 'ms', baseline: catMs, baselineLabel: 'git ls-tree + cat-file --batch', ratio: ratio(ms, catMs), target: '≤ 1,500 ms', met: ms <= 1500 });
     rows.push({ id: 'P5b', scenario: 'cold start vs reading every blob with git', measured: ms, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(ms, catMs), target: '≤ 4× baseline', met: ms <= 4 * catMs });
   });
-  return svc ? { svc, dataDir, key, nodes: opts.nodes } : null;
+  return svc ? { svc, dataDir, key, nodes: shape.nodes(opts.nodes) } : null;
 }
 
 interface ExportRun {
@@ -526,10 +556,11 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
   const { opts, rows, details } = ctx;
   const { svc, key } = server;
   const gitdir = join(server.dataDir, 'content.git');
-  const set = mainSet(WRITE_NODES);
+  const set = ctx.shape.writeSet();
+  const writeNodes = ctx.shape.writeNodes;
   const pairs = set.nodes.flatMap((n) => Object.entries(n.translations).map(([language, t]) => ({ slug: n.slug, language, t })));
 
-  await scenario(ctx, 'P3', `PUT translation, sequential, ${WRITE_NODES.toLocaleString('en-US')}-node version`, async () => {
+  await scenario(ctx, 'P3', `PUT translation, sequential, ${writeNodes.toLocaleString('en-US')}-node version`, async () => {
     let i = 0;
     const written: Array<{ path: string; content: string; message: string }> = [];
     const put = async (record: boolean) => {
@@ -583,7 +614,7 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
       fastImport: { ms: round(fiRun.ms), commits: copyCommits },
       fsyncPerWrite,
     };
-    rows.push({ id: 'P3', scenario: `PUT translation, sequential, ${WRITE_NODES.toLocaleString('en-US')}-node version`, measured: rate, unit: 'commits/s', baseline: fiRate, baselineLabel: 'fast-import + checkpoint, fsync', ratio: ratio(rate, fiRate), target: '≥ 0.6× baseline', met: rate >= 0.6 * fiRate, note: `${acks} writes in ${round(elapsed / 1000)} s, p50 ${round(median(latencies), 2)} ms, p99 ${round(percentile(latencies, 99), 2)} ms` });
+    rows.push({ id: 'P3', scenario: `PUT translation, sequential, ${writeNodes.toLocaleString('en-US')}-node version`, measured: rate, unit: 'commits/s', baseline: fiRate, baselineLabel: 'fast-import + checkpoint, fsync', ratio: ratio(rate, fiRate), target: '≥ 0.6× baseline', met: rate >= 0.6 * fiRate, note: `${acks} writes in ${round(elapsed / 1000)} s, p50 ${round(median(latencies), 2)} ms, p99 ${round(percentile(latencies, 99), 2)} ms` });
     const durable = commits === acks && copyCommits === acks && (fsyncPerWrite === null || fsyncPerWrite >= 5);
     rows.push({
       id: 'P3b',
@@ -599,11 +630,11 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
     });
   });
 
-  await scenario(ctx, 'P4', 'import-files, 2,000 files / 10 MB', async () => {
+  await scenario(ctx, 'P4', 'import-files into a new version', async () => {
     const runs: Array<{ ms: number; fastImportMs: number; bytes: number; files: number }> = [];
     for (let k = 1; k <= 3; k++) {
-      const { files, bytes } = importFilesSet(100 + k);
-      if (files.length !== 2000 || bytes > 10 * MB) throw new Error(`the import set has ${files.length} files, ${bytes} bytes`);
+      const { files, bytes } = ctx.shape.importSet(k);
+      if (files.length > 2000 || bytes > 10 * MB) throw new Error(`the import set has ${files.length} files, ${bytes} bytes`);
       const slug = `imp${k}`;
       const body = JSON.stringify({ files });
       const res = await request('POST', `${svc.origin}/help/v1/versions/${slug}/import-files`, { key, body });
@@ -638,17 +669,92 @@ async function fsyncsPerWrite(pid: number, writes: number, write: () => Promise<
   return calls / writes;
 }
 
-/** A data directory and a server on the 2,000-node set, for the write scenarios (started early: loading takes long). */
+/** A data directory and a server on the write scenarios' set (started early: loading takes long). */
 async function startWriteServer(ctx: Ctx): Promise<Running> {
   const dataDir = dataDirIn(ctx.work, 'writes');
-  const { key } = await prepareDataDir(dataDir, VERSION, mainSet(WRITE_NODES).files);
-  const svc = await startService({ dataDir, nodeArgs: ctx.nodeArgs('writes') });
+  const { key } = await prepareDataDir(dataDir, VERSION, ctx.shape.writeSet().files);
+  const svc = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs('writes') });
   ctx.cleanup.push(async () => svc.stop());
-  progress(`write server (${WRITE_NODES} nodes) ready in ${round(svc.readyMs)} ms`);
-  return { svc, dataDir, key, nodes: WRITE_NODES };
+  progress(`write server (${ctx.shape.writeNodes} nodes) ready in ${round(svc.readyMs)} ms`);
+  return { svc, dataDir, key, nodes: ctx.shape.writeNodes };
+}
+
+/** Percentiles of the set's non-empty Markdown bodies, in bytes, and the share from 1 to 5 KB. */
+function bodySizes(set: ReturnType<DocShape['set']>) {
+  const sizes = set.nodes.flatMap((n) => Object.values(n.translations).map((t) => Buffer.byteLength(t.bodyMd, 'utf8'))).filter((b) => b > 0);
+  const q = (p: number) => Math.round(percentile(sizes, p));
+  return { count: sizes.length, min: Math.min(...sizes), p10: q(10), p50: q(50), p90: q(90), p99: q(99), max: Math.max(...sizes), shareFrom1To5KB: round(sizes.filter((b) => b >= 1000 && b <= 5000).length / sizes.length, 2) };
 }
 
 // ---------------------------------------------------------------- main
+
+/** Runs the P-rows on one documentation shape (flat or realistic), into `ctx`. */
+async function docShapeScenarios(ctx: Ctx): Promise<void> {
+  const { opts, shape } = ctx;
+  const wantsReads = READ_SCENARIOS.some((id) => opts.only.has(id));
+  const wantsWrites = opts.only.has('P3') || opts.only.has('P4');
+  try {
+    // The write scenarios reuse the read scenarios' server when it holds the write set; otherwise
+    // their server starts now, loading alongside the set-up of the read side (nothing is measured yet).
+    let writeServer: Promise<Running> | null = null;
+    if (wantsWrites && (!wantsReads || shape.nodes(opts.nodes) !== shape.writeNodes)) {
+      writeServer = startWriteServer(ctx);
+      writeServer.catch(() => undefined);
+    }
+    let running: Running | null = null;
+    if (wantsReads) running = await readScenarios(ctx);
+    if (wantsWrites) {
+      if (writeServer) {
+        await running?.svc.stop();
+        running = await writeServer;
+      } else if (!running) {
+        running = await startWriteServer(ctx);
+      } else progress(`write scenarios on the running ${shape.writeNodes.toLocaleString('en-US')}-node server`);
+      await writeScenarios(ctx, running);
+    }
+    if (opts.only.has('P8')) {
+      await running?.svc.stop();
+      await scenario(ctx, 'P8', 'search indexing, worst cases', async () => {
+        // On the realistic shape the service also holds that version (the flat shape keeps P8 as it was: nothing else loaded).
+        const beside = shape.name === 'flat' ? undefined : { slug: VERSION, files: shape.set(opts.nodes).files };
+        ctx.rows.push(...(await indexingRows(ctx.work, ctx.nodeArgs('indexing'), ctx.env, beside)));
+      });
+    }
+  } catch (err) {
+    ctx.failures.push((err as Error).message);
+    progress(`suite failed on the ${shape.name} shape: ${(err as Error).stack}`);
+  } finally {
+    for (const c of ctx.cleanup.reverse()) await c().catch(() => undefined);
+    ctx.cleanup.length = 0;
+  }
+}
+
+/** With the answer cache off, the rows whose targets assume it only inform. */
+function answerCacheOff(rows: Row[]): void {
+  for (const r of rows) {
+    if (r.shape?.startsWith('many-versions')) continue;
+    r.scenario = r.scenario.replace('(answer cache)', '(answer cache off)');
+    if (['P1', 'P1b', 'P2'].includes(r.id) && r.met !== null) {
+      r.target = `— (answer cache off; with it: ${r.target})`;
+      r.met = null;
+    }
+  }
+}
+
+/** Rows in the order of the shapes, then P before M, then by number and letter. */
+function sortRows(rows: Row[], shapeOrder: string[]): void {
+  const key = (r: Row) => {
+    const m = /^([A-Z])(\d+)([a-z]?)$/.exec(r.id);
+    const shape = shapeOrder.indexOf(r.shape ?? '');
+    return m ? [shape, m[1].charCodeAt(0), Number(m[2]), m[3] ? m[3].charCodeAt(0) - 96 : 0] : [shape, 0, 0, 0];
+  };
+  rows.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+    return 0;
+  });
+}
 
 async function main(): Promise<number> {
   let opts: Options;
@@ -664,22 +770,19 @@ async function main(): Promise<number> {
   const suiteCpuAtStart = suiteCpuSeconds();
   const wallAtStart = now();
   const work = fs.mkdtempSync(join(os.tmpdir(), 'help-bench-'));
-  const ctx: Ctx = {
-    opts,
-    work,
-    rows: [],
-    details: {},
-    cleanup: [],
-    failures: [],
-    // One folder per child: the main thread's profile is CPU.<date>.<time>.<pid>.0.<n>.cpuprofile (thread 0).
-    nodeArgs: (name) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : []),
-  };
+  const rows: Row[] = [];
+  const failures: string[] = [];
+  const details: Record<string, Record<string, unknown>> = {};
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const env: Record<string, string> = opts.answerCache ? {} : { HELP_ANSWER_CACHE_MB: '0' };
+  // One folder per child: the main thread's profile is CPU.<date>.<time>.<pid>.0.<n>.cpuprofile (thread 0).
+  const nodeArgsIn = (shape: string) => (name: string) => (opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, shape, name)}`] : []);
   const machineLine = `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, git ${machine.git ?? 'not installed'}, ${machine.platform}, autocannon ${machine.autocannon}`;
   progress(`machine: ${machineLine}`);
   progress(`work folder: ${work}`);
   const interrupted = () => {
     progress('interrupted: stopping the children');
-    void Promise.allSettled(ctx.cleanup.map((c) => c())).then(() => {
+    void Promise.allSettled(cleanup.map((c) => c())).then(() => {
       if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
       process.exit(130);
     });
@@ -698,38 +801,55 @@ async function main(): Promise<number> {
     console.error(`the server does not build:\n${build.stderr}`);
     return 1;
   }
-  const wantsReads = READ_SCENARIOS.some((id) => opts.only.has(id));
-  const wantsWrites = opts.only.has('P3') || opts.only.has('P4');
+  const shapeOrder: string[] = [];
+  const setLines: string[] = [];
   try {
-    // The write scenarios reuse the read scenarios' server when it holds the 2,000-node set; otherwise
-    // their server starts now, loading alongside the set-up of the read side (nothing is measured yet).
-    let writeServer: Promise<Running> | null = null;
-    if (wantsWrites && (!wantsReads || opts.nodes !== WRITE_NODES)) {
-      writeServer = startWriteServer(ctx);
-      writeServer.catch(() => undefined);
-    }
-    let running: Running | null = null;
-    if (wantsReads) running = await readScenarios(ctx);
-    if (wantsWrites) {
-      if (writeServer) {
-        await running?.svc.stop();
-        running = await writeServer;
-      } else if (!running) {
-        running = await startWriteServer(ctx);
-      } else progress('write scenarios on the running 2,000-node server');
-      await writeScenarios(ctx, running);
-    }
-    if (opts.only.has('P8')) {
-      await running?.svc.stop();
-      await scenario(ctx, 'P8', 'search indexing, worst cases', async () => {
-        ctx.rows.push(...(await indexingRows(ctx.work, ctx.nodeArgs('indexing'))));
-      });
+    for (const name of opts.shapes) {
+      const shapeWork = join(work, name);
+      fs.mkdirSync(shapeWork, { recursive: true });
+      const shapeStarted = now();
+      if (name === 'many-versions') {
+        const wanted = MANY_SCENARIOS.filter((id) => opts.only.has(id));
+        for (const n of opts.versions) shapeOrder.push(`many-versions ×${n}`);
+        if (wanted.length === 0) continue;
+        progress(`shape many-versions: ${opts.versions.join(', ')} versions`);
+        const found: Record<string, unknown> = (details[name] = {});
+        try {
+          await manyVersionsRows({ work: shapeWork, versions: opts.versions, env, nodeArgs: nodeArgsIn(name), only: opts.only, restarts: Math.min(opts.restarts, 3), answerCache: opts.answerCache }, rows, found);
+          const source = found.source as { nodes: number; files: number; contentBytes: number };
+          setLines.push(`Set many-versions: ${source.nodes} nodes × 2 languages (en, de), ${source.files} files, ${round(source.contentBytes / MB, 1)} MB per version, grown to ${opts.versions.join(' and ')} versions`);
+        } catch (err) {
+          failures.push(`many-versions: ${(err as Error).message}`);
+          progress(`many-versions FAILED: ${(err as Error).stack}`);
+          rows.push({ id: 'M1', shape: 'many-versions', scenario: 'many versions', measured: null, unit: '', baseline: null, baselineLabel: '', ratio: null, target: '', met: null, error: (err as Error).message });
+          shapeOrder.push('many-versions');
+        }
+      } else {
+        const shape = SHAPES[name];
+        shapeOrder.push(name);
+        const ctx: Ctx = { opts, shape, env, work: shapeWork, rows: [], details: {}, cleanup, failures: [], nodeArgs: nodeArgsIn(name) };
+        progress(`shape ${name}`);
+        await docShapeScenarios(ctx);
+        for (const r of ctx.rows) r.shape = name;
+        rows.push(...ctx.rows);
+        failures.push(...ctx.failures.map((f) => `${name}: ${f}`));
+        details[name] = ctx.details;
+        const set = ctx.details.set as { nodes: number; files: number; contentBytes: number } | undefined;
+        const writes = `P3 on a ${shape.writeNodes.toLocaleString('en-US')}-node version`;
+        setLines.push(
+          set
+            ? `Set ${name}: ${set.nodes.toLocaleString('en-US')} nodes in ${shape.languages.length} languages (${shape.languages.join(', ')}), ${set.files.toLocaleString('en-US')} files, ${round(set.contentBytes / MB)} MB of content; ${writes}`
+            : `Set ${name}: ${writes}`,
+        );
+      }
+      details[name] = { ...details[name], wallSeconds: round((now() - shapeStarted) / 1000) };
+      progress(`shape ${name}: done in ${round((now() - shapeStarted) / 1000)} s`);
     }
   } catch (err) {
-    ctx.failures.push((err as Error).message);
+    failures.push((err as Error).message);
     progress(`suite failed: ${(err as Error).stack}`);
   } finally {
-    for (const c of ctx.cleanup.reverse()) await c().catch(() => undefined);
+    for (const c of cleanup.reverse()) await c().catch(() => undefined);
     if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
   }
 
@@ -737,28 +857,25 @@ async function main(): Promise<number> {
   const wallSeconds = (now() - wallAtStart) / 1000;
   const foreignSeconds = machineBusySeconds() - busyAtStart - (suiteCpuSeconds() - suiteCpuAtStart);
   const foreignShare = foreignSeconds / (wallSeconds * machine.cores);
-  ctx.details.otherLoad = { cpuSeconds: round(foreignSeconds), shareOfMachine: round(foreignShare, 3), wallSeconds: round(wallSeconds) };
-  const order = (id: string) => SCENARIOS.indexOf(id.slice(0, 2) as (typeof SCENARIOS)[number]) * 10 + (id.length > 2 ? id.charCodeAt(2) - 96 : 0);
-  ctx.rows.sort((a, b) => order(a.id) - order(b.id));
-  const set = ctx.details.set as { nodes: number; files: number; contentBytes: number } | undefined;
-  const met = ctx.rows.filter((r) => r.met === true).length;
-  const missed = ctx.rows.filter((r) => r.met === false).map((r) => r.id);
+  const otherLoad = { cpuSeconds: round(foreignSeconds), shareOfMachine: round(foreignShare, 3), wallSeconds: round(wallSeconds) };
+  if (!opts.answerCache) answerCacheOff(rows);
+  sortRows(rows, shapeOrder);
+  const met = rows.filter((r) => r.met === true).length;
+  const missed = rows.filter((r) => r.met === false).map((r) => (shapeOrder.length > 1 && r.shape ? `${r.id} (${r.shape})` : r.id));
   const lines = [
     `Help content service benchmark, ${startedAt.toISOString()}`,
     `Machine: ${machineLine}`,
-    set
-      ? `Set: ${set.nodes.toLocaleString('en-US')} nodes × 3 languages (en, de, ja), ${set.files.toLocaleString('en-US')} files, ${round(set.contentBytes / MB)} MB of content; P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`
-      : `Set: P3 and P4 on a ${WRITE_NODES.toLocaleString('en-US')}-node version`,
-    `Runs: ${opts.duration} s measured after ${opts.warmup} s of warm-up, ${opts.connections} connections, autocannon on 127.0.0.1; service and bare Koa each in a child process`,
+    ...setLines,
+    `Runs: ${opts.duration} s measured after ${opts.warmup} s of warm-up, ${opts.connections} connections, autocannon on 127.0.0.1; service and bare Koa each in a child process${opts.answerCache ? '' : '; the service with HELP_ANSWER_CACHE_MB=0 (no answer cache)'}`,
     `Other load on the machine during the suite: ${round(Math.max(0, foreignShare) * 100)} % of its CPU (${round(Math.max(0, foreignSeconds))} core-seconds in ${round(wallSeconds)} s)${foreignShare > 0.05 ? ' — WARNING: other processes competed with the suite; its figures are low. Rerun on a quiet machine.' : ''}`,
     '',
-    renderTable(ctx.rows),
+    renderTable(rows),
     '',
-    ...ctx.rows.filter((r) => r.note).map((r) => `${r.id}: ${r.note}`),
+    ...rows.filter((r) => r.note).map((r) => `${r.id}${shapeOrder.length > 1 && r.shape ? ` (${r.shape})` : ''}: ${r.note}`),
     '',
     `Targets met: ${met} of ${met + missed.length}${missed.length ? `; missed: ${missed.join(', ')}` : ''}.`,
   ];
-  if (ctx.failures.length) lines.push(`Suite failures: ${ctx.failures.join('; ')}`);
+  if (failures.length) lines.push(`Suite failures: ${failures.join('; ')}`);
   console.log(lines.join('\n'));
 
   const results = {
@@ -766,13 +883,14 @@ async function main(): Promise<number> {
     finishedAt: new Date().toISOString(),
     machine,
     options: { ...opts, only: [...opts.only] },
-    rows: ctx.rows,
-    details: ctx.details,
-    failures: ctx.failures,
+    otherLoad,
+    rows,
+    details,
+    failures,
   };
   fs.writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
   progress(`results written to ${opts.out}${opts.keep ? `; data kept in ${work}` : ''}`);
-  return ctx.failures.length > 0 ? 1 : 0;
+  return failures.length > 0 ? 1 : 0;
 }
 
 process.exit(await main());

@@ -2,7 +2,7 @@
  * P2, in process: the time of one search in the service's own search index, without HTTP.
  *
  * Run by bench/run.ts as a child process (so the index's memory does not disturb the other figures):
- *   node --import tsx bench/search-inproc.ts <nodes> <queries.json> <budget seconds>
+ *   node --import tsx bench/search-inproc.ts <shape> <nodes> <queries.json> <budget seconds>
  * It regenerates the same documentation set (the generator is deterministic) and builds the version's
  * state and SearchIndex exactly as the service does when it loads. Building takes long, so it is done
  * while the suite sets up; the child then prints `{"built":ms}` and waits for a line on stdin before it
@@ -16,16 +16,17 @@ import { readFileSet } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
 import { SearchIndex } from '../src/index/search.ts';
 import { derivedId } from '../src/store/load.ts';
-import { mainSet } from './lib/dataset.ts';
+import { SHAPES, type DocShape } from './lib/dataset.ts';
 import { median, percentile } from './lib/util.ts';
 
-const nodes = Number(process.argv[2]);
-const queries = JSON.parse(fs.readFileSync(process.argv[3], 'utf8')) as Array<{ language: string; q: string }>;
-const budgetMs = Number(process.argv[4] ?? 10) * 1000;
+const shape = SHAPES[process.argv[2] as DocShape['name']];
+const nodes = Number(process.argv[3]);
+const queries = JSON.parse(fs.readFileSync(process.argv[4], 'utf8')) as Array<{ language: string; q: string }>;
+const budgetMs = Number(process.argv[5] ?? 10) * 1000;
 const passes = 5;
 
 let t = performance.now();
-const set = mainSet(nodes);
+const set = shape.set(nodes);
 const files = new Map(set.files.map((f) => [f.path, f.content]));
 const problems = new ProblemList();
 const state = readFileSet(files, { slug: 'v1', fallbackStamp: '1970-01-01T00:00:00.000Z', idFor: (s) => derivedId('v1', s) }, problems);

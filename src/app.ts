@@ -76,7 +76,7 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup));
+  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes);
   mount(api, apiEndpoints(deps, oauth.issuer), deps.config.bodyLimit, cache);
 
   const system = new Router();

@@ -25,6 +25,8 @@ export interface Config {
   readonly cacheMaxAge: number;
   /** Bytes of gzip-compressed exports kept in memory (`HELP_EXPORT_CACHE_MB`, default 256 MB; 0 keeps none). */
   readonly exportCacheBytes: number;
+  /** Bytes of serialized public answers kept in memory (`HELP_ANSWER_CACHE_MB`, default 64 MB; 0 turns the answer cache off). */
+  readonly answerCacheBytes: number;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logging off). */
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
@@ -287,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     cacheMaxAge: integer(env, 'HELP_CACHE_MAX_AGE', 60, 0, 31_536_000),
     bodyLimit: integer(env, 'HELP_BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     exportCacheBytes: integer(env, 'HELP_EXPORT_CACHE_MB', 256, 0, 1024 * 1024) * 1024 * 1024,
+    answerCacheBytes: integer(env, 'HELP_ANSWER_CACHE_MB', 64, 0, 1024 * 1024) * 1024 * 1024,
     logLevel,
     basePath: '/help/v1' as const,
     ...overrides,

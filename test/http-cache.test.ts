@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { createKey } from '../src/cli/keys.ts';
-import { loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/service.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -231,6 +231,68 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     const after = await raw(base, 'GET', path, { ...host, 'if-none-match': before.headers.find(([k]) => k === 'etag')![1] });
     assert.equal(after.status, 200);
     assert.equal(JSON.parse(after.body.toString('utf8')).title, 'A3');
+  });
+});
+
+describe('HELP_ANSWER_CACHE_MB=0: no answer cache, the same answers and validators', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ env: { HELP_ANSWER_CACHE_MB: '0' } });
+    await createVersion(s, 'v1', { status: 'published' });
+    await createNode(s, 'v1', { slug: 'a', translations: { en: { title: 'A', bodyMd: 'Alpha\n' }, de: { title: 'A auf Deutsch', bodyMd: 'Alpha auf Deutsch\n' } } });
+  });
+  after(() => s.close());
+
+  /** The answer cache's lookups so far, by result, from /metrics. */
+  async function lookups(): Promise<Record<string, number>> {
+    const text = await (await fetch(new URL('/metrics', s.url))).text();
+    const counts: Record<string, number> = {};
+    for (const m of text.matchAll(/^help_answer_cache_lookups_total\{result="(\w+)"\} (\S+)$/gm)) counts[m[1]] = Number(m[2]);
+    return counts;
+  }
+
+  test('the setting takes whole megabytes from 0; other values stop the start', () => {
+    assert.equal(loadConfig({}).answerCacheBytes, 64 * 1024 * 1024);
+    assert.equal(loadConfig({ HELP_ANSWER_CACHE_MB: '0' }).answerCacheBytes, 0);
+    assert.equal(loadConfig({ HELP_ANSWER_CACHE_MB: '8' }).answerCacheBytes, 8 * 1024 * 1024);
+    for (const bad of ['off', '-1', '1.5']) assert.throws(() => loadConfig({ HELP_ANSWER_CACHE_MB: bad }), (err: Error) => err instanceof ConfigError && /HELP_ANSWER_CACHE_MB/.test(err.message));
+  });
+
+  test('every read is built anew and correct, with its ETag; If-None-Match still gets 304; nothing is a hit', async () => {
+    const before = await lookups();
+    const paths = ['/versions/v1/topics/a', '/versions/v1/topics/a?language=de', '/versions/v1/tree', '/versions/v1/search?q=alpha', '/versions'];
+    for (const path of paths) {
+      const first = await s.request('GET', path, { key: null });
+      const again = await s.request('GET', path, { key: null });
+      assert.equal(first.status, 200, path);
+      assert.deepEqual(again.body, first.body, path);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^W\/".+"$/, path);
+      assert.equal(again.headers.get('etag'), etag, `${path}: the same validator for the same answer`);
+      assert.equal(first.headers.get('cache-control'), 'public, max-age=60', path);
+      const revalidated = await s.request('GET', path, { key: null, headers: { 'if-none-match': etag! } });
+      assert.equal(revalidated.status, 304, path);
+      assert.equal(revalidated.text, '', path);
+    }
+    assert.equal((await s.request('GET', '/versions/v1/topics/a?language=de', { key: null })).body.title, 'A auf Deutsch');
+    const withKey = await s.request('GET', '/versions/v1/topics/a');
+    assert.equal(withKey.status, 200);
+    assert.equal(withKey.headers.get('cache-control'), 'private, no-cache');
+    const after = await lookups();
+    assert.equal(after.hit ?? 0, 0, 'no lookup is a hit');
+    assert.equal((after.miss ?? 0) - (before.miss ?? 0), paths.length * 2 + 2, 'every read without a matching validator is built');
+    assert.equal((after.not_modified ?? 0) - (before.not_modified ?? 0), paths.length);
+  });
+
+  test('a write shows at once: new body, new ETag, the old ETag no longer 304', async () => {
+    const before = await s.request('GET', '/versions/v1/topics/a', { key: null });
+    const etag = before.headers.get('etag')!;
+    assert.equal((await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'A2', bodyMd: 'Beta\n' } })).status, 200);
+    const after = await s.request('GET', '/versions/v1/topics/a', { key: null, headers: { 'if-none-match': etag } });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.title, 'A2');
+    assert.notEqual(after.headers.get('etag'), etag);
+    assert.equal((await lookups()).hit ?? 0, 0);
   });
 });
 

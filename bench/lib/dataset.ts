@@ -15,6 +15,104 @@ export function mainSet(nodes: number): GeneratedSet {
   return generateDocSet({ nodes, seed: MAIN_SEED, languages: LANGUAGES, bodyBytes: { min: 500, max: 20_000 }, maxDepth: 4, label: `Bench ${nodes}`, status: 'published', isLatest: true });
 }
 
+/** The realistic shape's languages: English complete, the others partly translated, Japanese the CJK one. */
+export const REALISTIC_LANGUAGES = ['en', 'de', 'fr', 'ja', 'pt-BR'];
+export const REALISTIC_NODES = 400;
+/**
+ * Its seed: the first whose set has the size the issue names (400 nodes, 1,076 files, about 9 MB),
+ * depth 4 and fan-out from 1–2 to about 30.
+ */
+export const REALISTIC_SEED = 4;
+
+/**
+ * A documentation set shaped like a real product's help: 400 nodes, 8 top-level sections of uneven
+ * fan-out (2 to 30 children, most few), at most 4 levels; English complete, German, French and
+ * Japanese each for 43 % of the nodes and Brazilian Portuguese for 40 % (mostly the same, much-read
+ * nodes); bodies of 200 bytes to 60 KB, most of 1–5 KB (log-normal around 2.6 KB) and a long tail
+ * (30 % spread log-uniformly from 5 to 60 KB), with headings, lists, tables, code, links and images.
+ * `seed` other than REALISTIC_SEED gives another set of the same shape (P4 imports three of them).
+ */
+export function realisticSet(seed = REALISTIC_SEED, label = 'Realistic'): GeneratedSet {
+  return generateDocSet({
+    nodes: REALISTIC_NODES,
+    seed,
+    languages: REALISTIC_LANGUAGES,
+    translationRates: { de: 0.43, fr: 0.43, ja: 0.43, 'pt-BR': 0.4 },
+    bodyBytes: { min: 200, max: 60_000 },
+    bodySizes: { kind: 'skewed', median: 2600, sigma: 0.55, tail: 0.3, tailFrom: 5000 },
+    markdown: 'rich',
+    maxDepth: 4,
+    tree: { kind: 'uneven', roots: 8, fanOut: { min: 2, max: 30 } },
+    label,
+    status: 'published',
+    isLatest: true,
+  });
+}
+
+/** The many-versions shape's source version: 200 nodes in en and de, bodies and tree as in the realistic shape. */
+export function manyVersionsSource(): GeneratedSet {
+  return generateDocSet({
+    nodes: 200,
+    seed: 7,
+    languages: ['en', 'de'],
+    bodyBytes: { min: 200, max: 60_000 },
+    bodySizes: { kind: 'skewed', median: 2600, sigma: 0.55, tail: 0.3, tailFrom: 5000 },
+    markdown: 'rich',
+    maxDepth: 4,
+    tree: { kind: 'uneven', roots: 6, fanOut: { min: 2, max: 30 } },
+    label: 'Many versions',
+    status: 'published',
+    isLatest: true,
+  });
+}
+
+/** A documentation shape the P-rows run on. */
+export interface DocShape {
+  name: 'flat' | 'realistic';
+  languages: string[];
+  /** The read scenarios' set (`nodes`: --nodes, for the shapes whose size it sets). */
+  set(nodes: number): GeneratedSet;
+  /** Nodes of the read scenarios' set. */
+  nodes(requested: number): number;
+  /** The version the write scenarios (P3) work on; `nodes` its size. */
+  writeSet(): GeneratedSet;
+  writeNodes: number;
+  /** P4's k-th set (1, 2, 3) for import-files: at most 2,000 files and 10 MiB. */
+  importSet(k: number): { files: ContentFile[]; bytes: number };
+}
+
+export const FLAT: DocShape = {
+  name: 'flat',
+  languages: LANGUAGES,
+  set: mainSet,
+  nodes: (requested) => requested,
+  writeSet: () => mainSet(2000),
+  writeNodes: 2000,
+  importSet: (k) => importFilesSet(100 + k),
+};
+
+export const REALISTIC: DocShape = {
+  name: 'realistic',
+  languages: REALISTIC_LANGUAGES,
+  set: () => realisticSet(),
+  nodes: () => REALISTIC_NODES,
+  writeSet: () => realisticSet(),
+  writeNodes: REALISTIC_NODES,
+  importSet: (k) => realisticImportSet(k),
+};
+
+/** Other realistic sets (seeds 105, 106, …) that fit import-files: the first `k` that do, in seed order. */
+function realisticImportSet(k: number): { files: ContentFile[]; bytes: number } {
+  for (let seed = 105, found = 0; seed < 200; seed++) {
+    const files = realisticSet(seed, `Import ${seed}`).files;
+    const bytes = files.reduce((sum, f) => sum + Buffer.byteLength(f.content, 'utf8'), 0);
+    if (files.length <= 2000 && bytes <= 10 * 1024 * 1024 && ++found === k) return { files, bytes };
+  }
+  throw new Error(`no realistic import set ${k}`);
+}
+
+export const SHAPES: Record<DocShape['name'], DocShape> = { flat: FLAT, realistic: REALISTIC };
+
 /**
  * A set of exactly 2,000 content files (version.json + 1,999 Markdown files) of at most 10 MiB, for
  * import-files: 667 nodes in three languages make 2,001 Markdown files, the last two Japanese ones are
@@ -52,14 +150,15 @@ function titleWords(title: string, language: string): string[] {
 }
 const segmenters = new Map<string, Intl.Segmenter>();
 
-export function summarize(set: GeneratedSet, queriesPerLanguage = 40): SetSummary {
+export function summarize(set: GeneratedSet, languages: readonly string[] = LANGUAGES, queriesPerLanguage = 40): SetSummary {
   const queries: SetSummary['queries'] = [];
-  for (const language of LANGUAGES) {
-    const step = Math.max(1, Math.floor(set.nodes.length / queriesPerLanguage));
+  for (const language of languages) {
+    // Every query from a node translated into the language, spread over those nodes.
+    const translated = set.nodes.filter((n) => n.translations[language]);
+    const step = Math.max(1, Math.floor(translated.length / queriesPerLanguage));
     const seen = new Set<string>();
-    for (let i = 0; i < set.nodes.length && seen.size < queriesPerLanguage; i += step) {
-      const t = set.nodes[i].translations[language];
-      if (!t) continue;
+    for (let i = 0; i < translated.length && seen.size < queriesPerLanguage; i += step) {
+      const t = translated[i].translations[language];
       const picked: string[] = [];
       for (const w of titleWords(t.title, language)) {
         if (w.length < 2 || picked.some((p) => fold(p) === fold(w))) continue;

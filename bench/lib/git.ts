@@ -88,11 +88,12 @@ export function* versionCommit(slug: string, files: Iterable<{ path: string; con
  * The cold-read ceiling, the way git reads fastest: one `git ls-tree -r` lists the version's blobs and
  * its output is streamed, as it comes, into one `git cat-file --batch`, whose output is consumed as a
  * stream (counted, not kept). Returns the time from the first spawn to the last byte, and the bytes read.
+ * `slug` null reads every version.
  */
-export async function catFileVersion(gitdir: string, slug: string): Promise<{ ms: number; blobs: number; bytes: number }> {
+export async function catFileVersion(gitdir: string, slug: string | null): Promise<{ ms: number; blobs: number; bytes: number }> {
   const started = now();
   const cat = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const list = spawn('git', ['--git-dir', gitdir, 'ls-tree', '-r', 'main', `${slug}/`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const list = spawn('git', ['--git-dir', gitdir, 'ls-tree', '-r', 'main', ...(slug === null ? [] : [`${slug}/`])], { stdio: ['ignore', 'pipe', 'ignore'] });
   let bytes = 0;
   let blobs = 0;
   cat.stdout.on('data', (c: Buffer) => (bytes += c.length));
@@ -112,6 +113,26 @@ export async function catFileVersion(gitdir: string, slug: string): Promise<{ ms
   const ms = now() - started;
   if (listCode !== 0 || code !== 0) throw new Error(`git ls-tree (${listCode}) or cat-file --batch (${code}) failed`);
   return { ms, blobs, bytes };
+}
+
+/** Sizes in the repository, from `git count-objects -v` (KiB, as git gives them). */
+export function countObjects(gitdir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of git(gitdir, 'count-objects', '-v').split('\n')) {
+    const m = /^([\w-]+): (\d+)$/.exec(line.trim());
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+/** The top-level folders of `main` (the versions) and the id of each one's tree. */
+export function versionTrees(gitdir: string): Map<string, string> {
+  const trees = new Map<string, string>();
+  for (const line of git(gitdir, 'ls-tree', 'main').split('\n')) {
+    const m = /^040000 tree ([0-9a-f]+)\t(.+)$/.exec(line);
+    if (m) trees.set(m[2], m[1]);
+  }
+  return trees;
 }
 
 /** Copies a folder (a repository, before a scenario changes it). */

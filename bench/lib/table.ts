@@ -1,7 +1,9 @@
 /** One line of the results table: a figure, its same-run baseline, the ratio and the target. */
 export interface Row {
-  /** P1…P7, with a letter for the extra lines of a scenario (P1b). */
+  /** P1…P8 and M1…M6, with a letter for the extra lines of a scenario (P1b). */
   id: string;
+  /** The shape of content it ran on (flat, realistic, many-versions ×N). */
+  shape?: string;
   scenario: string;
   measured: number | null;
   unit: string;
@@ -15,6 +17,8 @@ export interface Row {
   target: string;
   /** true / false; null for lines that only inform (no target), or when skipped. */
   met: boolean | null;
+  /** A count: printed without decimals. */
+  count?: boolean;
   note?: string;
   error?: string;
 }
@@ -30,12 +34,15 @@ const num = (v: number): string => {
 
 export const formatValue = (v: number | null, unit: string) => (v === null ? '—' : `${num(v)} ${unit}`.trim());
 
+/** The table; with rows of more than one shape, a shape column after the id. */
 export function renderTable(rows: readonly Row[]): string {
-  const header = ['#', 'scenario', 'measured', 'baseline', 'ratio', 'target', 'met'];
+  const shaped = new Set(rows.map((r) => r.shape ?? '')).size > 1;
+  const header = ['#', ...(shaped ? ['shape'] : []), 'scenario', 'measured', 'baseline', 'ratio', 'target', 'met'];
   const lines = rows.map((r) => [
     r.id,
+    ...(shaped ? [r.shape ?? ''] : []),
     r.scenario,
-    r.error ? 'ERROR' : formatValue(r.measured, r.unit),
+    r.error ? 'ERROR' : r.count && r.measured !== null ? `${r.measured.toLocaleString('en-US')} ${r.unit}` : formatValue(r.measured, r.unit),
     r.baseline === null ? '—' : `${formatValue(r.baseline, r.baselineUnit ?? r.unit)} (${r.baselineLabel})`,
     r.ratio === null ? '—' : `${r.ratio >= 10 ? r.ratio.toFixed(1) : r.ratio.toFixed(2)}×`,
     r.target,

@@ -158,3 +158,31 @@ export function progress(message: string): void {
 }
 
 export const round = (v: number, digits = 1) => (Number.isFinite(v) ? Math.round(v * 10 ** digits) / 10 ** digits : v);
+
+/** Bytes of the files below a folder (0 when it does not exist), and how many files. */
+export function dirBytes(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = `${d}/${e.name}`;
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile()) {
+        try {
+          bytes += fs.statSync(path).size;
+          files++;
+        } catch {
+          // removed meanwhile (a pack merged away)
+        }
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, files };
+}

@@ -58,7 +58,8 @@ export function setValidators(ctx: Context, visibility: Visibility, etag: string
  * answer, and a hot help page then costs about what sending its bytes costs.
  */
 export class ResponseCache {
-  private readonly lru = new LRUCache<string, CachedAnswer>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (v, k) => v.body.length + k.length + 128 });
+  /** null when the cache is off (`maxBytes` 0): every answer is built, validators and 304s still work. */
+  private readonly lru: LRUCache<string, CachedAnswer> | null;
   private readonly publicControl: string;
 
   constructor(
@@ -68,8 +69,11 @@ export class ResponseCache {
     /** What tells this start's validators from another's (see runOf). */
     private readonly run: string,
     private readonly observe: (lookup: CacheLookup) => void = () => {},
+    /** Bytes of answers kept (HELP_ANSWER_CACHE_MB); 0 keeps none. */
+    maxBytes = 64 * 1024 * 1024,
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
+    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
   }
 
   /**
@@ -78,7 +82,7 @@ export class ResponseCache {
    */
   answerAnonymous(ctx: Context): boolean {
     const method = ctx.method;
-    if (method !== 'GET' && method !== 'HEAD') return false;
+    if (this.lru === null || (method !== 'GET' && method !== 'HEAD')) return false;
     const headers = ctx.req.headers;
     // A credential (even a wrong one: that is a 401) and a body (possibly a 415) take the full path.
     if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
@@ -95,7 +99,7 @@ export class ResponseCache {
     const visibility = visibilityOf(actor);
     const key = keyOf(visibility, ctx);
     const generation = this.generation(ctx);
-    const entry = this.lru.get(key);
+    const entry = this.lru?.get(key);
     if (entry !== undefined && entry.generation === generation) {
       this.observe('hit');
       return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
@@ -110,7 +114,7 @@ export class ResponseCache {
     const body = Buffer.from(JSON.stringify(res.body), 'utf8');
     const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if ((res.status ?? 200) === 200 && this.generation(ctx) === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
     this.send(ctx, visibility, etag, body, res.headers);
   }
 

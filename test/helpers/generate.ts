@@ -45,14 +45,35 @@ export interface GenerateOptions {
   nodes: number;
   /** PRNG seed; the same seed gives the same set. Default 1. */
   seed?: number;
-  /** Enabled languages, primary first. Default ['en', 'de', 'ja']. Any code works; en, de and ja get their own vocabulary. */
+  /** Enabled languages, primary first. Default ['en', 'de', 'ja']. Any code works; en, de, fr, pt (pt-BR…) and ja get their own vocabulary. */
   languages?: string[];
   /** Size of each Markdown body in UTF-8 bytes (before the frontmatter). Default 500 to 20,000. */
   bodyBytes?: { min: number; max: number };
   /** Share of nodes that have each non-primary language (0 to 1). Default 1 (every node in every language). */
   translationRate?: number;
+  /**
+   * Share of nodes translated into each language named here (the others keep `translationRate`). The
+   * choices are correlated, as translators start with the same much-read pages: for most nodes one draw
+   * decides every language (so a node in the least translated language is usually in the others too),
+   * for the rest each language draws on its own; each language's expected share stays its rate.
+   */
+  translationRates?: Record<string, number>;
   /** Deepest level of the tree (top level = 1). Default 4. */
   maxDepth?: number;
+  /**
+   * How the tree grows. `random` (default): each node goes under a random open section, so fan-out is
+   * about even. `uneven`: `roots` top-level sections, each section getting from `fanOut.min` to
+   * `fanOut.max` children, most few and some many (a skewed draw), fewer sections deeper down.
+   */
+  tree?: { kind: 'random' } | { kind: 'uneven'; roots: number; fanOut: { min: number; max: number } };
+  /**
+   * How body sizes spread over `bodyBytes`. `uniform` (default). `skewed`: most bodies a few KB
+   * (log-normal around `median`, spread `sigma`), a `tail` share spread log-uniformly over the upper
+   * range from `tailFrom` bytes to `bodyBytes.max`; every size clamped to `bodyBytes`.
+   */
+  bodySizes?: { kind: 'uniform' } | { kind: 'skewed'; median: number; sigma: number; tail: number; tailFrom: number };
+  /** `basic` (default): headings, lists, code, tables, links. `rich` adds images, sub-headings, nested lists, block quotes, longer code and tables. */
+  markdown?: 'basic' | 'rich';
   /** version.json fields. */
   label?: string;
   status?: 'draft' | 'published' | 'archived';
@@ -104,6 +125,12 @@ export class Random {
   chance(p: number): boolean {
     return this.next() < p;
   }
+
+  /** A standard normal draw (Box–Muller, one of the pair). */
+  normal(): number {
+    const u = 1 - this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
 }
 
 const EN_WORDS = [
@@ -128,14 +155,36 @@ const JA_NOUNS = ['プロジェクト', 'タスク', 'ボード', 'チーム', '
 const JA_VERBS = ['を設定します', 'を作成します', 'を管理します', 'を共有します', 'をアーカイブします', 'を復元します', 'を確認します', 'に接続します', 'を招待します', 'をエクスポートします', 'を変更します', 'を割り当てます'];
 const JA_GLUE = ['この画面で', '必要に応じて', 'まず', '次に', '最後に', '管理者は', 'すべてのメンバーが', '保存すると', '変更後に'];
 
+const FR_WORDS = [
+  'projet', 'tâche', 'tableau', 'équipe', 'compte', 'facture', 'rapport', 'filtre', 'étiquette', 'membre', 'espace', 'paramètre',
+  'intégration', 'autorisation', 'rôle', 'modèle', 'calendrier', 'rappel', 'commentaire', 'pièce', 'aperçu', 'clé', 'sauvegarde',
+  'historique', 'notification', 'abonnement', 'réglage', 'élément', 'créneau', 'accès',
+];
+const FR_VERBS = ['configurer', 'créer', 'gérer', 'partager', 'archiver', 'restaurer', 'vérifier', 'connecter', 'inviter', 'exporter', 'modifier', 'attribuer'];
+const FR_GLUE = ['le', 'la', 'les', 'un', 'une', 'votre', 'chaque', 'avec', 'depuis', 'pour', 'lorsque', 'avant', 'après', 'et', 'ou', 'puis', 'seulement', 'aussi', 'pouvez', 'doit', 'où', 'déjà'];
+
+const PT_WORDS = [
+  'projeto', 'tarefa', 'quadro', 'equipe', 'conta', 'fatura', 'relatório', 'filtro', 'etiqueta', 'membro', 'espaço', 'configuração',
+  'integração', 'permissão', 'função', 'modelo', 'calendário', 'lembrete', 'comentário', 'anexo', 'notificação', 'assinatura',
+  'cobrança', 'senha', 'sessão', 'histórico', 'opção', 'ação', 'atualização', 'exportação',
+];
+const PT_VERBS = ['configurar', 'criar', 'gerenciar', 'compartilhar', 'arquivar', 'restaurar', 'revisar', 'conectar', 'convidar', 'exportar', 'alterar', 'atribuir'];
+const PT_GLUE = ['o', 'a', 'os', 'as', 'um', 'uma', 'seu', 'cada', 'com', 'de', 'para', 'quando', 'antes', 'depois', 'e', 'ou', 'então', 'também', 'pode', 'deve', 'não', 'já'];
+
 /** Katakana used for the probe words (no long-vowel mark, so runs stay one word for Intl.Segmenter). */
 const KATAKANA = 'アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワ';
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 const ICONS = ['rocket', 'book-open', 'settings', 'credit-card', 'users', 'bell', 'shield', 'plug', 'calendar', 'search'];
 const CODE_LANGS = ['bash', 'json', 'ts', 'yaml'];
 
-type Vocabulary = 'en' | 'de' | 'ja';
-const vocabularyOf = (language: string): Vocabulary => (language === 'de' ? 'de' : language === 'ja' ? 'ja' : 'en');
+type Vocabulary = 'en' | 'de' | 'fr' | 'pt' | 'ja';
+function vocabularyOf(language: string): Vocabulary {
+  const base = language.split('-')[0];
+  return base === 'de' || base === 'fr' || base === 'pt' || base === 'ja' ? base : 'en';
+}
+
+/** The words, verbs and glue of the Latin-script vocabularies other than English and German (which keep their own sentence shapes). */
+const ROMANCE = { fr: { words: FR_WORDS, verbs: FR_VERBS, glue: FR_GLUE, and: 'et' }, pt: { words: PT_WORDS, verbs: PT_VERBS, glue: PT_GLUE, and: 'e' } };
 
 /** A fixed-length word for an index: no probe word is a prefix of another. */
 function fixedWord(alphabet: string, length: number, index: number): string {
@@ -160,6 +209,7 @@ class TextMaker {
   constructor(
     private readonly r: Random,
     private readonly vocabulary: Vocabulary,
+    private readonly rich = false,
   ) {}
 
   title(kind: 'section' | 'topic'): string {
@@ -171,6 +221,11 @@ class TextMaker {
         return kind === 'section' ? `${r.pick(DE_WORDS)} und ${r.pick(DE_WORDS)}` : `${r.pick(DE_WORDS)} ${r.pick(DE_VERBS)}`;
       case 'ja':
         return kind === 'section' ? `${r.pick(JA_NOUNS)}と${r.pick(JA_NOUNS)}` : `${r.pick(JA_NOUNS)}${r.pick(JA_VERBS)}`;
+      case 'fr':
+      case 'pt': {
+        const v = ROMANCE[this.vocabulary];
+        return kind === 'section' ? `${capitalize(r.pick(v.words))} ${v.and} ${r.pick(v.words)}` : `${capitalize(r.pick(v.verbs))} ${r.pick(v.glue)} ${r.pick(v.words)}`;
+      }
     }
   }
 
@@ -193,6 +248,13 @@ class TextMaker {
         for (let i = r.int(1, 3); i > 0; i--) s += `${r.pick(JA_NOUNS)}の`;
         return `${s}${r.pick(JA_NOUNS)}${r.pick(JA_VERBS)}。`;
       }
+      case 'fr':
+      case 'pt': {
+        const v = ROMANCE[this.vocabulary];
+        const words = [r.pick(v.glue), r.pick(v.words), r.pick(v.verbs), r.pick(v.glue), r.pick(v.words)];
+        for (let i = r.int(0, 8); i > 0; i--) words.push(r.chance(0.4) ? r.pick(v.glue) : r.pick(v.words));
+        return `${capitalize(words.join(' '))}.`;
+      }
     }
   }
 
@@ -210,12 +272,16 @@ class TextMaker {
         return this.r.pick(DE_WORDS);
       case 'ja':
         return this.r.pick(JA_NOUNS);
+      case 'fr':
+      case 'pt':
+        return this.r.pick(ROMANCE[this.vocabulary].words);
     }
   }
 
-  /** One Markdown block: a heading with text, a list, code, a table, or a paragraph with a link. */
+  /** One Markdown block: a heading with text, a list, code, a table, or a paragraph with a link (`rich`: more kinds). */
   block(): string {
     const r = this.r;
+    if (this.rich && r.chance(0.4)) return this.richBlock();
     switch (r.int(0, 5)) {
       case 0:
         return `## ${this.title('section')}\n\n${this.paragraph()}`;
@@ -242,6 +308,51 @@ class TextMaker {
     }
   }
 
+  /** The blocks of real help pages the basic ones lack: screenshots, sub-headings, nested steps, notes, longer code and tables. */
+  private richBlock(): string {
+    const r = this.r;
+    switch (r.int(0, 5)) {
+      case 0: {
+        const name = `${r.pick(EN_WORDS)}-${r.pick(EN_WORDS)}-${r.int(1, 99)}`;
+        const image = `![${this.title('topic')}](../images/${name}.png)`;
+        return r.chance(0.5) ? image : `${image}\n\n*${this.sentence()}*`;
+      }
+      case 1:
+        return `### ${this.title('topic')}\n\n${this.paragraph()}`;
+      case 2: {
+        const items: string[] = [];
+        for (let i = 1, n = r.int(2, 5); i <= n; i++) {
+          items.push(`${i}. ${this.sentence()}`);
+          for (let k = r.int(0, 3); k > 0; k--) items.push(`   - ${this.sentence()}`);
+        }
+        return items.join('\n');
+      }
+      case 3: {
+        const kind = r.pick(['Note', 'Tip', 'Warning']);
+        return `> **${kind}:** ${this.paragraph()}`;
+      }
+      case 4: {
+        const lang = r.pick(CODE_LANGS);
+        const lines: string[] = [];
+        for (let i = r.int(6, 30); i > 0; i--) {
+          lines.push(
+            lang === 'json'
+              ? `  "${r.pick(EN_WORDS)}_${r.int(1, 99)}": ${r.chance(0.5) ? r.int(0, 10_000) : `"${r.pick(EN_WORDS)}"`},`
+              : `${' '.repeat(2 * r.int(0, 2))}${r.pick(EN_VERBS)}_${r.pick(EN_WORDS)}(${r.pick(EN_WORDS)}, ${r.int(1, 500)})`,
+          );
+        }
+        return `\`\`\`${lang}\n${lines.join('\n')}\n\`\`\``;
+      }
+      default: {
+        const columns = r.int(3, 5);
+        const cells = (make: () => string) => `| ${Array.from({ length: columns }, make).join(' | ')} |`;
+        const rows = [cells(() => this.word()), cells(() => '---')];
+        for (let i = r.int(4, 12); i > 0; i--) rows.push(cells(() => (r.chance(0.5) ? this.word() : `\`${r.pick(EN_WORDS)}.${r.pick(EN_WORDS)}\``)));
+        return rows.join('\n');
+      }
+    }
+  }
+
   /** A body of about `bytes` UTF-8 bytes (at least that many), with `probe` in its first paragraph. */
   body(bytes: number, probe: string): string {
     const intro =
@@ -249,7 +360,11 @@ class TextMaker {
         ? `${this.sentence()}この項目の識別名は「${probe}」です。`
         : this.vocabulary === 'de'
           ? `${this.sentence()} Der Referenzname lautet ${probe}.`
-          : `${this.sentence()} Its reference name is ${probe}.`;
+          : this.vocabulary === 'fr'
+            ? `${this.sentence()} Son nom de référence est ${probe}.`
+            : this.vocabulary === 'pt'
+              ? `${this.sentence()} O nome de referência é ${probe}.`
+              : `${this.sentence()} Its reference name is ${probe}.`;
     const blocks = [intro];
     let size = utf8(intro);
     while (size < bytes) {
@@ -272,6 +387,56 @@ interface Draft {
   id: string;
 }
 
+type AddNode = (parent: Draft | null, kind: 'section' | 'topic') => Draft;
+
+/** The default tree: a chain to the deepest level first (so every depth occurs), then each node under a random open section. */
+function randomTree(r: Random, nodes: number, maxDepth: number, all: readonly Draft[], add: AddNode): void {
+  const openSections: Draft[] = [];
+  for (let i = 0; i < nodes; i++) {
+    let parent: Draft | null;
+    if (i === 0) parent = null;
+    else if (i < maxDepth) parent = all[i - 1];
+    else parent = openSections.length === 0 || r.chance(0.04) ? null : r.pick(openSections);
+    const depth = parent ? parent.depth + 1 : 1;
+    const kind: 'section' | 'topic' = depth < maxDepth && (i < maxDepth - 1 || r.chance(0.22)) ? 'section' : 'topic';
+    const node = add(parent, kind);
+    if (kind === 'section') openSections.push(node);
+  }
+}
+
+/** Share of a section's children that are sections themselves, by the children's depth (fewer deeper down). */
+const SECTION_SHARE = [0, 1, 0.3, 0.18, 0.1];
+
+/**
+ * A tree of uneven fan-out, grown breadth first: `roots` top-level sections, then each section in
+ * turn gets min…max children, the number skewed toward few (min + (max − min + 1)·u³: with 2…30, two
+ * sections in five get 2 or 3 children, one in seven 20 or more). The last section grown may get fewer
+ * when the nodes run out; sections left without children then become topics.
+ */
+function unevenTree(r: Random, nodes: number, maxDepth: number, shape: { roots: number; fanOut: { min: number; max: number } }, add: AddNode): void {
+  const queue: Draft[] = [];
+  let count = 0;
+  const grow = (parent: Draft | null, kind: 'section' | 'topic') => {
+    const node = add(parent, kind);
+    count++;
+    if (kind === 'section') queue.push(node);
+  };
+  for (let k = 0; k < shape.roots && count < nodes; k++) grow(null, 'section');
+  while (count < nodes) {
+    const section = queue.shift();
+    if (section === undefined) {
+      grow(null, 'section');
+      continue;
+    }
+    const { min, max } = shape.fanOut;
+    const fan = Math.min(max, min + Math.floor((max - min + 1) * r.next() ** 3));
+    const depth = section.depth + 1;
+    const share = depth >= maxDepth ? 0 : (SECTION_SHARE[depth] ?? 0.1);
+    for (let c = 0; c < fan && count < nodes; c++) grow(section, r.chance(share) ? 'section' : 'topic');
+  }
+  for (const d of queue) if (d.children.length === 0) d.kind = 'topic';
+}
+
 /** Quotes a string as a YAML double-quoted scalar (JSON strings are valid YAML). */
 const yamlString = (s: string) => JSON.stringify(s);
 
@@ -286,26 +451,19 @@ export function generateDocSet(opts: GenerateOptions): GeneratedSet {
   const maxDepth = opts.maxDepth ?? 4;
   const prefix = opts.pathPrefix ?? '';
 
-  // The tree: a chain to the deepest level first (so every depth occurs), then random placement.
   const roots: Draft[] = [];
   const all: Draft[] = [];
-  const openSections: Draft[] = [];
   const used = new Set<string>();
   const hex = () => fixedWord('0123456789abcdef', 8, r.int(0, 0x7fffffff));
-  for (let i = 0; i < opts.nodes; i++) {
-    let parent: Draft | null;
-    if (i === 0) parent = null;
-    else if (i < maxDepth) parent = all[i - 1];
-    else parent = openSections.length === 0 || r.chance(0.04) ? null : r.pick(openSections);
-    const depth = parent ? parent.depth + 1 : 1;
-    const kind: 'section' | 'topic' = depth < maxDepth && (i < maxDepth - 1 || r.chance(0.22)) ? 'section' : 'topic';
+  const add = (parent: Draft | null, kind: 'section' | 'topic'): Draft => {
+    const i = all.length;
     let slug = `${r.pick(EN_VERBS)}-${r.pick(EN_WORDS)}-${i.toString(36)}`;
     while (used.has(slug)) slug += '-x';
     used.add(slug);
     const node: Draft = {
       slug,
       kind,
-      depth,
+      depth: parent ? parent.depth + 1 : 1,
       parent,
       icon: kind === 'section' && r.chance(0.6) ? r.pick(ICONS) : null,
       children: [],
@@ -314,8 +472,10 @@ export function generateDocSet(opts: GenerateOptions): GeneratedSet {
     };
     all.push(node);
     (parent ? parent.children : roots).push(node);
-    if (kind === 'section') openSections.push(node);
-  }
+    return node;
+  };
+  if (opts.tree?.kind === 'uneven') unevenTree(r, opts.nodes, maxDepth, opts.tree, add);
+  else randomTree(r, opts.nodes, maxDepth, all, add);
 
   const order: Draft[] = [];
   const walk = (list: Draft[]) => {
@@ -326,7 +486,14 @@ export function generateDocSet(opts: GenerateOptions): GeneratedSet {
   };
   walk(roots);
 
-  const makers = new Map(languages.map((l) => [l, new TextMaker(r, vocabularyOf(l))]));
+  const makers = new Map(languages.map((l) => [l, new TextMaker(r, vocabularyOf(l), opts.markdown === 'rich')]));
+  const sizes = opts.bodySizes ?? { kind: 'uniform' };
+  const bodySize = (): number => {
+    if (sizes.kind === 'uniform') return r.int(minBytes, maxBytes);
+    const bytes = r.chance(sizes.tail) ? sizes.tailFrom * (maxBytes / sizes.tailFrom) ** r.next() : sizes.median * Math.exp(sizes.sigma * r.normal());
+    return Math.round(Math.min(maxBytes, Math.max(minBytes, bytes)));
+  };
+  const rates = opts.translationRates;
   const nodes: GeneratedNode[] = [];
   const files: ContentFile[] = [];
   const byLanguage: Record<string, number> = Object.fromEntries(languages.map((l) => [l, 0]));
@@ -335,14 +502,19 @@ export function generateDocSet(opts: GenerateOptions): GeneratedSet {
   const mdFiles: ContentFile[] = [];
   for (const d of order) {
     const translations: Record<string, GeneratedTranslation> = {};
+    // One draw for the node (how much read it is), used by most of the per-language decisions below.
+    const shared = rates ? r.next() : 0;
     for (const language of languages) {
-      if (language !== primary && !r.chance(rate)) continue;
+      if (language !== primary) {
+        const own = rates?.[language];
+        if (own === undefined ? !r.chance(rate) : (r.chance(0.8) ? shared : r.next()) >= own) continue;
+      }
       const maker = makers.get(language)!;
       const word = probeWord(language, d.index);
       const t: GeneratedTranslation = {
         title: maker.title(d.kind),
         summary: r.chance(0.85) ? maker.sentence() : '',
-        bodyMd: d.kind === 'section' && r.chance(0.3) ? '' : maker.body(r.int(minBytes, maxBytes), word),
+        bodyMd: d.kind === 'section' && r.chance(0.3) ? '' : maker.body(bodySize(), word),
       };
       if (t.bodyMd !== '') (candidates[language] ??= []).push({ language, word, slug: d.slug });
       translations[language] = t;
