@@ -224,6 +224,51 @@ describe('Snapshots of the index', () => {
     }
   });
 
+  test('identical folders (a version copied for each release) are loaded once, each with its own ids, and stay apart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    const gitdir = join(dataDir, 'content.git');
+    const folder = (slug: string) => ({
+      [`${slug}/version.json`]: versionJson({ label: 'Release', languages: ['en'], nav: ['intro', 'setup'] }),
+      [`${slug}/en/intro.md`]: md('Intro', 'All about zebras.\n'),
+      [`${slug}/en/setup.md`]: md('Setup', 'Install the giraffe.\n'),
+    });
+    let run = await start(dataDir);
+    try {
+      await run.service.close();
+      commitWithGit(gitdir, { ...folder('r1'), ...folder('r2'), ...folder('r3') }, 'three identical releases by hand');
+      const seen = async () => {
+        const out: Record<string, unknown> = {};
+        for (const v of ['r1', 'r2', 'r3']) {
+          const topic = await ok(run, 'GET', `/versions/${v}/topics/intro`);
+          out[v] = { id: topic.id, version: topic.version, hits: (await ok(run, 'GET', `/versions/${v}/search?q=zebras&lang=en`)).hits.length };
+        }
+        return out;
+      };
+      for (const from of ['git', 'snapshots', 'git again']) {
+        if (from === 'git again') rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+        run = await start(dataDir);
+        const now = (await seen()) as Record<string, { id: string; version: string; hits: number }>;
+        assert.deepEqual(Object.values(now).map((t) => [t.version, t.hits]), [['r1', 1], ['r2', 1], ['r3', 1]], from);
+        assert.equal(new Set(Object.values(now).map((t) => t.id)).size, 3, `${from}: each version derives its own node ids`);
+        await run.service.close();
+      }
+      run = await start(dataDir);
+      const ids = (await seen()) as Record<string, { id: string }>;
+      await ok(run, 'PUT', '/versions/r2/topics/intro/translations/en', { title: 'Intro', bodyMd: 'All about okapis.\n' });
+      assert.equal((await ok(run, 'GET', '/versions/r2/search?q=okapis&lang=en')).hits.length, 1);
+      assert.equal((await ok(run, 'GET', '/versions/r1/search?q=okapis&lang=en')).hits.length, 0, 'a write to one copy stays in it');
+      assert.equal((await ok(run, 'GET', '/versions/r3/search?q=zebras&lang=en')).hits.length, 1);
+      await run.service.close();
+      run = await start(dataDir);
+      assert.equal((await ok(run, 'GET', '/versions/r2/topics/intro')).bodyMd, 'All about okapis.\n');
+      assert.equal((await ok(run, 'GET', '/versions/r1/topics/intro')).bodyMd, 'All about zebras.\n');
+      assert.deepEqual(((await seen()) as Record<string, { id: string }>).r3.id, ids.r3.id, 'ids are stable across starts');
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('versions removed or added in git while the server was stopped', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     const gitdir = join(dataDir, 'content.git');

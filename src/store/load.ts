@@ -5,7 +5,7 @@ import { readFileSet } from '../content/file-set.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { isVersionSlug } from '../domain/names.ts';
-import type { Translation, TranslationsOf, VersionState } from '../domain/types.ts';
+import type { NodeRec, Translation, TranslationsOf, VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
@@ -51,9 +51,14 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
   const folders = repo.folders();
   catalog.setLoading(folders.keys());
   const parsed: ParsedBlobs = new Map();
+  const loaded = new Map<string, VersionState>();
   const queue = [...folders];
   const worker = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await loadVersion(next[0], next[1], { repo, catalog, clock, log, opts, parsed });
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      await loadVersion(next[0], next[1], { repo, catalog, clock, log, opts, parsed, loaded });
+      const state = catalog.entry(next[0])?.state;
+      if (state) loaded.set(next[1].oid, state);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_LOADS, queue.length) }, worker));
   resolveLatest(catalog, log);
@@ -73,9 +78,11 @@ interface LoadContext {
   log: Logger;
   opts: LoadOptions;
   parsed: ParsedBlobs;
+  /** The states loaded so far, by the id of the folder (tree) they were read from. */
+  loaded: Map<string, VersionState>;
 }
 
-async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock, log, opts, parsed }: LoadContext): Promise<void> {
+async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock, log, opts, parsed, loaded }: LoadContext): Promise<void> {
   const broken = (reason: string) => {
     log.error({ version: slug, reason }, 'version cannot be served');
     catalog.setBroken(slug, reason);
@@ -84,6 +91,16 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   const unreadable = repo.unreadable.get(slug);
   if (unreadable) return broken(unreadable);
   const started = performance.now();
+  // A folder identical to one already loaded (versions copied for each release) is that version under
+  // another slug: nothing to read from git or from its snapshot.
+  const twin = loaded.get(tree.oid);
+  if (twin) {
+    const state = underSlug(twin, slug);
+    opts.search?.adoptTwin(slug, state);
+    await serve(slug, state, catalog, clock, opts);
+    log.debug({ version: slug, twin: twin.slug, ms: Math.round(performance.now() - started) }, 'version shared with an identical folder');
+    return;
+  }
   const snap = internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
   if (snap && snap.tree.oid === tree.oid) {
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
@@ -106,6 +123,20 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   await serve(slug, state, catalog, clock, opts);
   opts.snapshots?.markDirty(slug);
   log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
+}
+
+/**
+ * A version's state under another slug, for a folder identical to its own. Node ids written in
+ * version.json are the same in both; ids derived from the version and node slugs (hand-written files
+ * without ids) are derived again for the new slug, as reading the folder would.
+ */
+function underSlug(twin: VersionState, slug: string): VersionState {
+  let nodes: Map<string, NodeRec> | null = null;
+  for (const [nodeSlug, node] of twin.nodes) {
+    if (node.id !== derivedId(twin.slug, nodeSlug)) continue;
+    (nodes ??= new Map(twin.nodes)).set(nodeSlug, { ...node, id: derivedId(slug, nodeSlug) });
+  }
+  return { ...twin, slug, nodes: nodes ?? twin.nodes };
 }
 
 /**

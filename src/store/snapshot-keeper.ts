@@ -19,7 +19,8 @@ export interface KeeperOptions {
  */
 export class SnapshotKeeper {
   private readonly dirty = new Set<string>();
-  private readonly preloaded = new Map<string, Promise<SnapshotFile>>();
+  /** Versions with a snapshot on disk that the load has not taken yet. */
+  private readonly preloaded = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -40,23 +41,22 @@ export class SnapshotKeeper {
 
   /** Starts reading every snapshot on disk, so the reads overlap opening the repository. */
   preload(): void {
-    for (const slug of snapshotSlugs(this.dir)) {
-      const read = readSnapshot(this.dir, slug);
-      read.catch(() => undefined); // reported when the load gets to this version
-      this.preloaded.set(slug, read);
-    }
+    for (const slug of snapshotSlugs(this.dir)) this.preloaded.add(slug);
   }
 
-  /** The versions that have a snapshot on disk (read before the load takes them). */
+  /** The versions that have a snapshot on disk (listed before the load takes them). */
   slugs(): string[] {
-    return [...this.preloaded.keys()];
+    return [...this.preloaded];
   }
 
-  /** The version's snapshot as preloaded (each is handed out once), or undefined when there is none. */
+  /**
+   * The version's snapshot (each is handed out once), or undefined when there is none. It is read
+   * when asked for, not before: a version the load gets from elsewhere (an identical folder already
+   * loaded) never has its file read.
+   */
   take(slug: string): Promise<SnapshotFile> | undefined {
-    const read = this.preloaded.get(slug);
-    this.preloaded.delete(slug);
-    return read;
+    if (!this.preloaded.delete(slug)) return undefined;
+    return readSnapshot(this.dir, slug);
   }
 
   /** After the load: removes snapshots of versions no longer in the repository, and temp files of a write a crash cut short. */
