@@ -101,6 +101,22 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     log.debug({ version: slug, twin: twin.slug, ms: Math.round(performance.now() - started) }, 'version shared with an identical folder');
     return;
   }
+  // A copy whose files were all loaded for other versions (only its version.json differs): reading
+  // that one file is cheaper than its snapshot, and it shares their translations and search index.
+  if (loaded.size > 0 && blobsOf(tree).every(([path, oid]) => !TRANSLATION_FILE.test(path) || parsed.has(oid))) {
+    try {
+      const { state, problems, read } = await readWhole(repo, slug, tree, parsed);
+      if (state !== null) {
+        opts.search?.adoptTwin(slug, state);
+        await serve(slug, state, catalog, clock, opts);
+        log.debug({ version: slug, filesRead: read, ms: Math.round(performance.now() - started) }, 'version assembled from files already loaded');
+        return;
+      }
+      return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
+    } catch (err) {
+      return broken(`a file cannot be read from git: ${(err as Error).message}`);
+    }
+  }
   const snap = internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
   if (snap && snap.tree.oid === tree.oid) {
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
