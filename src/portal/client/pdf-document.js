@@ -182,19 +182,22 @@ function blocks(tokens, i, until, ctx, font) {
       });
       i++;
     } else if (t.type === 'table_open') {
-      const rows = [];
+      // Cells are collected first: a right-to-left cell is broken into lines by its column's width.
+      const cells = [];
       let row = null;
       for (i++; tokens[i].type !== 'table_close'; i++) {
         const c = tokens[i];
         if (c.type === 'tr_open') row = [];
-        else if (c.type === 'tr_close') rows.push(row);
+        else if (c.type === 'tr_close') cells.push(row);
         else if (c.type === 'th_open' || c.type === 'td_open') {
           const align = /text-align:(\w+)/.exec(c.attrGet('style') ?? '')?.[1];
-          row.push(textBlock(inlineParts(tokens[i + 1].children, ctx, font), { bold: c.type === 'th_open', ...(align ? { alignment: align } : {}) }));
+          row.push({ parts: inlineParts(tokens[i + 1].children, ctx, font), extra: { bold: c.type === 'th_open', ...(align ? { alignment: align } : {}) } });
           i += 2;
         }
       }
-      const columns = rows[0]?.length ?? 1;
+      const columns = cells[0]?.length ?? 1;
+      const cellWidth = ctx.width / columns - 8;
+      const rows = cells.map((r) => r.map((cell) => textOrRtl(cell.parts, cell.extra, ctx, font, 9.5, cellWidth)));
       out.push({ table: { headerRows: 1, widths: Array(columns).fill('*'), body: rows }, layout: 'lightHorizontalLines', fontSize: 9.5, margin: [0, 2, 0, 8] });
       i++;
     } else if (t.type === 'hr') {
