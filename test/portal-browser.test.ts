@@ -28,7 +28,7 @@ echo "hello"   # a comment
 - two
 `;
 const WELCOME_EN = `Start here.\n\n${SHARED}`;
-const WELCOME_DE = `Hier geht es los. Größe und Übersicht.\n\n${SHARED}`;
+const WELCOME_DE = `Hier geht es los. *Größe* und Übersicht.\n\n${SHARED}`;
 
 describe('The reader portal in a real browser', () => {
   let s: TestServer;
@@ -195,6 +195,8 @@ describe('The reader portal in a real browser', () => {
     const german = await download(de);
     const text = german.pages.join('\n');
     for (const words of ['Willkommen', 'Größe und Übersicht', 'Installieren', 'Laden Sie das Installationsprogramm herunter', 'echo "hello"', 'Board']) assert.ok(text.includes(words), words);
+    const fonts = execFileSync('pdffonts', [german.file], { encoding: 'utf8', timeout: 30_000 });
+    assert.match(fonts, /NotoSans-Italic/, `emphasis is set in the italic font (subset embedded):\n${fonts}`);
     const images = execFileSync('pdfimages', ['-list', german.file], { encoding: 'utf8', timeout: 30_000 });
     assert.match(images, /\bpng\b|\bimage\b/, `the same-origin image is embedded:\n${images}`);
     const ink = inkPerPage(german.file, 'de');

@@ -12,7 +12,7 @@ export interface FontFile {
   path: string;
 }
 
-/** Noto families by script; every family comes in regular and bold. Licence: SIL Open Font License. */
+/** Noto families by script; every family comes in regular and bold, the Latin one in italics too. Licence: SIL Open Font License. */
 const FAMILIES = [
   { id: 'noto-sans', family: 'Noto Sans', pkg: '@expo-google-fonts/noto-sans', stem: 'NotoSans', scripts: ['Latn', 'Cyrl', 'Grek'] },
   { id: 'noto-sans-jp', family: 'Noto Sans JP', pkg: '@expo-google-fonts/noto-sans-jp', stem: 'NotoSansJP', scripts: ['Jpan'] },
@@ -27,10 +27,14 @@ const require = createRequire(import.meta.url);
 
 function filesOf(f: (typeof FAMILIES)[number]): FontFile[] {
   const root = dirname(require.resolve(`${f.pkg}/package.json`));
-  return ([400, 700] as const).map((weight) => {
-    const variant = weight === 400 ? '400Regular' : '700Bold';
-    return { file: `${f.id}-${weight}.ttf`, family: f.family, weight, style: 'normal', path: join(root, variant, `${f.stem}_${variant}.ttf`) };
-  });
+  // Italics exist for the Latin family only: CJK, Arabic and Thai type has no italic style.
+  const styles = f.id === 'noto-sans' ? (['normal', 'italic'] as const) : (['normal'] as const);
+  return styles.flatMap((style) =>
+    ([400, 700] as const).map((weight) => {
+      const variant = `${weight === 400 ? '400Regular' : '700Bold'}${style === 'italic' ? '_Italic' : ''}`;
+      return { file: `${f.id}-${weight}${style === 'italic' ? '-italic' : ''}.ttf`, family: f.family, weight, style, path: join(root, variant, `${f.stem}_${variant}.ttf`) };
+    }),
+  );
 }
 
 /** Every servable font file, by file name. */

@@ -11,7 +11,8 @@ export function fontsOf(bundle) {
   const families = new Map();
   for (const f of bundle.fonts) {
     if (!families.has(f.family)) families.set(f.family, { languages: f.languages });
-    families.get(f.family)[f.weight === 700 ? 'bold' : 'normal'] = f.url;
+    const italic = f.style === 'italic';
+    families.get(f.family)[f.weight === 700 ? (italic ? 'bolditalics' : 'bold') : italic ? 'italics' : 'normal'] = f.url;
   }
   const familyFor = (language) => {
     for (const [family, f] of families) if (f.languages.includes(language)) return family;
@@ -23,9 +24,9 @@ export function fontsOf(bundle) {
   for (const family of used) {
     const f = families.get(family);
     if (!f) continue;
-    // The fonts come in regular and bold; emphasis is set upright.
-    definitions[family] = { normal: f.normal, bold: f.bold, italics: f.normal, bolditalics: f.bold };
-    files.push(f.normal, f.bold);
+    // Families without italics (CJK, Arabic, Thai) set emphasis upright, as their type does.
+    definitions[family] = { normal: f.normal, bold: f.bold, italics: f.italics ?? f.normal, bolditalics: f.bolditalics ?? f.bold };
+    files.push(...new Set([f.normal, f.bold, f.italics ?? f.normal, f.bolditalics ?? f.bold]));
   }
   return { definitions, files, familyFor };
 }
