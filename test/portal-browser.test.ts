@@ -108,7 +108,7 @@ describe('The reader portal in a real browser', () => {
     await createNode(s, 'jp', { slug: 'hajimeni', translations: { ja: { title: 'はじめに', bodyMd: 'タスクレーンへようこそ。日本語のヘルプです。\n\n## 設定\n\n設定画面を開きます。\n' } } });
     await createNode(s, 'jp', { slug: 'settei', translations: { ja: { title: '設定の変更', bodyMd: '通知の設定を変更できます。\n' } } });
     await createVersion(s, 'ar', { label: 'Tasklane AR', status: 'published', languages: ['ar'] });
-    const arabic = `ALPHA ${'نص عربي '.repeat(6)}GAMMA ${'هذا نص عربي طويل لاختبار الاتجاه '.repeat(12)}\n\n- DELTA نص عربي في قائمة EPSILON\n\n| عمود | ZETA نص عربي ETA |\n|---|---|\n| خلية | THETA نص IOTA |\n`;
+    const arabic = `ALPHA ${'نص عربي '.repeat(6)}GAMMA ${'هذا نص عربي طويل لاختبار الاتجاه '.repeat(12)}\n\n- DELTA نص عربي في قائمة EPSILON\n\n1. KAPPA نص عربي LAMBDA\n\n| عمود | ZETA نص عربي ETA |\n|---|---|\n| خلية | THETA نص IOTA |\n`;
     await createNode(s, 'ar', { slug: 'intro', translations: { ar: { title: 'مرحبا بك', bodyMd: arabic } } });
     await createVersion(s, 'big', { status: 'published', languages: ['en'] });
     const nodes = Array.from({ length: 201 }, (_, i) => ({ slug: `t${i}`, kind: 'topic', translations: { en: { title: `Topic ${i}` } } }));
@@ -231,8 +231,12 @@ describe('The reader portal in a real browser', () => {
     assert.equal(alpha.y, gamma.y, 'both on the first line');
     assert.ok(alpha.x > gamma.x, `the first word is right of a later one: ${alpha.x} > ${gamma.x}`);
     assert.ok(alpha.x > 400, 'and the line starts at the right margin');
+    // An ordered list's number is on the right of its item, as a right-to-left list has it.
+    const number = /<word xMin="([0-9.]+)" yMin="([0-9.]+)"[^>]*>\.1<\/word>/.exec(boxes);
+    assert.ok(number, `the item's number in ${boxes.slice(0, 3000)}`);
+    assert.ok(Number(number[1]) > word('KAPPA').x, 'the number is right of the item text');
     // In a list item and in table cells too, the first word is on the right.
-    for (const [first, later] of [['DELTA', 'EPSILON'], ['ZETA', 'ETA'], ['THETA', 'IOTA']]) {
+    for (const [first, later] of [['DELTA', 'EPSILON'], ['KAPPA', 'LAMBDA'], ['ZETA', 'ETA'], ['THETA', 'IOTA']]) {
       const a = word(first);
       const b = word(later);
       assert.equal(a.y, b.y, `${first} and ${later} on one line`);

@@ -91,6 +91,15 @@ const textBlock = (parts, extra) => (parts.length === 1 && parts[0].text ? { ...
 
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 
+/** Whether a language is written right to left (Arabic, Hebrew, Syriac, Thaana, N'Ko scripts). */
+function isRightToLeft(language) {
+  try {
+    return ['Arab', 'Hebr', 'Syrc', 'Thaa', 'Nkoo'].includes(new Intl.Locale(language).maximize().script);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Right-to-left text. pdfmake sets the words of a line left to right, so a paragraph holding Arabic
  * or Hebrew is broken into lines here, by the widths the browser measures with the same font, and
@@ -167,8 +176,16 @@ function blocks(tokens, i, until, ctx, font) {
         items.push(item.nodes.length === 1 ? item.nodes[0] : { stack: item.nodes });
         i = item.i + 1;
       }
-      const list = t.type === 'bullet_list_open' ? { ul: items } : { ol: items, start: Number(t.attrGet('start') ?? 1) };
-      out.push({ ...list, margin: [0, 0, 0, 6] });
+      const start = Number(t.attrGet('start') ?? 1);
+      if (ctx.rtl) {
+        // pdfmake puts list markers on the left; a right-to-left list has them on the right.
+        const marker = (k) => (t.type === 'bullet_list_open' ? '•' : `.${start + k}`);
+        const body = items.map((item, k) => [item, { text: marker(k), alignment: 'right' }]);
+        out.push({ table: { widths: ['*', 16], body }, layout: 'noBorders', margin: [0, 0, 0, 6] });
+      } else {
+        const list = t.type === 'bullet_list_open' ? { ul: items } : { ol: items, start };
+        out.push({ ...list, margin: [0, 0, 0, 6] });
+      }
       i++;
     } else if (t.type === 'blockquote_open') {
       const inner = blocks(tokens, i + 1, 'blockquote_close', { ...ctx, width: ctx.width - 14 }, font);
@@ -232,7 +249,7 @@ export function buildDocument(bundle, ctx) {
   bundle.entries.forEach((entry, n) => {
     const font = ctx.fonts.familyFor(entry.language);
     const level = Math.min(entry.level, 3);
-    const c = { ...ctx, width: A4_TEXT_WIDTH };
+    const c = { ...ctx, width: A4_TEXT_WIDTH, rtl: isRightToLeft(entry.language) };
     const heading = { style: `level${level}`, tocItem: true, tocMargin: [(entry.level - 1) * 14, 0, 0, 0], tocStyle: level === 1 ? 'tocChapter' : undefined };
     // A title stays one text node (the table of contents lists it); a right-to-left one in visual order.
     const rtlTitle = ctx.measure && RTL_CHAR.test(entry.title);
