@@ -330,7 +330,14 @@ const signature = (body: unknown) => `sha256=${createHmac('sha256', PUBLISHING.w
 
 function pdfBundle() {
   const section = ['getting-started', 'create-account', 'first-project'].map(nodeOf);
-  const font = (weight: number) => ({ family: 'Noto Sans', weight, style: 'normal', format: 'truetype', url: `${PUBLIC_URL}/help/v1/fonts/noto-sans-${weight}.ttf`, languages: ['en', 'de'] });
+  const font = (weight: number, style: 'normal' | 'italic' = 'normal') => ({
+    family: 'Noto Sans',
+    weight,
+    style,
+    format: 'truetype',
+    url: `${PUBLIC_URL}/help/v1/fonts/noto-sans-${weight}${style === 'italic' ? '-italic' : ''}.ttf`,
+    languages: ['en', 'de'],
+  });
   return {
     version: { slug: V2.slug, label: V2.label, status: V2.status, languages: V2.languages },
     language: 'de',
@@ -351,7 +358,7 @@ function pdfBundle() {
       const t = n.translations.de;
       return { slug: n.slug, kind: n.kind, level: n.parentSlug === null ? 1 : 2, heading: false, title: t.title, summary: t.summary, bodyMd: t.bodyMd, language: 'de', fallback: false };
     }),
-    fonts: [font(400), font(700)],
+    fonts: [font(400), font(700), font(400, 'italic'), font(700, 'italic')],
     filename: 'tasklane-2-0-v2-de-2-topics.pdf',
   };
 }
