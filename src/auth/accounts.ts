@@ -12,6 +12,9 @@ import { ReloadingFile } from './reloading.ts';
  */
 export const ROLES = ['admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** Whether an account of this role may give an OAuth client its consent, and use the tokens it gave. */
+export const mayConsent = (role: Role) => role === 'admin' || role === 'editor';
 export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** Fewer characters than this are refused: a password guessed offline from a stolen hash must be long. */
 export const MIN_PASSWORD_LENGTH = 12;

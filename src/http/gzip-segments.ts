@@ -7,6 +7,14 @@ const deflateRawAsync = promisify(deflateRaw);
 /** gzip header: deflate, no file name, mtime 0 (the same text always gives the same bytes), OS unknown. */
 const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 
+/** gzip trailer: the CRC-32 and the length (modulo 2^32) of the whole text. */
+function trailerOf(crc: number, length: number): Buffer {
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(length % 2 ** 32, 4);
+  return trailer;
+}
+
 export interface GzipOptions {
   /** zlib level, 1–9. */
   level: number;
@@ -49,10 +57,7 @@ export async function* gzipSegments(pieces: Iterable<string>, opts: GzipOptions)
   }
   submit(text, true);
   while (pending.length > 0) yield await pending.shift()!;
-  const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(crc >>> 0, 0);
-  trailer.writeUInt32LE(length % 2 ** 32, 4);
-  yield trailer;
+  yield trailerOf(crc, length);
 }
 
 /**
@@ -198,10 +203,7 @@ export class IncrementalGzip {
     while (pending.length > 0) yield await take();
     this.kept = next;
     this.lastRun = { segments, compressed };
-    const trailer = Buffer.alloc(8);
-    trailer.writeUInt32LE(crc >>> 0, 0);
-    trailer.writeUInt32LE(length % 2 ** 32, 4);
-    yield trailer;
+    yield trailerOf(crc, length);
   }
 }
 

@@ -66,7 +66,10 @@ export class SearchIndex {
 
   /** Whether another version uses the same index object (adopted from a twin). */
   private isShared(slug: string, index: LanguageIndex): boolean {
-    for (const [other, byLanguage] of this.versions) if (other !== slug && [...byLanguage.values()].includes(index)) return true;
+    for (const [other, byLanguage] of this.versions) {
+      if (other === slug) continue;
+      for (const held of byLanguage.values()) if (held === index) return true;
+    }
     return false;
   }
 

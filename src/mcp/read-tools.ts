@@ -31,7 +31,7 @@ export function readTools(deps: Deps): ToolSpec[] {
       },
       run: ({ actor, args }) => {
         const all = listVersions(catalog, readerOf(actor), args.includeWorkingCopies === 'true');
-        const page = pageVersions(all, args.limit === undefined ? null : Number(args.limit), args.cursor ?? null, 'arguments/cursor');
+        const page = pageVersions(all, args, 'arguments/cursor');
         return { versions: page.versions.map(presentVersion), nextCursor: page.next };
       },
     },

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { requireScope, type Actor } from '../http/actor.ts';
 import { jsonBodyParser } from '../http/body.ts';
+import { isLoopback } from '../http/loopback.ts';
 import { requestLog } from '../http/logging.ts';
 import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
 
@@ -18,15 +19,13 @@ const INSTRUCTIONS =
 /** The service's public origin: HELP_PUBLIC_URL, else the request's (Koa 3's `ctx.origin` is the Origin header, not this). */
 const originOf = (ctx: Context, config: Config) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 /** The origin is the issuer, or, for a service on a loopback address, another loopback name for it (same scheme and port). */
 function sameLoopbackService(origin: string, issuer: string): boolean {
   if (origin === issuer) return true;
   if (!URL.canParse(origin)) return false;
   const a = new URL(origin);
   const b = new URL(issuer);
-  return LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname) && a.protocol === b.protocol && a.port === b.port;
+  return isLoopback(a) && isLoopback(b) && a.protocol === b.protocol && a.port === b.port;
 }
 
 /** DNS-rebinding protection: a browser page may call only from the service's own origin or an allowed one. */

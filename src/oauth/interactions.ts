@@ -3,7 +3,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { verifyPassword, type AccountBook } from '../auth/accounts.ts';
+import { mayConsent, verifyPassword, type AccountBook } from '../auth/accounts.ts';
 import { AppError } from '../errors.ts';
 import { readForm } from './form.ts';
 import { consentPage, loginPage, messagePage, pagePolicy } from './pages.ts';
@@ -23,9 +23,6 @@ export interface InteractionOptions {
   upstream: UpstreamSignIn | null;
   log: Logger;
 }
-
-/** Roles that may give a client their consent. */
-export const CONSENTING_ROLES = new Set(['admin', 'editor']);
 
 /** A password check costs the same whether or not the account exists (no hint which names are taken). */
 const DECOY = { algorithm: 'scrypt' as const, N: 1 << 15, r: 8, p: 1, salt: 'AAAAAAAAAAAAAAAAAAAAAA', hash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
@@ -115,7 +112,7 @@ export function interactionRoutes(o: InteractionOptions): Router {
     const accountId = d.session?.accountId;
     const account = accountId ? o.accounts.active(accountId) : null;
     if (!account) return renderLogin(ctx, d, 200, '', 'Your account is not active any more; sign in again.');
-    if (!CONSENTING_ROLES.has(account.role)) {
+    if (!mayConsent(account.role)) {
       ctx.respond = false;
       return refuse(ctx, 'access_denied', `account ${account.name} is a ${account.role}; only admin and editor accounts can give consent`);
     }
@@ -168,7 +165,7 @@ export function interactionRoutes(o: InteractionOptions): Router {
     if (form.get('decision') !== 'allow') return refuse(ctx, 'access_denied', 'the account holder denied access');
     const account = d.session?.accountId ? o.accounts.active(d.session.accountId) : null;
     if (!account) return refuse(ctx, 'access_denied', 'the account is not active');
-    if (!CONSENTING_ROLES.has(account.role)) return refuse(ctx, 'access_denied', `account ${account.name} is a ${account.role}; only admin and editor accounts can give consent`);
+    if (!mayConsent(account.role)) return refuse(ctx, 'access_denied', `account ${account.name} is a ${account.role}; only admin and editor accounts can give consent`);
     const grant = d.grantId ? await o.provider.Grant.find(d.grantId) : new o.provider.Grant({ accountId: account.name, clientId: String(d.params.client_id) });
     if (!grant) return refuse(ctx, 'access_denied', 'the grant has been revoked; start again');
     const missing = d.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };

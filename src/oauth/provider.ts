@@ -2,6 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountBook } from '../auth/accounts.ts';
 import type { OAuthConfig } from '../config.ts';
+import { isLoopback } from '../http/loopback.ts';
 import type { ServerSecrets } from './keys.ts';
 import { escapeHtml } from './pages.ts';
 import type { OidcProviderModule } from './library.ts';
@@ -25,7 +26,6 @@ export const INTERACTION_PATH = '/oauth/interaction';
 
 /** A property no client sends: its validator runs for every client and marks loopback-only clients as native apps. */
 const LOOPBACK_MARK = 'help_loopback_client';
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** The resources tokens can be issued for, by canonical URL (no trailing slash). */
 export interface Resources {
@@ -109,7 +109,7 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
         // RFC 8252: a native app listens on a loopback port it picks at each run; a client whose every
         // redirect URI is a plain-http loopback address is one, and may use any port.
         const uris = (metadata.redirect_uris ?? []) as string[];
-        const loopback = uris.length > 0 && uris.every((u) => u.startsWith('http://') && LOOPBACK_HOSTS.has(new URL(u).host.replace(/:\d+$/, '')));
+        const loopback = uris.length > 0 && uris.every((u) => u.startsWith('http://') && isLoopback(u));
         if (loopback) metadata.application_type = 'native';
       },
     },

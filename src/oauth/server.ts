@@ -2,7 +2,7 @@ import compose from 'koa-compose';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { AccountBook } from '../auth/accounts.ts';
+import { mayConsent, type AccountBook } from '../auth/accounts.ts';
 import type { Scope } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -122,13 +122,16 @@ export class AuthorizationServer {
 
   /** Where a client learns how to get a token for the resource at `path`. */
   challengeFor(path: string): Challenge {
-    const mcp = path === this.config.mcpPath || path.startsWith(`${this.config.mcpPath}/`);
-    return { resourceMetadata: `${this.issuer}${PROTECTED_RESOURCE_PATH}${mcp ? this.config.mcpPath : this.config.basePath}`, scope: HELP_SCOPES.join(' ') };
+    return { resourceMetadata: `${this.issuer}${PROTECTED_RESOURCE_PATH}${this.isToolPath(path) ? this.config.mcpPath : this.config.basePath}`, scope: HELP_SCOPES.join(' ') };
   }
 
   /** The resource a request at `path` is for: the tool endpoint or the API. */
   audienceFor(path: string): string {
-    return path === this.config.mcpPath || path.startsWith(`${this.config.mcpPath}/`) ? this.resources.mcp : this.resources.api;
+    return this.isToolPath(path) ? this.resources.mcp : this.resources.api;
+  }
+
+  private isToolPath(path: string): boolean {
+    return path === this.config.mcpPath || path.startsWith(`${this.config.mcpPath}/`);
   }
 
   /**
@@ -142,7 +145,7 @@ export class AuthorizationServer {
     if (!aud.includes(audience)) throw unauthorized(`The access token was issued for ${aud.join(', ') || 'another resource'}, not for ${audience}; ask for a token with resource=${audience}`);
     const account = this.accounts.active(at.accountId ?? '');
     if (!account) throw unauthorized(`The account "${at.accountId}" is disabled or gone; its tokens no longer work`);
-    if (account.role !== 'admin' && account.role !== 'editor') throw unauthorized(`The account "${account.name}" is now a ${account.role}; only admin and editor accounts can use OAuth clients`);
+    if (!mayConsent(account.role)) throw unauthorized(`The account "${account.name}" is now a ${account.role}; only admin and editor accounts can use OAuth clients`);
     const scopes = String(at.scope ?? '').split(' ').filter((s): s is Scope => (HELP_SCOPES as readonly string[]).includes(s));
     const clientId = at.clientId ?? '';
     const client = await this.provider.Client.find(clientId);

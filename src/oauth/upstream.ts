@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ACCOUNT_NAME_PATTERN, AccountFile, type Account, type Role } from '../auth/accounts.ts';
 import type { UpstreamConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { isLoopback } from '../http/loopback.ts';
 import { INTERACTION_PATH } from './provider.ts';
 
 /** The fixed address the upstream provider sends people back to (registered there as the redirect URI). */
@@ -22,8 +23,6 @@ interface Pending {
   /** Set once the upstream answer has been checked: the account it signs in. */
   account?: string;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * Sign-in through another OpenID Connect provider (openid-client as the relying party, with PKCE,
@@ -56,7 +55,7 @@ export class UpstreamSignIn {
   private discover(): Promise<oidc.Configuration> {
     const url = new URL(this.config.issuer);
     // Plain http only to a provider on this machine (development and tests).
-    const insecure = url.protocol === 'http:' && LOOPBACK.has(url.host.replace(/:\d+$/, ''));
+    const insecure = url.protocol === 'http:' && isLoopback(url);
     this.client ??= oidc
       .discovery(url, this.config.clientId, { redirect_uris: [`${this.issuer}${UPSTREAM_CALLBACK}`] }, oidc.ClientSecretPost(this.config.clientSecret), insecure ? { execute: [oidc.allowInsecureRequests] } : undefined)
       .catch((err) => {

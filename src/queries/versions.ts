@@ -52,16 +52,17 @@ function parseCursor(cursor: string, field: string): [string, string] {
   throw invalid(field, 'is not a cursor this service handed out (take it from the Link header of the previous page)');
 }
 
-/** A page of `listVersions`' answer (newest first): at most `limit` versions after `cursor`. */
-export function pageVersions(all: VersionState[], limit: number | null, cursor: string | null, field = 'query/cursor'): VersionPage {
+/** A page of `listVersions`' answer (newest first): at most `limit` versions after `cursor` (`field` names the cursor in errors). */
+export function pageVersions(all: VersionState[], { limit, cursor }: { limit?: string; cursor?: string }, field = 'query/cursor'): VersionPage {
   let from = 0;
-  if (cursor !== null) {
+  if (cursor !== undefined) {
     const [createdAt, slug] = parseCursor(cursor, field);
     // The first version that sorts after the cursor's (newest first, then by slug).
     from = all.findIndex((s) => s.meta.createdAt < createdAt || (s.meta.createdAt === createdAt && s.slug > slug));
     if (from < 0) from = all.length;
   }
-  const end = limit === null ? all.length : Math.min(all.length, from + limit);
+  // `limit` is a checked string of digits (VersionsQuery); without it, every version.
+  const end = limit === undefined ? all.length : Math.min(all.length, from + Number(limit));
   const versions = all.slice(from, end);
   return { versions, next: end < all.length && versions.length > 0 ? cursorOf(versions[versions.length - 1]) : null };
 }

@@ -10,14 +10,6 @@ import type { Deps } from '../deps.ts';
 /** Whole-version export, as the JSON document or as content files. */
 export function exportRoutes({ catalog, config }: Deps) {
   const cache = new ExportCache(config.exportCacheBytes);
-  // A version's exports change only when the version does: a stamp per version, moved by every change the
-  // catalog announces, keeps them (and their validators) across writes to other versions.
-  const stamps = new Map<string, number>();
-  let changes = 0;
-  catalog.subscribe((slug) => {
-    stamps.set(slug, ++changes);
-  });
-
   return [
     endpoint<unknown, { format?: 'json' | 'files' }>({
       method: 'get',
@@ -35,7 +27,8 @@ export function exportRoutes({ catalog, config }: Deps) {
       handle: ({ ctx, actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
         const format = query.format === 'files' ? 'files' : 'json';
-        const stamp = `${runOf(catalog)}|export:${state.slug}:${stamps.get(state.slug) ?? 0}`;
+        // The version's own generation: writes to other versions leave its exports (and their validators) as they are.
+        const stamp = `${runOf(catalog)}|export:${state.slug}:${catalog.versionGeneration(state.slug)}`;
         const visibility = visibilityOf(actor);
         const etag = etagOf(stamp, visibility, ctx);
         setValidators(ctx, visibility, etag, config.cacheMaxAge, 'Authorization, Accept-Encoding');

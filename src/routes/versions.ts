@@ -34,7 +34,7 @@ export function versionRoutes({ catalog, writer }: Deps) {
       responses: { 200: { description: 'The versions', schema: 'VersionList' } },
       handle: ({ actor, query, ctx }) => {
         const all = listVersions(catalog, readerOf(actor), query.includeWorkingCopies === 'true');
-        const page = pageVersions(all, query.limit === undefined ? null : Number(query.limit), query.cursor ?? null);
+        const page = pageVersions(all, query);
         const headers: Record<string, string> = {};
         if (page.next !== null) {
           const next = new URLSearchParams({ ...query, cursor: page.next });

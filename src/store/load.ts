@@ -95,29 +95,15 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   // another slug: nothing to read from git or from its snapshot.
   const twin = loaded.get(tree.oid);
   if (twin) {
-    const state = underSlug(twin, slug);
-    opts.search?.adoptTwin(slug, state);
-    await serve(slug, state, catalog, clock, opts);
+    // serve() indexes it, which adopts the twin's search index.
+    await serve(slug, underSlug(twin, slug), catalog, clock, opts);
     log.debug({ version: slug, twin: twin.slug, ms: Math.round(performance.now() - started) }, 'version shared with an identical folder');
     return;
   }
-  // A copy whose files were all loaded for other versions (only its version.json differs): reading
-  // that one file is cheaper than its snapshot, and it shares their translations and search index.
-  if (loaded.size > 0 && blobsOf(tree).every(([path, oid]) => !TRANSLATION_FILE.test(path) || parsed.has(oid))) {
-    try {
-      const { state, problems, read } = await readWhole(repo, slug, tree, parsed);
-      if (state !== null) {
-        opts.search?.adoptTwin(slug, state);
-        await serve(slug, state, catalog, clock, opts);
-        log.debug({ version: slug, filesRead: read, ms: Math.round(performance.now() - started) }, 'version assembled from files already loaded');
-        return;
-      }
-      return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
-    } catch (err) {
-      return broken(`a file cannot be read from git: ${(err as Error).message}`);
-    }
-  }
-  const snap = internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
+  // A copy whose Markdown files were all loaded for other versions (only its version.json differs):
+  // reading that one file is cheaper than its snapshot, and it shares their translations and search index.
+  const assembled = loaded.size > 0 && blobsOf(tree).every(([path, oid]) => !TRANSLATION_FILE.test(path) || parsed.has(oid));
+  const snap = assembled ? null : internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
   if (snap && snap.tree.oid === tree.oid) {
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
     const shared = opts.search?.adoptTwin(slug, snap.state) === true;
@@ -137,8 +123,14 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   // The index saved with the older state is adopted first; indexing the new state then re-indexes only the changed documents.
   if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
   await serve(slug, state, catalog, clock, opts);
+  const ms = Math.round(performance.now() - started);
+  if (assembled) {
+    // Its twins have snapshots, and the next start assembles it again: none of its own.
+    log.debug({ version: slug, filesRead: read, ms }, 'version assembled from files already loaded');
+    return;
+  }
   opts.snapshots?.markDirty(slug);
-  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms: Math.round(performance.now() - started) }, snap ? 'version patched from an older snapshot' : 'version read from git');
+  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms }, snap ? 'version patched from an older snapshot' : 'version read from git');
 }
 
 /**
