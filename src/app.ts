@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { endpoint, mount, type Endpoint } from './http/api.ts';
+import { anonymousReads, endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
 import { generationFor, ResponseCache, runOf } from './http/cache.ts';
 import { cors } from './http/cors.ts';
@@ -77,7 +77,8 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
   const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes);
-  mount(api, apiEndpoints(deps, oauth.issuer), deps.config.bodyLimit, cache);
+  const endpoints = apiEndpoints(deps, oauth.issuer);
+  mount(api, endpoints, deps.config.bodyLimit, cache);
 
   const system = new Router();
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
@@ -97,6 +98,8 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
     ctx.state.cached = true;
   });
   app.use(errorBoundary(deps.config.bodyLimit));
+  // The reads that missed it, when anonymous, skip what follows up to the router (see anonymousReads).
+  app.use(anonymousReads(deps.config.basePath, endpoints, cache));
   app.use(system.routes());
   app.keys = oauth.cookieKeys;
   app.use(oauth.middleware());

@@ -140,8 +140,11 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     const path = '/versions/pub/topics/a?language=de';
     const ask = (id: string, method = 'GET', extra: Record<string, string> = {}) => raw(base, method, path, { 'x-request-id': id, ...extra });
     const miss = await ask('same-id');
+    // An answer is kept the second time its URL is asked for (the first could be a one-off).
+    const kept = await ask('same-id');
     const hit = await ask('same-id');
     assert.equal(miss.status, 200);
+    assert.deepEqual(withoutDate(kept), withoutDate(miss));
     assert.deepEqual(withoutDate(hit), withoutDate(miss));
     assert.deepEqual(
       miss.headers.map(([k]) => k).filter((k) => !['date', 'connection', 'keep-alive'].includes(k)),
@@ -149,11 +152,12 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     );
     assert.equal(JSON.parse(hit.body.toString('utf8')).language, 'en');
     // The log tells a hit from a miss; both keep their line.
-    const [first, second] = lines.filter((l) => l.requestId === 'same-id');
+    const [first, second, third] = lines.filter((l) => l.requestId === 'same-id');
     assert.equal(first.cached, undefined);
-    assert.equal(second.cached, true);
-    assert.equal(second.status, 200);
-    assert.equal(second.path, '/help/v1/versions/pub/topics/a');
+    assert.equal(second.cached, undefined);
+    assert.equal(third.cached, true);
+    assert.equal(third.status, 200);
+    assert.equal(third.path, '/help/v1/versions/pub/topics/a');
 
     const head = await ask('same-id', 'HEAD');
     assert.equal(head.body.length, 0);
@@ -293,6 +297,33 @@ describe('HELP_ANSWER_CACHE_MB=0: no answer cache, the same answers and validato
     assert.equal(after.body.title, 'A2');
     assert.notEqual(after.headers.get('etag'), etag);
     assert.equal((await lookups()).hit ?? 0, 0);
+  });
+});
+
+describe('URLs asked for once do not push hot pages out of the answer cache', () => {
+  let s: TestServer;
+  before(async () => {
+    // 1 MB of cache holds about 30 of these answers of 20 KB.
+    s = await startTestServer({ env: { HELP_ANSWER_CACHE_MB: '1' } });
+    await createVersion(s, 'v1', { status: 'published' });
+    await createNode(s, 'v1', { slug: 'hot', translations: { en: { title: 'Hot', bodyMd: 'Read all the time. '.repeat(1000) } } });
+  });
+  after(() => s.close());
+
+  /** Answer-cache hits so far, from /metrics. */
+  const hits = async () => Number(/^help_answer_cache_lookups_total\{result="hit"\} (\S+)$/m.exec(await (await fetch(new URL('/metrics', s.url))).text())?.[1] ?? 0);
+
+  test('a hot page stays cached through 100 one-off URLs, each of which is built and answered', async () => {
+    const read = async (path: string) => {
+      const before = await hits();
+      const res = await s.request('GET', path, { key: null });
+      assert.equal(res.body.title, 'Hot');
+      return (await hits()) > before;
+    };
+    assert.deepEqual([await read('/versions/v1/topics/hot'), await read('/versions/v1/topics/hot'), await read('/versions/v1/topics/hot')], [false, false, true], 'kept on its second request');
+    for (let i = 0; i < 100; i++) assert.equal(await read(`/versions/v1/topics/hot?utm=${i}`), false);
+    assert.equal(await read('/versions/v1/topics/hot?utm=99'), false, 'asked for twice: built, and kept now');
+    assert.equal(await read('/versions/v1/topics/hot'), true, 'the hot page is still a hit');
   });
 });
 

@@ -52,12 +52,12 @@ describe('GET /metrics (Prometheus)', () => {
     const hits = series(before, 'help_answer_cache_lookups_total', { result: 'hit' }) ?? 0;
     const commits = series(before, 'help_storage_duration_seconds_count', { operation: 'commit' }) ?? 0;
     await s.request('PUT', '/versions/v1/topics/a/translations/de', { body: { title: 'A auf Deutsch' } });
-    await s.request('GET', '/versions/v1/topics/a?language=de', { key: null });
-    await s.request('GET', '/versions/v1/topics/a?language=de', { key: null });
+    // The first two build the answer (it is kept the second time), the third is a hit.
+    for (let i = 0; i < 3; i++) await s.request('GET', '/versions/v1/topics/a?language=de', { key: null });
     const text = await scrape();
     assert.equal(series(text, 'help_storage_duration_seconds_count', { operation: 'commit' }), commits + 1);
     assert.equal(series(text, 'help_answer_cache_lookups_total', { result: 'hit' }), hits + 1);
-    assert.ok((series(text, 'help_answer_cache_lookups_total', { result: 'miss' }) ?? 0) >= 1);
+    assert.ok((series(text, 'help_answer_cache_lookups_total', { result: 'miss' }) ?? 0) >= 2);
     assert.equal(series(text, 'help_index_versions', { status: 'published' }), 1);
     assert.equal(series(text, 'help_index_nodes'), 2);
     assert.equal(series(text, 'help_index_translations'), 4);

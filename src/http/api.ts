@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
@@ -45,25 +45,86 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
       else if (e.access === 'credential') requireCredential(actor);
       if (parse) await parse(ctx, next);
       else await next();
-    }, async (ctx: Context) => {
-      const actor = (ctx.state.actor ?? null) as Actor | null;
-      const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
-        params[name] = value;
-        const schema = e.params?.[name] ?? PATH_PARAMS[name]?.schema;
-        if (schema) check(schema, value, `path/${name}`);
-      }
-      const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
-      const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
-      if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
-      const run = async () => e.handle({ ctx, actor, params, query, body });
-      if (e.cache && cache) return cache.serve(ctx, actor, run);
-      const res = await run();
-      if (res.headers) ctx.set(res.headers);
-      ctx.status = res.status ?? 200;
-      ctx.body = res.body;
-    });
+    }, (ctx: Context) => answer(e, ctx, (ctx.state.actor ?? null) as Actor | null, ctx.params as Record<string, string>, cache));
   }
+}
+
+/** Validates the path, query and body of a request routed to `e`, runs its handler and answers (through the cache when `e` is cacheable). */
+async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams: Record<string, string>, cache: ResponseCache | undefined): Promise<void> {
+  const params: Record<string, string> = {};
+  for (const name in rawParams) {
+    const value = rawParams[name];
+    params[name] = value;
+    const schema = e.params?.[name] ?? PATH_PARAMS[name]?.schema;
+    if (schema) check(schema, value, `path/${name}`);
+  }
+  const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
+  const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
+  if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
+  const run = async () => e.handle({ ctx, actor, params, query, body });
+  if (e.cache && cache) return cache.serve(ctx, actor, run);
+  const res = await run();
+  if (res.headers) ctx.set(res.headers);
+  ctx.status = res.status ?? 200;
+  ctx.body = res.body;
+}
+
+/**
+ * Anonymous GETs of the cacheable public endpoints (a help page, a tree, a search), answered by the
+ * same endpoint code without the rest of the stack: without a credential or a body, sign-in,
+ * authentication and body parsing have nothing to do, and the router's walk over every route is
+ * replaced by a lookup by segment count. What these answers cost when the answer cache misses is
+ * then mostly the endpoint's own work. A request this cannot match exactly as the router would
+ * (another method, a trailing slash, other letter case, a bad escape) takes the full path.
+ */
+export function anonymousReads(basePath: string, endpoints: readonly Endpoint[], cache: ResponseCache): Middleware {
+  // The router runs the first route registered that matches; only GET routes can match a GET.
+  const bySegments = new Map<number, Array<{ e: Endpoint; segments: string[]; route: string }>>();
+  for (const e of endpoints) {
+    if (e.method !== 'get') continue;
+    const segments = e.path.split('/').slice(1);
+    const list = bySegments.get(segments.length) ?? [];
+    list.push({ e, segments, route: `${basePath}${e.path}` });
+    bySegments.set(segments.length, list);
+  }
+  const prefix = `${basePath}/`;
+  return (ctx, next) => {
+    const headers = ctx.req.headers;
+    if (ctx.method !== 'GET' || headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return next();
+    const path = ctx.path;
+    if (!path.startsWith(prefix)) return next();
+    const parts = path.slice(prefix.length).split('/');
+    for (const { e, segments, route } of bySegments.get(parts.length) ?? []) {
+      const params = matchSegments(segments, parts);
+      if (params === undefined) continue;
+      if (params === null || !e.cache || e.access !== 'public' || e.body) return next();
+      ctx.params = params;
+      ctx.state.actor = null;
+      ctx.state.route = route;
+      return answer(e, ctx, null, params, cache);
+    }
+    return next();
+  };
+}
+
+/** The route's parameters when `parts` match its segments; undefined when they do not, null when the router must decide (an empty or undecodable segment). */
+function matchSegments(segments: readonly string[], parts: readonly string[]): Record<string, string> | undefined | null {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    const part = parts[i];
+    if (part === '') return null;
+    if (segment.charCodeAt(0) !== 58 /* : */) {
+      if (segment !== part) return undefined;
+      continue;
+    }
+    try {
+      params[segment.slice(1)] = part.includes('%') ? decodeURIComponent(part) : part;
+    } catch {
+      return null;
+    }
+  }
+  return params;
 }
 
 /** The query string as single values; repeated parameters keep the last value. */

@@ -3,13 +3,19 @@ import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../store/catalog.ts';
 import { canReadUnpublished, type Actor } from './actor.ts';
+import { JsonEncoder } from './encoded-json.ts';
 
 /** A serialized answer, as it was sent the first time. */
 interface CachedAnswer {
   /** The index generation it was built from; an entry of an older generation is a miss. */
   generation: number;
   etag: string;
-  body: Buffer;
+  /**
+   * The JSON as first sent (a string: the miss that built it skips encoding it, and Node writes a
+   * string to the socket without a copy of its own), turned into bytes when the entry is first read
+   * again, so hits send bytes without encoding them each time.
+   */
+  body: Buffer | string;
   /** The route template that produced it, for metrics of answers served before the router. */
   route: string | undefined;
   /** The endpoint's own headers (e.g. `Link`), sent again with every copy. */
@@ -61,6 +67,9 @@ export class ResponseCache {
   /** null when the cache is off (`maxBytes` 0): every answer is built, validators and 304s still work. */
   private readonly lru: LRUCache<string, CachedAnswer> | null;
   private readonly publicControl: string;
+  private readonly encoder: JsonEncoder;
+  /** URLs asked for once and not kept (see admits). */
+  private readonly seen: LRUCache<string, true> | null;
 
   constructor(
     /** The generation the answer at the request's URL depends on (generationFor). */
@@ -73,7 +82,10 @@ export class ResponseCache {
     maxBytes = 64 * 1024 * 1024,
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
-    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
+    // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
+    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => byteSize(v.body) + k.length + 128 }) : null;
+    this.encoder = new JsonEncoder(maxBytes >> 2);
+    this.seen = maxBytes > 0 ? new LRUCache<string, true>({ max: SEEN_URLS }) : null;
   }
 
   /**
@@ -86,11 +98,12 @@ export class ResponseCache {
     const headers = ctx.req.headers;
     // A credential (even a wrong one: that is a 401) and a body (possibly a 415) take the full path.
     if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
-    const entry = this.lru.get(keyOf('public', ctx));
+    const key = keyOf('public', ctx);
+    const entry = this.lru.get(key);
     if (entry === undefined || entry.generation !== this.generation(ctx)) return false;
     ctx.state.route = entry.route;
     this.observe('hit');
-    this.send(ctx, 'public', entry.etag, entry.body, entry.headers);
+    this.send(ctx, 'public', entry.etag, this.bytesOf(key, entry), entry.headers);
     return true;
   }
 
@@ -102,7 +115,7 @@ export class ResponseCache {
     const entry = this.lru?.get(key);
     if (entry !== undefined && entry.generation === generation) {
       this.observe('hit');
-      return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
+      return this.send(ctx, visibility, entry.etag, this.bytesOf(key, entry), entry.headers);
     }
     const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
     if (matches(ctx, etag)) {
@@ -111,18 +124,37 @@ export class ResponseCache {
     }
     this.observe('miss');
     const res = await produce();
-    const body = Buffer.from(JSON.stringify(res.body), 'utf8');
-    const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+    const body = this.encoder.serialize(res.body);
+    const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && this.admits(key)) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
     this.send(ctx, visibility, etag, body, res.headers);
+  }
+
+  /**
+   * An answer is kept the second time its URL is asked for in a while, not the first: URLs asked
+   * for once (a crawler's walk, query strings made up to bypass the cache) would otherwise push the
+   * pages readers keep asking for out of the cache, and cost a copy each.
+   */
+  private admits(key: string): boolean {
+    if (this.seen!.has(key)) return true;
+    this.seen!.set(key, true);
+    return false;
+  }
+
+  /** The entry's body as bytes, encoded (and the entry re-weighed) on its first hit. */
+  private bytesOf(key: string, entry: CachedAnswer): Buffer {
+    if (typeof entry.body !== 'string') return entry.body;
+    entry.body = Buffer.from(entry.body, 'utf8');
+    this.lru!.set(key, entry);
+    return entry.body;
   }
 
   /**
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
-  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null, headers?: Record<string, string>): void {
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | string | null, headers?: Record<string, string>): void {
     // Straight onto the response: the same headers Koa's setters would write, without their lookups.
     const res = ctx.res;
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -161,6 +193,12 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
     return slug === 'latest' ? catalog.generation : catalog.versionGeneration(slug);
   };
 }
+
+/** How many URLs asked for once are remembered, so that their second request is kept. */
+const SEEN_URLS = 16_384;
+
+/** What a body takes in memory, at most: a string's characters take one or two bytes each. */
+const byteSize = (body: Buffer | string) => (typeof body === 'string' ? body.length * 2 : body.length);
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 

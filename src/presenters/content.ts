@@ -36,7 +36,8 @@ function neighbour(state: VersionState, slug: string, step: 1 | -1, language: st
   return null;
 }
 
-export function presentTopic(state: VersionState, slug: string, language: string) {
+/** `body` gives what the answer carries as `bodyMd` (the HTTP routes mark it for encoded-json.ts). */
+export function presentTopic<B = string>(state: VersionState, slug: string, language: string, body?: (t: Translation) => B) {
   const node = state.nodes.get(slug)!;
   const picked = pickTranslation(state, slug, language);
   const t = picked?.translation;
@@ -53,7 +54,7 @@ export function presentTopic(state: VersionState, slug: string, language: string
     fallback: picked !== null && picked.language !== language,
     title: t?.title ?? slug,
     summary: t?.summary ?? '',
-    bodyMd: t?.bodyMd ?? '',
+    bodyMd: t ? (body ? body(t) : t.bodyMd) : '',
     updatedAt: t?.updatedAt ?? node.updatedAt,
     availableLanguages: languagesOf(state, slug),
     breadcrumbs: ancestors(state, slug).map((s) => link(state, s, language)),
@@ -61,13 +62,13 @@ export function presentTopic(state: VersionState, slug: string, language: string
   };
 }
 
-export function presentTranslation(state: VersionState, slug: string, language: string, t: Translation) {
+export function presentTranslation<B = string>(state: VersionState, slug: string, language: string, t: Translation, body?: (t: Translation) => B) {
   return {
     slug,
     language,
     title: t.title,
     summary: t.summary,
-    bodyMd: t.bodyMd,
+    bodyMd: body ? body(t) : t.bodyMd,
     updatedAt: t.updatedAt,
     availableLanguages: languagesOf(state, slug),
   };

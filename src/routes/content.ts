@@ -6,6 +6,11 @@ import { readableVersion } from '../queries/versions.ts';
 import { presentNodeList } from '../presenters/nodes.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import type { Deps } from '../deps.ts';
+import type { Translation } from '../domain/types.ts';
+import { encodedString } from '../http/encoded-json.ts';
+
+/** Bodies are sent from their memoized JSON text when the answer is built again (encoded-json.ts). */
+const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
 
 const NOT_FOUND = { description: 'Unknown version (or not published, for anonymous callers), node or translation', schema: 'Error' };
 const BAD_QUERY = { description: 'Invalid path or query parameter', schema: 'Error' };
@@ -43,7 +48,7 @@ export function contentRoutes({ catalog }: Deps) {
       responses: { 200: { description: 'The topic', schema: 'Topic' } },
       handle: ({ actor, params, query }) => {
         const state = readNode(catalog, readerOf(actor), params.version, params.slug);
-        return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language')) };
+        return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language'), encodedBody) };
       },
     }),
     endpoint<unknown, { include?: string }>({
@@ -76,7 +81,7 @@ export function contentRoutes({ catalog }: Deps) {
       handle: ({ actor, params }) => {
         const lang = language(params.lang, 'path/lang');
         const { state, translation } = readTranslation(catalog, readerOf(actor), params.version, params.slug, lang);
-        return { body: presentTranslation(state, params.slug, lang, translation) };
+        return { body: presentTranslation(state, params.slug, lang, translation, encodedBody) };
       },
     }),
   ];
