@@ -415,6 +415,32 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
       met: null,
       note: `median of ${plainRuns.length}`,
     });
+
+    // P6d: the first compressed export after a write, which must not compress the whole version again.
+    const afterWrite: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const slug = summary.slugs[(i * 7919) % summary.slugs.length];
+      const path = `${svc!.origin}${API}/topics/${slug}/translations/${shape.languages[0]}`;
+      const current = JSON.parse((await request('GET', path, { key })).text) as { title: string; summary: string; bodyMd: string };
+      const put = await request('PUT', path, { key, body: JSON.stringify({ title: current.title, summary: current.summary, bodyMd: `${current.bodyMd}\nEdited before export ${i}.\n` }) });
+      if (put.status !== 200) throw new Error(`P6d: PUT ${slug}: ${put.status} ${put.text.slice(0, 200)}`);
+      const r = (await exportOnce(svc!, exportUrl, { gzip: true })).run;
+      afterWrite.push(r.ms);
+    }
+    const firstAfterWrite = median(afterWrite);
+    details.export = { ...(details.export as object), gzipFirstAfterWriteMs: afterWrite.map((v) => round(v)) };
+    rows.push({
+      id: 'P6d',
+      scenario: 'first export after a write, Accept-Encoding: gzip, to the last byte (median of 3 writes)',
+      measured: firstAfterWrite,
+      unit: 'ms',
+      baseline: gzipRuns[0].ms,
+      baselineLabel: 'first export after start (compresses everything)',
+      ratio: ratio(firstAfterWrite, gzipRuns[0].ms),
+      target: '≤ 2,000 ms',
+      met: firstAfterWrite <= 2000,
+      note: `each after one PUT of a translation; runs ${afterWrite.map((v) => Math.round(v)).join(', ')} ms`,
+    });
   });
 
   let ceiling: LoadResult | null = null;
@@ -437,7 +463,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     details.topic = { cached: r, uncached: miss };
     rows.push({ id: 'P1', scenario: `GET topic, anonymous, ${topicUrls.length} hot URLs (answer cache)`, measured: r.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(r.rps, base.rps), target: '≥ 0.9× baseline', met: r.rps >= 0.9 * base.rps });
     rows.push({ id: 'P1b', scenario: `GET topic p99 latency at ${opts.connections} connections`, measured: r.p99, unit: 'ms', baseline: base.p99, baselineLabel: 'bare Koa', ratio: ratio(r.p99, base.p99), target: '< 10 ms', met: r.p99 < 10, note: `p50 ${r.p50} ms (bare Koa ${base.p50} ms)` });
-    rows.push({ id: 'P1c', scenario: 'GET topic, every request a cache miss', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(miss.rps, base.rps), target: '— (the cost behind the cache)', met: null, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer` });
+    rows.push({ id: 'P1c', scenario: 'GET topic, every request a cache miss', measured: miss.rps, unit: 'req/s', baseline: base.rps, baselineLabel: 'bare Koa', ratio: ratio(miss.rps, base.rps), target: '≥ 0.5× baseline', met: miss.rps >= 0.5 * base.rps, note: `p50 ${miss.p50} ms, p99 ${miss.p99} ms; server CPU ${fmtUs(miss.cpuPerRequestUs)} per answer` });
     // The load generator shares the machine: when the baseline server is not busy, its req/s is the generator's limit,
     // and CPU time per answer is the fairer comparison.
     rows.push({ id: 'P1d', scenario: 'GET topic (answer cache): server CPU time per answer', measured: r.cpuPerRequestUs, unit: 'µs', baseline: base.cpuPerRequestUs, baselineLabel: 'bare Koa', ratio: ratio(r.cpuPerRequestUs, base.cpuPerRequestUs), target: '— (lower is better)', met: null, note: `server cores busy during the run: service ${fmtCores(r.serverCores)}, bare Koa ${fmtCores(base.serverCores)} (the rest of the machine runs autocannon)` });
@@ -506,9 +532,30 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     }
     const ms = median(starts.map((s) => s.ms));
     const catMs = median(reads.map((r) => r.ms));
-    details.coldStart = { starts: starts.map((s) => ({ ...s, ms: round(s.ms) })), catFile: reads.map((r) => ({ ms: round(r.ms), blobs: r.blobs, bytes: r.bytes })) };
-    rows.push({ id: 'P5', scenario: `cold start to ready (spawn → /healthz 200), median of ${starts.length}`, measured: ms, unit: 'ms', baseline: catMs, baselineLabel: 'git ls-tree + cat-file --batch', ratio: ratio(ms, catMs), target: '≤ 1,500 ms', met: ms <= 1500 });
-    rows.push({ id: 'P5b', scenario: 'cold start vs reading every blob with git', measured: ms, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(ms, catMs), target: '≤ 4× baseline', met: ms <= 4 * catMs });
+    // What a start costs with no content at all (Node, the bundle, the data directory): the ratios to git's
+    // reading compare the loading of the content, which that fixed cost would hide on small sets.
+    const emptyStarts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const empty = await startService({ dataDir: dataDirIn(ctx.work, `empty-${i}`), env: ctx.env });
+      emptyStarts.push(empty.readyMs);
+      await empty.stop();
+    }
+    const emptyMs = median(emptyStarts);
+    const loadMs = Math.max(0, ms - emptyMs);
+    details.coldStart = { starts: starts.map((s) => ({ ...s, ms: round(s.ms) })), emptyStartsMs: emptyStarts.map((v) => round(v)), catFile: reads.map((r) => ({ ms: round(r.ms), blobs: r.blobs, bytes: r.bytes })) };
+    rows.push({ id: 'P5', scenario: `cold start to ready (spawn → /healthz 200), median of ${starts.length}`, measured: ms, unit: 'ms', baseline: catMs, baselineLabel: 'git ls-tree + cat-file --batch', ratio: ratio(ms, catMs), target: '≤ 1,500 ms', met: ms <= 1500, note: `an empty service starts in ${round(emptyMs)} ms (median of 3)` });
+    rows.push({ id: 'P5b', scenario: 'cold start: loading the content (P5 − the empty start) vs reading every blob with git', measured: loadMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadMs, catMs), target: '≤ 4× baseline', met: loadMs <= 4 * catMs, note: `P5 ${round(ms)} ms − empty start ${round(emptyMs)} ms` });
+
+    // P5c: a start without snapshots (the first start, an upgrade, deleted snapshots) reads and parses every blob.
+    await svc!.stop();
+    svc = null;
+    fs.rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    const s = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs('no-snapshots') });
+    svc = s;
+    progress(`  start without snapshots: ready in ${round(s.readyMs)} ms`);
+    details.coldStart = { ...(details.coldStart as object), withoutSnapshots: { ms: round(s.readyMs), rssMB: round(s.rss() / MB) } };
+    const loadWithoutMs = Math.max(0, s.readyMs - emptyMs);
+    rows.push({ id: 'P5c', scenario: 'start without snapshots: loading the content (to ready − the empty start; every version loaded and searchable) vs reading every blob with git', measured: loadWithoutMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadWithoutMs, catMs), target: '≤ 3× baseline', met: loadWithoutMs <= 3 * catMs, note: `ready in ${round(s.readyMs)} ms − empty start ${round(emptyMs)} ms` });
   });
   return svc ? { svc, dataDir, key, nodes: shape.nodes(opts.nodes) } : null;
 }
@@ -614,7 +661,7 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
       fastImport: { ms: round(fiRun.ms), commits: copyCommits },
       fsyncPerWrite,
     };
-    rows.push({ id: 'P3', scenario: `PUT translation, sequential, ${writeNodes.toLocaleString('en-US')}-node version`, measured: rate, unit: 'commits/s', baseline: fiRate, baselineLabel: 'fast-import + checkpoint, fsync', ratio: ratio(rate, fiRate), target: '≥ 0.6× baseline', met: rate >= 0.6 * fiRate, note: `${acks} writes in ${round(elapsed / 1000)} s, p50 ${round(median(latencies), 2)} ms, p99 ${round(percentile(latencies, 99), 2)} ms` });
+    rows.push({ id: 'P3', scenario: `PUT translation, sequential, ${writeNodes.toLocaleString('en-US')}-node version`, measured: rate, unit: 'commits/s', baseline: fiRate, baselineLabel: 'fast-import + checkpoint, fsync', ratio: ratio(rate, fiRate), target: '≥ 0.8× baseline', met: rate >= 0.8 * fiRate, note: `${acks} writes in ${round(elapsed / 1000)} s, p50 ${round(median(latencies), 2)} ms, p99 ${round(percentile(latencies, 99), 2)} ms` });
     const durable = commits === acks && copyCommits === acks && (fsyncPerWrite === null || fsyncPerWrite >= 5);
     rows.push({
       id: 'P3b',
@@ -649,7 +696,7 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
     const ms = median(runs.map((r) => r.ms));
     const fiMs = median(runs.map((r) => r.fastImportMs));
     details.importFiles = runs.map((r) => ({ ...r, ms: round(r.ms), fastImportMs: round(r.fastImportMs) }));
-    rows.push({ id: 'P4', scenario: `import-files, ${runs[0].files.toLocaleString('en-US')} files / ${round(runs[0].bytes / MB)} MB, new version (median of 3)`, measured: ms, unit: 'ms', baseline: fiMs, baselineLabel: 'fast-import, one commit, fsync', ratio: ratio(ms, fiMs), target: '≤ 3× baseline', met: ms <= 3 * fiMs });
+    rows.push({ id: 'P4', scenario: `import-files, ${runs[0].files.toLocaleString('en-US')} files / ${round(runs[0].bytes / MB)} MB, new version (median of 3)`, measured: ms, unit: 'ms', baseline: fiMs, baselineLabel: 'fast-import, one commit, fsync', ratio: ratio(ms, fiMs), target: '≤ 2× baseline', met: ms <= 2 * fiMs });
   });
 }
 

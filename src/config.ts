@@ -25,7 +25,7 @@ export interface Config {
   readonly cacheMaxAge: number;
   /** Bytes of gzip-compressed exports kept in memory (`HELP_EXPORT_CACHE_MB`, default 256 MB; 0 keeps none). */
   readonly exportCacheBytes: number;
-  /** Bytes of serialized public answers kept in memory (`HELP_ANSWER_CACHE_MB`, default 64 MB; 0 turns the answer cache off). */
+  /** Bytes of serialized public answers, and (a quarter) of encoded topic bodies, kept in memory (`HELP_ANSWER_CACHE_MB`, default 64 MB; 0 turns the answer cache off). */
   readonly answerCacheBytes: number;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logging off). */
   readonly logLevel: string;
