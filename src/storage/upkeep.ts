@@ -48,7 +48,8 @@ export class Upkeep {
     private readonly repackShare = 0,
   ) {
     this.housekeeping = new Housekeeping(gitdir);
-    if (repackShare > 0) void packedBytes(gitdir).then((bytes) => (this.packedAtRepack ??= bytes), () => undefined);
+    // A repository not made yet has no packs: nothing to compare with but the first writes.
+    if (repackShare > 0) void packedBytes(gitdir).then((bytes) => (this.packedAtRepack ??= bytes), () => (this.packedAtRepack ??= 0));
   }
 
   /** After each commit (one new pack of `packBytes`): schedules what is due. */
