@@ -340,6 +340,16 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
       }
       await running.stop();
       svc = null;
+      // ------------------------------------------------ M3b: snapshots after the writes above and the stop that saved them
+      if (wants('M3')) {
+        const treesNow = versionTrees(gitdir);
+        const distinctNow = new Set(treesNow.values()).size;
+        const after = dirBytes(snapshotsDir);
+        const allowed = distinctNow * oneSnapshot + treesNow.size * 4096;
+        const steps = ['M4', 'M5', 'M6'].filter(wants).join(', ') || 'none';
+        d.snapshotsAfterWrites = { ...after, distinctTrees: distinctNow };
+        push({ id: 'M3b', scenario: `snapshots/ on disk after the writes (${steps}) and a stop, ${treesNow.size} versions (${distinctNow} distinct trees)`, measured: after.bytes / MB, unit: 'MB', baseline: dirBytes(gitdir).bytes / MB, baselineLabel: 'content.git', ratio: after.bytes / dirBytes(gitdir).bytes, target: `the same bound: none left that no version needs (${round(allowed / MB, 1)} MB)`, met: after.bytes <= allowed, note: `${after.files} files (snapshots by tree, and each written version's pointer)` });
+      }
     }
   } finally {
     await svc?.stop().catch(() => undefined);
