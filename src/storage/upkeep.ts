@@ -15,7 +15,7 @@ import type { TimingSink } from './timing.ts';
  *
  * The proportional trigger bounds the cost: a repack reads and writes the whole repository, R bytes,
  * and comes after at least `repackShare` × R new bytes, so each byte written costs at most
- * 1 / `repackShare` bytes of repacking however large the repository grows; between two repacks the
+ * 1 + 1 / `repackShare` bytes of repacking however large the repository grows; between two repacks the
  * bytes not yet given their deltas are at most that share of the repository.
  */
 export class Upkeep {
