@@ -72,7 +72,15 @@ export class SnapshotKeeper {
     const chosen = this.trees.has(tree) ? tree : older !== undefined && this.trees.has(older) ? older : undefined;
     if (chosen === undefined) return undefined;
     let read = this.reads.get(chosen);
-    if (!read) this.reads.set(chosen, (read = this.read(chosen)));
+    if (!read) {
+      const started = this.read(chosen);
+      // Shared while it is being read only: a file held on to would keep its bytes in memory all through the load.
+      const forget = () => {
+        if (this.reads.get(chosen) === started) this.reads.delete(chosen);
+      };
+      started.then(forget, forget);
+      this.reads.set(chosen, (read = started));
+    }
     return read;
   }
 
