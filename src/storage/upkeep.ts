@@ -25,7 +25,7 @@ export class Upkeep {
   private compaction: Promise<void> | null = null;
   /** Bytes of the packs commits wrote since the last repack (or since the start). */
   private writtenSinceRepack = 0;
-  /** Bytes of all packs after the last repack (or at the start); read when first needed. */
+  /** Bytes of all packs after the last repack (or at the start; null until listed). */
   private packedAtRepack: number | null = null;
   /** False once git could not be run: merging alone then. */
   private canRepack = true;
@@ -59,8 +59,8 @@ export class Upkeep {
     this.maybeGc();
   }
 
-  /** Whether the next pause of writes repacks (for tests and metrics: the trigger's state). */
-  get repackDue(): boolean {
+  /** Whether the next pause of writes repacks rather than merges. */
+  private get repackDue(): boolean {
     return this.repackShare > 0 && this.canRepack && this.packedAtRepack !== null && this.writtenSinceRepack > 0 && this.writtenSinceRepack >= this.repackShare * this.packedAtRepack;
   }
 
