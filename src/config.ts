@@ -37,6 +37,11 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Commits between two runs of `git gc` in the background (`HELP_GC_EVERY`, default 500; 0 turns it off). */
   readonly gcEvery: number;
+  /**
+   * History is repacked with deltas once writes pause and the packs written since the last repack
+   * hold this share of the repository's bytes (`HELP_REPACK_PERCENT`, default 10; 0 turns it off).
+   */
+  readonly repackShare: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
   /** Path of the MCP tool server (`HELP_MCP_PATH`, default /mcp), outside the API's base path. */
@@ -282,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
+    repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

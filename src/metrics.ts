@@ -30,7 +30,7 @@ export class Metrics {
       registers,
     });
     this.cache = new Counter({ name: 'help_answer_cache_lookups_total', help: 'Answer-cache lookups of public reads: hit, miss or not_modified (a 304 without work)', labelNames: ['result'], registers });
-    this.storage = new Histogram({ name: 'help_storage_duration_seconds', help: 'Storage work: commit (one write made durable), snapshot (a version saved for fast starts), pack_merge, gc (git gc in the background)', labelNames: ['operation'], buckets: STORAGE_BUCKETS, registers });
+    this.storage = new Histogram({ name: 'help_storage_duration_seconds', help: 'Storage work: commit (one write made durable), snapshot (a version saved for fast starts), pack_merge, repack (history given its deltas), gc (git gc in the background)', labelNames: ['operation'], buckets: STORAGE_BUCKETS, registers });
     const sizes = (pick: (entry: { nodes: number; translations: number }) => number) => () => {
       let n = 0;
       for (const e of catalog.all()) if (e.state) n += pick({ nodes: e.state.nodes.size, translations: countTranslations(e.state.translations) });

@@ -65,7 +65,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, timing: metrics.timing });
     snapshots.preload();
-    const repo = await Repository.open(join(config.dataDir, 'content.git'), { gcEvery: config.gcEvery, timing: metrics.timing });
+    const repo = await Repository.open(join(config.dataDir, 'content.git'), { gcEvery: config.gcEvery, repackShare: config.repackShare, timing: metrics.timing });
     const snapshotted = snapshots.slugs();
     if (repo.headCommit === null && snapshotted.length > 0) {
       // Snapshots of versions that the repository does not have: content.git was replaced or emptied.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -44,7 +44,16 @@ async function start(dataDir: string): Promise<Run> {
   };
 }
 
-const snapshotOf = (dataDir: string, slug: string) => join(dataDir, 'snapshots', `${slug}.snapshot`);
+/** The tree a version's snapshot was last taken of, from its pointer (`snapshots/<slug>.tree`). */
+const pointerOf = (dataDir: string, slug: string) => readFileSync(join(dataDir, 'snapshots', `${slug}.tree`), 'utf8').trim();
+const treeSnapshot = (dataDir: string, tree: string) => join(dataDir, 'snapshots', `${tree}.snapshot`);
+const snapshotOf = (dataDir: string, slug: string) => treeSnapshot(dataDir, pointerOf(dataDir, slug));
+/** The snapshot files on disk (one per tree), by tree id. */
+const snapshotFiles = (dataDir: string) =>
+  readdirSync(join(dataDir, 'snapshots'))
+    .filter((n) => n.endsWith('.snapshot'))
+    .map((n) => n.slice(0, -'.snapshot'.length))
+    .sort();
 const messages = (run: Run, version: string) => run.logs.filter((l) => l.version === version).map((l) => l.msg as string);
 
 async function ok(run: Run, method: string, path: string, body?: unknown) {
@@ -194,6 +203,7 @@ describe('Snapshots of the index', () => {
       await writeSome(run, 'v1', ['alpha', 'bravo', 'charlie', 'delta', 'foxtrot']);
       await run.service.close();
       const older = join(dataDir, 'older.snapshot');
+      const olderTree = pointerOf(dataDir, 'v1');
       copyFileSync(snapshotOf(dataDir, 'v1'), older);
 
       run = await start(dataDir);
@@ -203,8 +213,11 @@ describe('Snapshots of the index', () => {
       const queries = ['golf', 'bravo', 'charlie', 'hotel', 'paragraph'];
       const expected = await view(run, 'v1', queries);
       await run.service.close();
-      // As after a crash before the newer snapshot was written: only the older one is on disk.
-      copyFileSync(older, snapshotOf(dataDir, 'v1'));
+      assert.ok(!existsSync(treeSnapshot(dataDir, olderTree)), 'the older snapshot was removed once the newer one was written');
+      // As after a crash before the newer snapshot was written: only the older one is on disk, and the pointer names it.
+      rmSync(snapshotOf(dataDir, 'v1'));
+      copyFileSync(older, treeSnapshot(dataDir, olderTree));
+      writeFileSync(join(dataDir, 'snapshots', 'v1.tree'), `${olderTree}\n`);
 
       run = await start(dataDir);
       const patched = run.logs.find((l) => l.version === 'v1' && l.msg === 'version patched from an older snapshot');
@@ -269,6 +282,73 @@ describe('Snapshots of the index', () => {
     }
   });
 
+  test('identical folders share one snapshot file; edits, duplicates and deletes leave none that no version needs, and every version restarts as it was', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    const gitdir = join(dataDir, 'content.git');
+    // Written by hand without ids: node ids are derived from the version's slug.
+    const folder = (slug: string) => ({
+      [`${slug}/version.json`]: versionJson({ label: 'Release', languages: ['en'], nav: ['intro', 'setup'] }),
+      [`${slug}/en/intro.md`]: md('Intro', 'All about zebras.\n'),
+      [`${slug}/en/setup.md`]: md('Setup', 'Install the giraffe.\n'),
+    });
+    const slugs = () => ['r1', 'r2', 'r3', 'r4'];
+    const everything = async () => {
+      const out: Record<string, unknown> = {};
+      for (const v of slugs()) {
+        const res = await run.request('GET', `/versions/${v}/export`);
+        out[v] = res.status === 200 ? { export: res.body, ids: (await ok(run, 'GET', `/versions/${v}/nodes`)).nodes?.map((n: { id: string }) => n.id) ?? res.body } : res.status;
+      }
+      return out;
+    };
+    let run = await start(dataDir);
+    try {
+      await run.service.close();
+      commitWithGit(gitdir, { ...folder('r1'), ...folder('r2'), ...folder('r3') }, 'three identical releases by hand');
+      run = await start(dataDir);
+      await run.service.close();
+      const shared = snapshotFiles(dataDir);
+      assert.equal(shared.length, 1, 'three versions with one tree: one snapshot');
+
+      run = await start(dataDir);
+      await ok(run, 'PUT', '/versions/r2/topics/intro/translations/en', { title: 'Intro', bodyMd: 'All about okapis.\n' });
+      await ok(run, 'POST', '/versions/r1/duplicate', { slug: 'r4' });
+      const first = await everything();
+      await run.service.close();
+      const afterEdit = snapshotFiles(dataDir);
+      assert.ok(afterEdit.includes(shared[0]), 'r1 and r3 still use the shared snapshot');
+      assert.equal(afterEdit.length, 3, `the shared one, r2's and r4's: ${afterEdit.join(', ')}`);
+      const r2Before = pointerOf(dataDir, 'r2');
+
+      run = await start(dataDir);
+      assert.deepEqual(await everything(), first, 'restored from the snapshots: the same content and ids in every version');
+      assert.deepEqual([...new Set(slugs().slice(0, 3).map((v) => messages(run, v).length))], [0], 'none read from git');
+      await ok(run, 'PUT', '/versions/r2/topics/setup/translations/en', { title: 'Setup', bodyMd: 'Install the tapir.\n' });
+      await ok(run, 'DELETE', '/versions/r4');
+      await ok(run, 'DELETE', '/versions/r3');
+      const second = await everything();
+      await run.service.close();
+      const now = snapshotFiles(dataDir);
+      assert.equal(now.length, 2, `r1's and r2's newest: ${now.join(', ')}`);
+      assert.ok(now.includes(shared[0]) && !now.includes(r2Before), "r2's previous snapshot and r4's are gone");
+      assert.ok(!existsSync(join(dataDir, 'snapshots', 'r4.tree')) && !existsSync(join(dataDir, 'snapshots', 'r3.tree')));
+
+      run = await start(dataDir);
+      assert.deepEqual(await everything(), second);
+      assert.equal((await ok(run, 'GET', '/versions/r2/topics/setup')).bodyMd, 'Install the tapir.\n');
+      assert.equal((await ok(run, 'GET', '/versions/r2/search?q=okapis&lang=en')).hits.length, 1);
+      await run.service.close();
+
+      // A snapshot missing from under its pointer: read from git, the same as before.
+      rmSync(snapshotOf(dataDir, 'r2'));
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'r2'), ['version read from git']);
+      assert.deepEqual(await everything(), second);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('versions removed or added in git while the server was stopped', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     const gitdir = join(dataDir, 'content.git');
@@ -283,6 +363,7 @@ describe('Snapshots of the index', () => {
       run = await start(dataDir);
       await run.service.close();
       assert.ok(existsSync(snapshotOf(dataDir, 'a')) && existsSync(snapshotOf(dataDir, 'b')));
+      const treeOfB = pointerOf(dataDir, 'b');
 
       commitWithGit(gitdir, { ...folder('a', 'apples'), ...folder('c', 'cherries') }, 'b removed, c added', { replace: true });
       run = await start(dataDir);
@@ -291,7 +372,7 @@ describe('Snapshots of the index', () => {
       assert.equal((await run.request('GET', '/versions/b/nodes')).status, 404);
       assert.equal((await ok(run, 'GET', '/versions/c/search?q=cherries&lang=en')).hits.length, 1);
       assert.equal((await ok(run, 'GET', '/versions/a/search?q=apples&lang=en')).hits.length, 1);
-      assert.ok(!existsSync(snapshotOf(dataDir, 'b')), "the removed version's snapshot is deleted");
+      assert.ok(!existsSync(join(dataDir, 'snapshots', 'b.tree')) && !existsSync(treeSnapshot(dataDir, treeOfB)), "the removed version's snapshot is deleted");
       await run.service.close();
       assert.ok(existsSync(snapshotOf(dataDir, 'c')));
       assert.equal(gitTracksSnapshots(gitdir), false, 'snapshots are never committed');

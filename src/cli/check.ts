@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { filePaths, renderFile } from '../content/file-set.ts';
 import { gitEnv } from '../storage/cat-file.ts';
 import { prepareObject } from '../storage/git-objects.ts';
-import { readSnapshot, snapshotSlugs } from '../store/snapshot.ts';
+import { readSnapshot } from '../store/snapshot.ts';
+import { readPointers, snapshotTrees } from '../store/snapshot-files.ts';
 
 const run = promisify(execFile);
 
@@ -41,10 +42,13 @@ export async function checkDataDir(dataDir: string): Promise<CheckReport> {
   }
   const snapshots: CheckReport['snapshots'] = [];
   const dir = join(dataDir, 'snapshots');
-  for (const version of snapshotSlugs(dir)) {
+  const pointers = [...readPointers(dir)];
+  for (const tree of snapshotTrees(dir)) {
     const problems: string[] = [];
+    // Named for the versions that point at it (one snapshot serves every version with that folder).
+    const version = pointers.flatMap(([slug, to]) => (to === tree ? [slug] : [])).sort().join(', ') || `of tree ${tree}`;
     try {
-      const snap = await (await readSnapshot(dir, version)).open();
+      const snap = await (await readSnapshot(dir, tree)).open();
       let listing = '';
       try {
         listing = (await git('ls-tree', '-r', snap.tree.oid)).stdout;
@@ -88,6 +92,6 @@ export function formatReport(report: CheckReport): string {
     else lines.push(`snapshot ${s.version}: PROBLEMS`, ...s.problems.map((p) => `  ${p}`));
   }
   if (report.snapshots.length === 0) lines.push('snapshots: none');
-  lines.push(report.ok ? 'All checks passed.' : 'Problems found. A snapshot that disagrees with git is only a cache: delete snapshots/<version>.snapshot and restart. For the repository, see docs/operations.md (Troubleshooting).');
+  lines.push(report.ok ? 'All checks passed.' : 'Problems found. A snapshot that disagrees with git is only a cache: delete the snapshot (snapshots/<tree id>.snapshot) and restart. For the repository, see docs/operations.md (Troubleshooting).');
   return lines.join('\n');
 }

@@ -23,7 +23,9 @@ export class Housekeeping {
   run(): Promise<boolean> {
     if (this.running) return this.running;
     this.running = new Promise<boolean>((resolve) => {
-      const child = spawn('git', ['--git-dir', this.gitdir, 'gc', '--quiet'], { stdio: 'ignore', env: gitEnv() });
+      // In a process group of its own, so that stop() ends git gc's children too: killed alone, gc
+      // leaves its git repack running, which would go on removing packs after the service stopped.
+      const child = spawn('git', ['--git-dir', this.gitdir, 'gc', '--quiet'], { stdio: 'ignore', env: gitEnv(), detached: process.platform !== 'win32' });
       this.child = child;
       child.once('error', () => resolve(false));
       child.once('close', (code) => resolve(code === 0));
@@ -37,7 +39,14 @@ export class Housekeeping {
   /** For a shutdown: stops a run (git leaves the repository as it was) and waits for it to end. */
   async stop(): Promise<void> {
     const running = this.running;
-    this.child?.kill('SIGTERM');
+    const child = this.child;
+    if (child?.pid !== undefined && process.platform !== 'win32') {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM'); // the group is gone already
+      }
+    } else child?.kill('SIGTERM');
     await running;
   }
 }

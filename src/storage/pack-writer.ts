@@ -161,6 +161,8 @@ export interface StagedPack {
   /** `pack-<checksum>`, the files' name without extension. */
   readonly name: string;
   readonly objects: number;
+  /** The pack file's size. */
+  readonly bytes: number;
 }
 
 export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
@@ -176,6 +178,7 @@ export async function stagePack(gitdir: string, tempDir: string, entries: readon
   return {
     name: built.name,
     objects: built.objects,
+    bytes: built.pack.length,
     // The index goes last: readers find objects through it, so the pack is complete by the time they can.
     publish: () =>
       publishFiles(join(gitdir, 'objects', 'pack'), [

@@ -19,6 +19,8 @@ export class BrokenRepositoryError extends Error {}
 export interface RepositoryOptions {
   /** Commits between two runs of git gc in the background; 0 or absent: never. */
   gcEvery?: number;
+  /** New bytes, as a share of the repository's, after which history is repacked with deltas once writes pause; 0 or absent: never. */
+  repackShare?: number;
   /** Told how long each git gc took. */
   timing?: TimingSink;
 }
@@ -69,7 +71,7 @@ export class Repository {
     private readonly options: RepositoryOptions,
   ) {
     this.fs = durableFs(gitdir);
-    this.upkeep = new Upkeep(gitdir, options.gcEvery ?? 0, options.timing);
+    this.upkeep = new Upkeep(gitdir, options.gcEvery ?? 0, options.timing, options.repackShare ?? 0);
   }
 
   static async open(gitdir: string, options: RepositoryOptions = {}): Promise<Repository> {
@@ -264,10 +266,11 @@ export class Repository {
       const commit = prepareCommit({ tree: root.oid, parent: this.head, author: info.author, message: info.message, time: info.time ?? new Date() });
       objects.push(commit);
       const entries = [...folders.flatMap((f) => f.entries), ...objects.map(packEntry)];
-      await this.writeRefAfter(stagePack(this.gitdir, this.tempDir, entries), lock, commit.oid);
+      const staging = stagePack(this.gitdir, this.tempDir, entries);
+      await this.writeRefAfter(staging, lock, commit.oid);
       this.head = commit.oid;
       this.root = root;
-      this.upkeep.committed();
+      this.upkeep.committed((await staging).bytes);
       return commit.oid;
     });
   }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { deltaRepack, GitMissingError, packedBytes } from './delta-repack.ts';
 import { TEMP_DIR } from './durable-fs.ts';
 import { Housekeeping } from './housekeeping.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
@@ -6,14 +7,31 @@ import type { TimingSink } from './timing.ts';
 
 /**
  * When the repository tidies itself, in the background, after commits: small packs are merged
- * (pack-compactor.ts) once writes pause or during a long burst, and `git gc` runs every `gcEvery`
- * commits (housekeeping.ts). The two never overlap, and neither runs while isomorphic-git reads
- * packs (it lists a folder, then opens files that a merge may have removed).
+ * (pack-compactor.ts) once writes pause or during a long burst; once writes pause and the packs
+ * written since the last repack hold `repackShare` of the bytes the repository held then, history is
+ * repacked with deltas instead (delta-repack.ts); and `git gc` runs every `gcEvery` commits
+ * (housekeeping.ts). None of them overlap, and none runs while isomorphic-git reads packs (it lists
+ * a folder, then opens files that a merge may have removed).
+ *
+ * The proportional trigger bounds the cost: a repack reads and writes the whole repository, R bytes,
+ * and comes after at least `repackShare` × R new bytes, so each byte written costs at most
+ * 1 + 1 / `repackShare` bytes of repacking however large the repository grows; between two repacks the
+ * bytes not yet given their deltas are at most that share of the repository.
  */
 export class Upkeep {
   /** Packs written since compaction last ran. */
   private packsSinceCompaction = 0;
+  /** The merge or repack under way (both remove packs). */
   private compaction: Promise<void> | null = null;
+  /** Bytes of the packs commits wrote since the last repack (or since the start). */
+  private writtenSinceRepack = 0;
+  /** Bytes of all packs after the last repack (or at the start; null until listed). */
+  private packedAtRepack: number | null = null;
+  /** False once git could not be run: merging alone then. */
+  private canRepack = true;
+  /** The service is shutting down: nothing new starts, and a repack under way stops. */
+  private stopped = false;
+  private readonly stopping = new AbortController();
   private idleTimer: NodeJS.Timeout | null = null;
   private readsInFlight = 0;
   /** Packs that hold deltas (from git gc): compaction leaves them to git. */
@@ -26,14 +44,24 @@ export class Upkeep {
     /** Commits between two runs of git gc; 0: never. */
     private readonly gcEvery: number,
     private readonly timing: TimingSink | undefined,
+    /** New bytes, as a share of the repository's, that make a repack due; 0: never. */
+    private readonly repackShare = 0,
   ) {
     this.housekeeping = new Housekeeping(gitdir);
+    // A repository not made yet has no packs: nothing to compare with but the first writes.
+    if (repackShare > 0) void packedBytes(gitdir).then((bytes) => (this.packedAtRepack ??= bytes), () => (this.packedAtRepack ??= 0));
   }
 
-  /** After each commit (one new pack): schedules what is due. */
-  committed(): void {
+  /** After each commit (one new pack of `packBytes`): schedules what is due. */
+  committed(packBytes = 0): void {
+    this.writtenSinceRepack += packBytes;
     this.maybeCompact();
     this.maybeGc();
+  }
+
+  /** Whether the next pause of writes repacks rather than merges. */
+  private get repackDue(): boolean {
+    return this.repackShare > 0 && this.canRepack && this.packedAtRepack !== null && this.writtenSinceRepack > 0 && this.writtenSinceRepack >= this.repackShare * this.packedAtRepack;
   }
 
   /** Runs `read` with no compaction in between (it may remove the packs being read). */
@@ -52,6 +80,8 @@ export class Upkeep {
    * (Compaction merely tidies: stopping before it loses nothing.)
    */
   async settle(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     while (this.compaction) await this.compaction;
@@ -65,7 +95,11 @@ export class Upkeep {
     const started = performance.now();
     void (async () => {
       while (this.compaction) await this.compaction;
-      if (await this.housekeeping.run()) this.timing?.('gc', (performance.now() - started) / 1000);
+      if (!(await this.housekeeping.run())) return;
+      this.timing?.('gc', (performance.now() - started) / 1000);
+      // git gc repacked with deltas: the trigger counts from here.
+      this.writtenSinceRepack = 0;
+      this.packedAtRepack = await packedBytes(this.gitdir).catch(() => this.packedAtRepack);
     })();
   }
 
@@ -76,9 +110,42 @@ export class Upkeep {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
+      if (this.repackDue) this.repack();
+      else this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
     }, COMPACTION.IDLE_MS);
     this.idleTimer.unref();
+  }
+
+  /** Repacks with deltas (it also merges every small pack); merges instead where git cannot run or the repack failed. */
+  private repack(): void {
+    if (this.stopped || !this.repackDue) return;
+    if (this.compaction || this.readsInFlight > 0 || this.housekeeping.busy) {
+      // Busy with other upkeep or a read: try again once writes have paused again.
+      if (!this.idleTimer) this.idleTimer = setTimeout(() => ((this.idleTimer = null), this.repack()), COMPACTION.IDLE_MS);
+      this.idleTimer.unref();
+      return;
+    }
+    const written = this.writtenSinceRepack;
+    this.packsSinceCompaction = 0;
+    const started = performance.now();
+    let failed = false;
+    this.compaction = deltaRepack(this.gitdir, join(this.gitdir, TEMP_DIR), this.stopping.signal)
+      .then(
+        (bytes) => {
+          // Commits made meanwhile wrote packs of their own, left for the next round.
+          this.writtenSinceRepack -= written;
+          this.packedAtRepack = bytes;
+          this.timing?.('repack', (performance.now() - started) / 1000);
+        },
+        (err: unknown) => {
+          failed = true;
+          if (err instanceof GitMissingError) this.canRepack = false;
+        },
+      )
+      .finally(() => {
+        this.compaction = null;
+        if (failed && !this.stopped) this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
+      });
   }
 
   /** `whenIdle`: also after a burst's compaction, which merged less. */

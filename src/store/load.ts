@@ -65,7 +65,7 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
   // Ready means searchable: large documents are indexed in slices, and the load waits for them.
   await opts.search?.idle();
   catalog.setComplete();
-  await opts.snapshots?.removeOthers(new Set(folders.keys()));
+  await opts.snapshots?.removeOthers(folders);
 }
 
 /** Translations by the id of the blob they were parsed from, during one load. */
@@ -103,8 +103,10 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   // A copy whose Markdown files were all loaded for other versions (only its version.json differs):
   // reading that one file is cheaper than its snapshot, and it shares their translations and search index.
   const assembled = loaded.size > 0 && blobsOf(tree).every(([path, oid]) => !TRANSLATION_FILE.test(path) || parsed.has(oid));
-  const snap = assembled ? null : internSnapshot(await openSnapshot(opts.snapshots?.take(slug), log, slug), parsed);
+  const snap = assembled ? null : internSnapshot(forSlug(await openSnapshot(opts.snapshots?.take(slug, tree.oid), log, slug), slug), parsed);
   if (snap && snap.tree.oid === tree.oid) {
+    // The tree's snapshot may have been taken of another version with this folder: point this one at it too.
+    if (opts.snapshots?.pointsElsewhere(slug, tree.oid)) opts.snapshots.markDirty(slug);
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
     const shared = opts.search?.adoptTwin(slug, snap.state) === true;
     if (!shared && snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
@@ -145,6 +147,12 @@ function underSlug(twin: VersionState, slug: string): VersionState {
     (nodes ??= new Map(twin.nodes)).set(nodeSlug, { ...node, id: derivedId(slug, nodeSlug) });
   }
   return { ...twin, slug, nodes: nodes ?? twin.nodes };
+}
+
+/** A snapshot taken of another version with the same folder, as this version's (see underSlug). */
+function forSlug(snap: Snapshot | null, slug: string): Snapshot | null {
+  if (snap === null || snap.state.slug === slug) return snap;
+  return { ...snap, slug, state: underSlug(snap.state, slug) };
 }
 
 /**

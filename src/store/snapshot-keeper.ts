@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
 import type { Repository } from '../storage/repository.ts';
-import { clearSnapshotTemps, readSnapshot, removeSnapshot, snapshotSlugs, writeSnapshot, type SnapshotFile } from './snapshot.ts';
+import type { TreeNode } from '../storage/git-objects.ts';
+import { readSnapshot, writeSnapshot, type SnapshotFile } from './snapshot.ts';
+import { readPointers, removePointer, removeUnneeded, snapshotTrees, writePointer } from './snapshot-files.ts';
 import type { TimingSink } from '../storage/timing.ts';
 
 export interface KeeperOptions {
@@ -13,14 +15,23 @@ export interface KeeperOptions {
 }
 
 /**
- * Keeps each version's snapshot in line with the index: versions that changed (written, or loaded
- * from git) are snapshotted in the background once writes have been quiet for a while, and on
- * close. Snapshot failures are logged and never fail a request: the snapshot is only a cache.
+ * Keeps a snapshot of each version's tree in line with the index: versions that changed (written, or
+ * loaded from git) are snapshotted in the background once writes have been quiet for a while, and on
+ * close; a version whose tree already has a snapshot (an identical folder) only points at it.
+ * Snapshots no version needs any more are removed after each round, never during the load (which
+ * may still read them). Snapshot failures are logged and never fail a request: the snapshot is only
+ * a cache.
  */
 export class SnapshotKeeper {
   private readonly dirty = new Set<string>();
-  /** Versions with a snapshot on disk that the load has not taken yet. */
-  private readonly preloaded = new Set<string>();
+  /** Trees with a snapshot on disk. */
+  private readonly trees = new Set<string>();
+  /** Each version's pointer on disk: the tree of its last snapshot. */
+  private pointers = new Map<string, string>();
+  /** Snapshot files being read by the load, by tree (versions of one tree loaded side by side read it once). */
+  private readonly reads = new Map<string, Promise<SnapshotFile>>();
+  /** Unneeded snapshots are removed only once the load is over. */
+  private loaded = false;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -39,31 +50,67 @@ export class SnapshotKeeper {
     this.timing = opts.timing;
   }
 
-  /** Starts reading every snapshot on disk, so the reads overlap opening the repository. */
+  /** Lists the snapshots and pointers on disk (before the repository is opened). */
   preload(): void {
-    for (const slug of snapshotSlugs(this.dir)) this.preloaded.add(slug);
+    for (const tree of snapshotTrees(this.dir)) this.trees.add(tree);
+    this.pointers = readPointers(this.dir);
   }
 
-  /** The versions that have a snapshot on disk (listed before the load takes them). */
+  /** The versions that have a snapshot on disk (listed before the load). */
   slugs(): string[] {
-    return [...this.preloaded];
+    return [...this.pointers.keys()].sort();
   }
 
   /**
-   * The version's snapshot (each is handed out once), or undefined when there is none. It is read
-   * when asked for, not before: a version the load gets from elsewhere (an identical folder already
-   * loaded) never has its file read.
+   * A snapshot for the version at `tree`: the tree's own (whichever version it was taken of), else the
+   * older one the version's pointer names (to be patched), else undefined. It is read when asked for,
+   * not before: a version the load gets from elsewhere (an identical folder already loaded) never has
+   * its file read.
    */
-  take(slug: string): Promise<SnapshotFile> | undefined {
-    if (!this.preloaded.delete(slug)) return undefined;
-    return readSnapshot(this.dir, slug);
+  take(slug: string, tree: string): Promise<SnapshotFile> | undefined {
+    const older = this.pointers.get(slug);
+    const chosen = this.trees.has(tree) ? tree : older !== undefined && this.trees.has(older) ? older : undefined;
+    if (chosen === undefined) return undefined;
+    let read = this.reads.get(chosen);
+    if (!read) {
+      const started = this.read(chosen);
+      // Shared while it is being read only: a file held on to would keep its bytes in memory all through the load.
+      const forget = () => {
+        if (this.reads.get(chosen) === started) this.reads.delete(chosen);
+      };
+      started.then(forget, forget);
+      this.reads.set(chosen, (read = started));
+    }
+    return read;
   }
 
-  /** After the load: removes snapshots of versions no longer in the repository, and temp files of a write a crash cut short. */
-  async removeOthers(folders: ReadonlySet<string>): Promise<void> {
-    this.preloaded.clear();
-    await clearSnapshotTemps(this.dir);
-    for (const slug of snapshotSlugs(this.dir)) if (!folders.has(slug)) await removeSnapshot(this.dir, slug);
+  /** Reads a tree's snapshot; one that cannot be used counts as none, so the next round writes it anew. */
+  private read(tree: string): Promise<SnapshotFile> {
+    const unusable = (err: unknown): never => {
+      this.trees.delete(tree);
+      throw err;
+    };
+    return readSnapshot(this.dir, tree).then((file) => ({ ...file, open: () => file.open().catch(unusable) }), unusable);
+  }
+
+  /** Whether the version's pointer is missing or names another tree (the next round sets it). */
+  pointsElsewhere(slug: string, tree: string): boolean {
+    return this.pointers.get(slug) !== tree;
+  }
+
+  /**
+   * After the load: forgets the pointers of versions no longer in the repository and removes the
+   * snapshots no version needs, and temp files of a write a crash cut short.
+   */
+  async removeOthers(folders: ReadonlyMap<string, TreeNode>): Promise<void> {
+    this.reads.clear();
+    this.loaded = true;
+    for (const slug of [...this.pointers.keys()]) {
+      if (folders.has(slug)) continue;
+      this.pointers.delete(slug);
+      await removePointer(this.dir, slug);
+    }
+    await this.removeUnneeded(folders, true);
   }
 
   /** Follows the catalog: every version set from now on gets a new snapshot once writes are quiet. */
@@ -101,17 +148,26 @@ export class SnapshotKeeper {
   private flush(): Promise<void> {
     // One flush at a time; a flush that starts while another runs waits for it, then takes what is left.
     const run = (this.running ?? Promise.resolve()).then(async () => {
+      let changed = false;
       while (this.dirty.size > 0) {
         const slug: string = this.dirty.values().next().value!;
         this.dirty.delete(slug);
         await this.snapshot(slug);
+        changed = true;
       }
+      if (changed && this.loaded && this.repo) await this.removeUnneeded(this.repo.folders(), false).catch((err: unknown) => this.log.warn({ err }, 'unneeded snapshots could not be removed'));
     });
     this.running = run.finally(() => {
       if (this.running === tracked) this.running = null;
     });
     const tracked = this.running;
     return tracked;
+  }
+
+  /** Snapshots of trees that neither a version's folder nor its pointer names. */
+  private async removeUnneeded(folders: ReadonlyMap<string, TreeNode>, temps: boolean): Promise<void> {
+    const keep = new Set([...this.pointers.values(), ...[...folders.values()].map((tree) => tree.oid)]);
+    for (const tree of await removeUnneeded(this.dir, keep, temps)) this.trees.delete(tree);
   }
 
   private async snapshot(slug: string): Promise<void> {
@@ -121,27 +177,36 @@ export class SnapshotKeeper {
       const tree = this.repo?.folder(slug);
       if (!this.repo) return;
       if (!entry || !tree) {
-        await removeSnapshot(this.dir, slug);
+        this.pointers.delete(slug);
+        await removePointer(this.dir, slug);
         return;
       }
       if (!entry.state) return; // broken: nothing to keep
-      if (this.search.isBusy(slug)) {
-        // Its search index is behind its state until the update in slices ends: try again after it.
-        void this.search.idle().then(() => {
-          if (this.closed) return;
-          this.dirty.add(slug);
-          this.schedule(this.quietMs);
-        });
-        return;
+      if (!this.trees.has(tree.oid)) {
+        if (this.search.isBusy(slug)) {
+          // Its search index is behind its state until the update in slices ends: try again after it.
+          void this.search.idle().then(() => {
+            if (this.closed) return;
+            this.dirty.add(slug);
+            this.schedule(this.quietMs);
+          });
+          return;
+        }
+        const started = performance.now();
+        const searchStarted = performance.now();
+        // Called in the same synchronous step as the state and tree are taken: the index saved is the one built from that state.
+        const search = await this.search.save(slug);
+        const searchMs = performance.now() - searchStarted;
+        const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
+        this.trees.add(tree.oid);
+        this.log.info({ version: slug, tree: tree.oid, bytes, ms: Math.round(performance.now() - started), longestStepMs: Math.round(Math.max(longestStepMs, searchMs)) }, 'snapshot written');
+        this.timing?.('snapshot', (performance.now() - started) / 1000);
       }
-      const started = performance.now();
-      const searchStarted = performance.now();
-      // Called in the same synchronous step as the state and tree are taken: the index saved is the one built from that state.
-      const search = await this.search.save(slug);
-      const searchMs = performance.now() - searchStarted;
-      const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
-      this.log.info({ version: slug, bytes, ms: Math.round(performance.now() - started), longestStepMs: Math.round(Math.max(longestStepMs, searchMs)) }, 'snapshot written');
-      this.timing?.('snapshot', (performance.now() - started) / 1000);
+      // After the snapshot is durable: a pointer never names a tree whose snapshot was not written.
+      if (this.pointers.get(slug) !== tree.oid) {
+        await writePointer(this.dir, slug, tree.oid);
+        this.pointers.set(slug, tree.oid);
+      }
     } catch (err) {
       this.log.warn({ version: slug, err }, 'snapshot could not be written; the next start reads the version from git');
     }

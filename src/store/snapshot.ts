@@ -5,11 +5,14 @@ import * as v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { NodeRec, TranslationsOf, VersionMeta, VersionState } from '../domain/types.ts';
 import type { TreeNode } from '../storage/git-objects.ts';
+import { snapshotFile } from './snapshot-files.ts';
 
 /**
  * A version's in-memory state kept on disk beside the repository, so a start restores it instead of
- * reading and parsing every file again. It is a cache: keyed by the folder's tree id, checked by a
- * checksum, and safe to delete (the next start reads git and writes a new one).
+ * reading and parsing every file again. It is a cache: named by the folder's tree id (versions with
+ * identical folders share it; see snapshot-files.ts), checked by a checksum, and safe to delete (the
+ * next start reads git and writes a new one). The slug in it is the version it was taken of: node ids
+ * derived from that slug are derived again when another version restores it.
  *
  * File layout: the parts, then the search index's bytes, then a JSON trailer
  * (format, Node version, slug, tree id, part lengths, SHA-256 of everything before it), its length
@@ -25,7 +28,6 @@ import type { TreeNode } from '../storage/git-objects.ts';
  */
 const FORMAT = 3;
 const MAGIC = Buffer.from('help-snapshot\n', 'latin1');
-const SUFFIX = '.snapshot';
 /** Translations per serialized part: a part takes a few milliseconds, so writing never holds the event loop long. */
 const PART_NODES = 250;
 /** Above this many bytes the checksum is computed on another thread while the main one deserializes. */
@@ -59,17 +61,6 @@ interface Head {
 }
 
 export class SnapshotFormatError extends Error {}
-
-export const snapshotFile = (dir: string, slug: string) => join(dir, `${slug}${SUFFIX}`);
-
-/** Slugs of the snapshots in `dir`. */
-export function snapshotSlugs(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir).flatMap((name) => (name.endsWith(SUFFIX) ? [name.slice(0, -SUFFIX.length)] : []));
-  } catch {
-    return [];
-  }
-}
 
 /**
  * Writes a snapshot durably (temp file, fsync, rename, fsync of the folder). Serializes part by
@@ -122,7 +113,7 @@ export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ byte
   }
   await handle.close();
   try {
-    await fs.promises.rename(temp, snapshotFile(dir, snap.slug));
+    await fs.promises.rename(temp, snapshotFile(dir, snap.tree.oid));
   } catch (err) {
     await fs.promises.rm(temp, { force: true });
     throw err;
@@ -136,24 +127,9 @@ export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ byte
   return { bytes, longestStepMs };
 }
 
-/** Removes a version's snapshot (the version is gone). */
-export async function removeSnapshot(dir: string, slug: string): Promise<void> {
-  await fs.promises.rm(snapshotFile(dir, slug), { force: true });
-}
-
-/** Removes temp files a crash left in the middle of a snapshot write. */
-export async function clearSnapshotTemps(dir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await fs.promises.readdir(dir);
-  } catch {
-    return;
-  }
-  await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => fs.promises.rm(join(dir, n), { force: true })));
-}
-
 /** A snapshot file read into memory, its trailer checked; `open()` deserializes it after verifying the checksum. */
 export interface SnapshotFile {
+  /** The version the snapshot was taken of. */
   slug: string;
   tree: string;
   open(): Promise<Snapshot>;
@@ -163,8 +139,8 @@ export interface SnapshotFile {
  * Reads a snapshot file and checks its trailer (format, Node version, lengths). Throws
  * SnapshotFormatError when the file cannot be used; `open()` throws it when the checksum does not match.
  */
-export async function readSnapshot(dir: string, slug: string): Promise<SnapshotFile> {
-  const path = snapshotFile(dir, slug);
+export async function readSnapshot(dir: string, tree: string): Promise<SnapshotFile> {
+  const path = snapshotFile(dir, tree);
   const handle = await fs.promises.open(path, 'r');
   let data: Buffer;
   try {
@@ -193,12 +169,12 @@ export async function readSnapshot(dir: string, slug: string): Promise<SnapshotF
   }
   if (trailer.format !== FORMAT) throw new SnapshotFormatError(`format ${trailer.format}, not ${FORMAT}`);
   if (trailer.node !== process.version) throw new SnapshotFormatError(`written by Node ${trailer.node}, this is ${process.version}`);
-  if (trailer.slug !== slug) throw new SnapshotFormatError(`holds version "${trailer.slug}"`);
+  if (trailer.tree !== tree) throw new SnapshotFormatError(`holds tree ${trailer.tree}, not the ${tree} it is named for`);
   const total = trailer.parts.reduce((a, b) => a + b, 0) + (trailer.search ?? 0);
   if (total !== payloadEnd || trailer.parts.length % 3 !== 1) throw new SnapshotFormatError('its parts do not add up to its size');
   const payload = data.subarray(0, payloadEnd);
   return {
-    slug,
+    slug: trailer.slug,
     tree: trailer.tree,
     open: async () => {
       const checksum = sha256(payload);

@@ -165,7 +165,10 @@ describe('A repository damaged by hand is never served as empty, nor started ove
       // A snapshot from another repository: its tree is not here.
       const other = await populated();
       try {
-        copyFileSync(join(other.dataDir, 'snapshots', 'v2.snapshot'), join(dataDir, 'snapshots', 'v2.snapshot'));
+        // Snapshots are named by tree; v2's pointer is turned to the other repository's.
+        const theirs = readFileSync(join(other.dataDir, 'snapshots', 'v2.tree'), 'utf8').trim();
+        copyFileSync(join(other.dataDir, 'snapshots', `${theirs}.snapshot`), join(dataDir, 'snapshots', `${theirs}.snapshot`));
+        writeFileSync(join(dataDir, 'snapshots', 'v2.tree'), `${theirs}\n`);
       } finally {
         rmSync(other.dataDir, { recursive: true, force: true });
       }

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { deltaRepack } from '../../src/storage/delta-repack.ts';
+import { TEMP_DIR } from '../../src/storage/durable-fs.ts';
+import { prepareObject } from '../../src/storage/git-objects.ts';
+import { packEntry, stagePack } from '../../src/storage/pack-writer.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
@@ -92,5 +99,120 @@ describe('Housekeeping while writes go on', () => {
     const last = await writeConcurrently(15, 'outside');
     await gc;
     await assertAllThere(last, before, 60);
+  });
+});
+
+/** Bytes under objects/ (packs, indexes, loose objects). */
+function objectBytes(gitdir: string): number {
+  let total = 0;
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else total += fs.statSync(join(dir, e.name)).size;
+    }
+  };
+  walk(join(gitdir, 'objects'));
+  return total;
+}
+
+/**
+ * The service repacks history with deltas once writes pause and the packs written since its last
+ * repack reach HELP_REPACK_PERCENT of the repository; writes go on meanwhile.
+ */
+describe('Repacking with deltas while writes go on', () => {
+  let s: TestServer;
+  before(async () => {
+    // git gc off: what gives the history its deltas here is the repack alone.
+    s = await startTestServer({ env: { HELP_GC_EVERY: '0', HELP_REPACK_PERCENT: '10' } });
+    await createVersion(s, 'v1', { status: 'published' });
+    for (let i = 0; i < 4; i++) await createNode(s, 'v1', { slug: `n${i}` });
+  });
+  after(() => s.close());
+
+  const repackRuns = async () => {
+    const text = await (await fetch(new URL('/metrics', s.url))).text();
+    return Number(/^help_storage_duration_seconds_count\{operation="repack"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  const waitForRepacks = async (atLeast: number) => {
+    const deadline = Date.now() + 30_000;
+    while ((await repackRuns()) < atLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await repackRuns()) >= atLeast, `${atLeast} repack(s) ran`);
+  };
+  const edit = async (slug: string, title: string, i: number) => {
+    // Long bodies that differ by a line: whole they cost kilobytes each, as deltas a few bytes.
+    const res = await s.request('PUT', `/versions/v1/topics/${slug}/translations/en`, { body: { title, bodyMd: `${'A paragraph that stays the same in every revision of this topic.\n'.repeat(60)}Revision ${i}.\n` } });
+    assert.equal(res.status, 200, res.text);
+  };
+
+  test('a pause after many writes repacks: the bytes shrink, writes during the repack are kept, git fsck is clean and a restart reads every acknowledged write', async () => {
+    const commitsBefore = s.commitCount();
+    const runsBefore = await repackRuns();
+    const last = new Map<string, string>();
+    for (let i = 0; i < 40; i++) {
+      const slug = `n${i % 4}`;
+      await edit(slug, `first ${i}`, i);
+      last.set(slug, `first ${i}`);
+    }
+    const written = objectBytes(s.gitdir);
+    await waitForRepacks(runsBefore + 1);
+    const repacked = objectBytes(s.gitdir);
+    assert.ok(repacked < written / 2, `objects/ went from ${written} to ${repacked} bytes`);
+
+    // More writes, paused once so that a repack starts while the next ones are written.
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (let i = 0; i < 10; i++) {
+            await edit(`n${w}`, `second ${round} ${w} ${i}`, 100 + i);
+            last.set(`n${w}`, `second ${round} ${w} ${i}`);
+          }
+        }),
+      );
+      if (round === 0) await new Promise((r) => setTimeout(r, 1100));
+    }
+    await waitForRepacks(runsBefore + 2);
+    assert.equal(s.commitCount(), commitsBefore + 40 + 80, 'one commit per acknowledged write');
+    await s.service.close();
+    await run('git', ['--git-dir', s.gitdir, 'fsck', '--strict', '--no-progress']);
+    s = await s.restart();
+    for (const [slug, title] of last) assert.equal((await s.request('GET', `/versions/v1/topics/${slug}/translations/en`)).body.title, title);
+  });
+});
+
+describe('A repack keeps every object of the packs it replaces', () => {
+  test("a pack on disk whose commit has no ref yet (a write between its pack and its ref) keeps its objects", async () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), 'help-repack-'));
+    const gitdir = join(dir, 'repo.git');
+    try {
+      execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitdir]);
+      fs.mkdirSync(join(gitdir, TEMP_DIR));
+      // Pushes received as packs, as the service's commits are written.
+      execFileSync('git', ['--git-dir', gitdir, 'config', 'receive.unpackLimit', '1']);
+      const work = join(dir, 'work');
+      execFileSync('git', ['clone', '-q', gitdir, work], { stdio: 'ignore' });
+      const gitIn = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], { cwd: work, stdio: 'pipe' });
+      for (let i = 0; i < 3; i++) {
+        fs.writeFileSync(join(work, 'page.md'), `${'Same text.\n'.repeat(200)}Change ${i}.\n`);
+        gitIn('add', '-A');
+        gitIn('commit', '-qm', `change ${i}`);
+        gitIn('push', '-q', 'origin', 'HEAD:main');
+      }
+      // The service's own pack of an object no ref reaches yet.
+      const pending = prepareObject('blob', Buffer.from('Written, not yet referenced.\n'));
+      await (await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(pending)])).publish();
+      const packsBefore = fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+      assert.ok(packsBefore.length >= 4, packsBefore.join(', '));
+
+      await deltaRepack(gitdir, join(gitdir, TEMP_DIR));
+      const packsAfter = fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+      assert.equal(packsAfter.length, 1, 'the packs it replaced are gone');
+      assert.equal(execFileSync('git', ['--git-dir', gitdir, 'cat-file', 'blob', pending.oid], { encoding: 'utf8' }), 'Written, not yet referenced.\n');
+      execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
+      // Nothing new since: a second run leaves the one pack as it is.
+      await deltaRepack(gitdir, join(gitdir, TEMP_DIR));
+      assert.deepEqual(fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')), packsAfter);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
