@@ -32,13 +32,14 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
       const at = firstMatch(lines[i], query);
       if (at < 0) continue;
       const before = linesBefore(body, lineStart, lines.slice(0, i));
-      return excerpt(before.lines, before.more, lines[i], at, linesAfter(body, lineEnd + 1, lines.slice(i + 1)));
+      const moreBefore = () => before.full && hasTextBefore(body, before.from);
+      return excerpt(before.lines, moreBefore, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
     }
     // The match was in Markdown syntax (a link target, say): look further.
     candidates.lastIndex = lineEnd + 1;
   }
   const inSummary = firstMatch(t.summary, query);
-  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, []);
+  if (inSummary >= 0) return clip(t.summary, inSummary, SNIPPET_BEFORE, false);
   let head = '';
   for (const line of plainLinesOf(body)) {
     head = head === '' ? line : `${head} ${line}`;
@@ -51,37 +52,59 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
 /**
  * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
  * of that line before the match): at least SNIPPET_BEFORE characters of them where the text has
- * that many, and whether there is text before them.
+ * that many; `from` is where the earliest of them starts, and `full` whether they reached that many
+ * (only then can there be text before them).
  */
-function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; more: boolean } {
-  const lines = [...first];
-  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  for (let end = lineStart - 1; end >= 0; ) {
+function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; from: number; full: boolean } {
+  const lines = first;
+  let chars = 0;
+  for (const l of lines) chars += l.length + 1;
+  let from = lineStart;
+  for (let end = lineStart - 1; end >= 0 && chars < SNIPPET_BEFORE; ) {
     const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
     const plain = plainLines(markdown, start, end);
     if (plain.length > 0) {
-      if (chars >= SNIPPET_BEFORE) return { lines, more: true };
       lines.unshift(...plain);
-      chars += plain.reduce((n, l) => n + l.length + 1, 0);
+      for (const l of plain) chars += l.length + 1;
+      from = start;
     }
     end = start - 1;
   }
-  return { lines, more: false };
+  return { lines, from, full: chars >= SNIPPET_BEFORE };
+}
+
+/** Whether any Markdown line before `lineStart` has plain text. */
+function hasTextBefore(markdown: string, lineStart: number): boolean {
+  for (let end = lineStart - 1; end >= 0; ) {
+    const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
+    if (plainLines(markdown, start, end).length > 0) return true;
+    end = start - 1;
+  }
+  return false;
 }
 
 /**
- * The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more
- * (a character takes at least one column, so SNIPPET_COLUMNS characters are always enough).
+ * The snippet for a match at `at` in the plain line `line`, which comes after the plain lines
+ * `before` and is followed by `rest` and then the plain lines of the Markdown from `after` on: about
+ * a third of it before the match, the rest after, cut at word boundaries, with … where the text goes
+ * on. `moreBefore` says whether there is text before `before`; it is asked only when the excerpt
+ * starts with the first of them. Lines after the match are converted only until the excerpt is full.
  */
-function linesAfter(markdown: string, from: number, first: string[]): string[] {
-  const lines = [...first];
-  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  for (const line of plainLinesOf(markdown, from)) {
-    if (chars > SNIPPET_COLUMNS) break;
-    lines.push(line);
-    chars += line.length + 1;
+function excerpt(before: string[], moreBefore: () => boolean, line: string, at: number, rest: string[], markdown: string, after: number): string {
+  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
+  let text = lead + line;
+  const pos = lead.length + at;
+  const start = clipStart(text, pos, SNIPPET_BEFORE);
+  // One character past the excerpt is enough to know whether the text goes on.
+  const full = () => text.length > pos + SNIPPET_COLUMNS || columnsForward(text, start, SNIPPET_COLUMNS) < text.length;
+  for (let i = 0; i < rest.length && !full(); i++) text += ` ${rest[i]}`;
+  if (!full()) {
+    for (const next of plainLinesOf(markdown, after)) {
+      text += ` ${next}`;
+      if (full()) break;
+    }
   }
-  return lines;
+  return clipFrom(text, pos, start, start > 0 || moreBefore());
 }
 
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
@@ -95,27 +118,24 @@ function* plainLinesOf(markdown: string, from = 0): Generator<string, void, unde
 }
 
 /**
- * The snippet for a match at `at` in `line`: about a third of it before the match, the rest after,
- * cut at word boundaries, with … where the text goes on. `before` holds the lines just before
- * `line` (`dropped`: and there were more before those); `after` the lines after it.
- */
-function excerpt(before: string[], dropped: boolean, line: string, at: number, after: string[]): string {
-  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
-  let text = lead + line;
-  const pos = lead.length + at;
-  // One character past the excerpt is enough to know whether the text goes on.
-  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_COLUMNS; i++) text += ` ${after[i]}`;
-  return clip(text, pos, SNIPPET_BEFORE, dropped);
-}
-
-/**
  * SNIPPET_COLUMNS of `text` from `before` columns ahead of `pos`, not starting or ending inside a
  * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
  */
 function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
+  const start = clipStart(text, pos, before);
+  return clipFrom(text, pos, start, start > 0 || moreBefore);
+}
+
+/** Where clip() starts: `before` columns ahead of `pos`, moved forward out of a word and past white space (it depends only on the text up to `pos`). */
+function clipStart(text: string, pos: number, before: number): number {
   let start = columnsBack(text, pos, before);
   if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
   while (start < pos && /\s/.test(text[start])) start++;
+  return start;
+}
+
+/** SNIPPET_COLUMNS of `text` from `start`, not ending inside a word after `pos`, with … where text goes on (`cutBefore`: before too). */
+function clipFrom(text: string, pos: number, start: number, cutBefore: boolean): string {
   let end = columnsForward(text, start, SNIPPET_COLUMNS);
   if (end < text.length && splitsWord(text, end)) {
     let wordStart = end;
@@ -123,7 +143,7 @@ function clip(text: string, pos: number, before: number, moreBefore: boolean): s
     if (wordStart > pos) end = wordStart;
   }
   while (end > start && /\s/.test(text[end - 1])) end--;
-  return `${start > 0 || moreBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+  return `${cutBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
 /** Display columns of a UTF-16 unit: 2 for East Asian wide and fullwidth characters and for astral ones (their high surrogate; the low one 0), else 1. */
