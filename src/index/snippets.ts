@@ -1,6 +1,6 @@
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { fold, foldWithMap, type Word } from './words.ts';
+import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -32,8 +32,7 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
       const at = firstMatch(lines[i], query);
       if (at < 0) continue;
       const before = linesBefore(body, lineStart, lines.slice(0, i));
-      const moreBefore = () => before.full && hasTextBefore(body, before.from);
-      return excerpt(before.lines, moreBefore, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
+      return excerpt(before.lines, before.full ? before.from : -1, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
     }
     // The match was in Markdown syntax (a link target, say): look further.
     candidates.lastIndex = lineEnd + 1;
@@ -87,24 +86,42 @@ function hasTextBefore(markdown: string, lineStart: number): boolean {
  * The snippet for a match at `at` in the plain line `line`, which comes after the plain lines
  * `before` and is followed by `rest` and then the plain lines of the Markdown from `after` on: about
  * a third of it before the match, the rest after, cut at word boundaries, with … where the text goes
- * on. `moreBefore` says whether there is text before `before`; it is asked only when the excerpt
- * starts with the first of them. Lines after the match are converted only until the excerpt is full.
+ * on. `earlier` is where the Markdown before `before` ends (-1: no text there); whether it holds
+ * text is asked only when the excerpt starts with the first of them. Lines after the match are
+ * converted only until the excerpt's end is known.
  */
-function excerpt(before: string[], moreBefore: () => boolean, line: string, at: number, rest: string[], markdown: string, after: number): string {
+function excerpt(before: string[], earlier: number, line: string, at: number, rest: string[], markdown: string, after: number): string {
   const lead = before.length > 0 ? `${before.join(' ')} ` : '';
   let text = lead + line;
   const pos = lead.length + at;
   const start = clipStart(text, pos, SNIPPET_BEFORE);
-  // One character past the excerpt is enough to know whether the text goes on.
-  const full = () => text.length > pos + SNIPPET_COLUMNS || columnsForward(text, start, SNIPPET_COLUMNS) < text.length;
-  for (let i = 0; i < rest.length && !full(); i++) text += ` ${rest[i]}`;
-  if (!full()) {
-    for (const next of plainLinesOf(markdown, after)) {
-      text += ` ${next}`;
-      if (full()) break;
-    }
+  // The excerpt's end is known once the text from `start` takes more columns than it shows (one
+  // character past it says that the text goes on), or reaches past the most an excerpt shows after the match.
+  const limit = pos + SNIPPET_COLUMNS;
+  let columns = columnsIn(text, start, text.length);
+  for (let i = 0; i < rest.length && columns <= SNIPPET_COLUMNS && text.length <= limit; i++) {
+    text += ` ${rest[i]}`;
+    columns += 1 + columnsIn(rest[i], 0, rest[i].length);
   }
-  return clipFrom(text, pos, start, start > 0 || moreBefore());
+  for (let from = after; from < markdown.length && columns <= SNIPPET_COLUMNS && text.length <= limit; ) {
+    let end = markdown.indexOf('\n', from);
+    if (end < 0) end = markdown.length;
+    for (const next of plainLines(markdown, from, end)) {
+      if (columns > SNIPPET_COLUMNS || text.length > limit) break;
+      text += ` ${next}`;
+      columns += 1 + columnsIn(next, 0, next.length);
+    }
+    from = end + 1;
+  }
+  return clipFrom(text, pos, start, start > 0 || (earlier >= 0 && hasTextBefore(markdown, earlier)));
+}
+
+/** Display columns of `text` from `from` to `until`, counted up to just past SNIPPET_COLUMNS. */
+function columnsIn(text: string, from: number, until: number): number {
+  if (narrowBetween(text, from, until)) return until - from;
+  let columns = 0;
+  for (let i = from; i < until && columns <= SNIPPET_COLUMNS; i++) columns += columnsOf(text.charCodeAt(i));
+  return columns;
 }
 
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
@@ -153,8 +170,21 @@ function columnsOf(code: number): number {
   return (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xdbff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
 }
 
+/**
+ * Whether every unit of `text` from `from` to `until` takes one column (none is at or above U+1100):
+ * then columns are units, and Latin text needs no count character by character.
+ */
+function narrowBetween(text: string, from: number, until: number): boolean {
+  MAY_BE_WIDE.lastIndex = from;
+  return !MAY_BE_WIDE.test(text) || MAY_BE_WIDE.lastIndex > until;
+}
+const MAY_BE_WIDE = /[\u1100-\uffff]/g;
+
 /** The index `columns` display columns before `from`. */
 function columnsBack(text: string, from: number, columns: number): number {
+  // (`columns` may be a fraction: the loop below then takes one unit more.)
+  const back = Math.max(0, from - Math.ceil(columns));
+  if (narrowBetween(text, back, from)) return back;
   let i = from;
   for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
   return i;
@@ -162,6 +192,8 @@ function columnsBack(text: string, from: number, columns: number): number {
 
 /** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
 function columnsForward(text: string, from: number, columns: number): number {
+  const forward = Math.min(text.length, from + Math.floor(columns));
+  if (narrowBetween(text, from, forward)) return forward;
   let i = from;
   for (let left = columns; i < text.length; i++) {
     const c = columnsOf(text.charCodeAt(i));
@@ -179,7 +211,7 @@ const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWo
 
 /** Where in `text` the earliest word of the query occurs (-1: none). */
 function firstMatch(text: string, query: Word[]): number {
-  let folded = fold(text);
+  let folded = foldInPlace(text) ?? fold(text);
   let source: number[] | null = null;
   // Folding keeps one character per character almost always; where it does not, map positions back.
   if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));

@@ -157,6 +157,49 @@ function letterClass(folded: string): string {
   return more ? `[${escapeRegExp(folded)}${escapeRegExp(more)}]` : escapeRegExp(folded);
 }
 
+/**
+ * fold(text) when it can be had character by character, each folding to one (Latin letters, CJK,
+ * kana, Hangul, fullwidth forms, punctuation): far cheaper than the Unicode normalizations, for the
+ * lines a snippet looks at. null for text with anything else (Greek's final sigma, combining marks,
+ * characters that compose with their neighbours): fold() then.
+ */
+export function foldInPlace(text: string): string | null {
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return null;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c < 0xc0) continue;
+    if (c <= 0x24f) {
+      const f = latinFold(c);
+      if (f === null) return null;
+      if (f === lower[i]) continue;
+      out += lower.slice(from, i) + f;
+      from = i + 1;
+    } else if (!FOLDS_AS_ITSELF(c)) return null;
+  }
+  return from === 0 ? lower : out + lower.slice(from);
+}
+
+/** Characters without case, decomposition or composition with a neighbour: fold() leaves them as they are. */
+const FOLDS_AS_ITSELF = (c: number) =>
+  (c >= 0x2010 && c <= 0x205e) || (c >= 0x3000 && c <= 0x30ff && c !== 0x3099 && c !== 0x309a) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xff00 && c <= 0xffef);
+
+/** fold() of each lower-case Latin letter from U+00C0 to U+024F (null: it does not fold to one character). */
+let latinFolds: Array<string | null> | null = null;
+
+function latinFold(c: number): string | null {
+  if (latinFolds === null) {
+    latinFolds = [];
+    for (let code = 0xc0; code <= 0x24f; code++) {
+      const f = fold(String.fromCharCode(code));
+      latinFolds.push(f.length === 1 ? f : null);
+    }
+  }
+  return latinFolds[c - 0xc0];
+}
+
 /** The folded text with, for each of its characters, the index of the character it came from. */
 export function foldWithMap(text: string): { folded: string; source: number[] } {
   let folded = '';
