@@ -20,8 +20,13 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
     if (end < 0 || end > until) end = until;
     const raw = markdown.slice(start, end);
     // A lone CR ends a line too (old Mac files); CRLF leaves a CR at the end of `raw`.
-    for (const part of raw.includes('\r') ? raw.split(/\r\n?/) : [raw]) {
-      const line = plainLineText(part);
+    if (raw.includes('\r')) {
+      for (const part of raw.split(/\r\n?/)) {
+        const line = plainLineText(part);
+        if (line !== '') out.push(line);
+      }
+    } else if (raw !== '') {
+      const line = plainLineText(raw);
       if (line !== '') out.push(line);
     }
     start = end + 1;
@@ -41,8 +46,8 @@ const collapse = (line: string) => line.replace(/\s+/g, ' ').trim();
 
 /** A line without any of these characters is plain text as it is (most lines of prose). */
 const SYNTAX = /[<>[\]!|*_~`\\#]|^\s*(?:[-+:]|\d{1,9}[.)])|-->/;
-/** White space other than single inner spaces. */
-const SPACE_RUN = /^\s|\s$|\s\s|[^\S ]/;
+/** White space other than single inner spaces (\s less the space, two spaces, a space at either end). */
+const SPACE_RUN = /[^\S ]|  |^ | $/;
 
 /**
  * Characters whose rules (HTML, links, quotes, escapes) only plainLine() applies. Lines without them

@@ -164,6 +164,7 @@ function letterClass(folded: string): string {
  * characters that compose with their neighbours): fold() then.
  */
 export function foldInPlace(text: string): string | null {
+  if (ASCII.test(text)) return text.toLowerCase();
   const lower = text.toLowerCase();
   if (lower.length !== text.length) return null;
   let out = '';
