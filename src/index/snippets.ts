@@ -1,6 +1,6 @@
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
+import { fold, foldInPlace, foldWithMap, startsWord, type Word } from './words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -17,13 +17,17 @@ const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
 
 /**
  * A short excerpt of plain text around the first match in the body (else the summary, else the
- * start of the body). `candidates` finds the Markdown lines that may hold a match, so only those
+ * start of the body). `candidates` (rawMatcher) finds the Markdown lines that may hold a match, so only those
  * and the lines around the match are converted to plain text.
  */
 export function snippet(t: Translation, query: Word[], candidates: RegExp): string {
   const body = t.bodyMd;
   candidates.lastIndex = 0;
   for (let m = candidates.exec(body); m !== null; m = candidates.exec(body)) {
+    if (m[1] !== undefined && !startsWord(body, m.index)) {
+      candidates.lastIndex = m.index + (body.codePointAt(m.index)! > 0xffff ? 2 : 1);
+      continue;
+    }
     const lineStart = body.lastIndexOf('\n', m.index) + 1;
     let lineEnd = body.indexOf('\n', m.index);
     if (lineEnd < 0) lineEnd = body.length;
