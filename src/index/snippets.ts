@@ -98,31 +98,35 @@ function excerpt(before: string[], earlier: number, line: string, at: number, re
   const lead = before.length > 0 ? `${before.join(' ')} ` : '';
   let text = lead + line;
   const pos = lead.length + at;
-  const start = clipStart(text, pos, SNIPPET_BEFORE);
+  let narrow = !MAY_BE_WIDE.test(text);
+  const start = clipStart(text, pos, SNIPPET_BEFORE, narrow);
   // The excerpt's end is known once the text from `start` takes more columns than it shows (one
   // character past it says that the text goes on), or reaches past the most an excerpt shows after the match.
   const limit = pos + SNIPPET_COLUMNS;
-  let columns = columnsIn(text, start, text.length);
-  for (let i = 0; i < rest.length && columns <= SNIPPET_COLUMNS && text.length <= limit; i++) {
-    text += ` ${rest[i]}`;
-    columns += 1 + columnsIn(rest[i], 0, rest[i].length);
-  }
-  for (let from = after; from < markdown.length && columns <= SNIPPET_COLUMNS && text.length <= limit; ) {
-    let end = markdown.indexOf('\n', from);
-    if (end < 0) end = markdown.length;
-    for (const next of plainLines(markdown, from, end)) {
-      if (columns > SNIPPET_COLUMNS || text.length > limit) break;
-      text += ` ${next}`;
-      columns += 1 + columnsIn(next, 0, next.length);
+  let columns = narrow ? text.length - start : columnsIn(text, start, text.length);
+  let lines = rest;
+  let i = 0;
+  for (let from = after; columns <= SNIPPET_COLUMNS && text.length <= limit; ) {
+    if (i === lines.length) {
+      if (from >= markdown.length) break;
+      let end = markdown.indexOf('\n', from);
+      if (end < 0) end = markdown.length;
+      lines = plainLines(markdown, from, end);
+      i = 0;
+      from = end + 1;
+      continue;
     }
-    from = end + 1;
+    const next = lines[i++];
+    text += ` ${next}`;
+    const narrowLine = !MAY_BE_WIDE.test(next);
+    narrow &&= narrowLine;
+    columns += 1 + (narrowLine ? next.length : columnsIn(next, 0, next.length));
   }
-  return clipFrom(text, pos, start, start > 0 || (earlier >= 0 && hasTextBefore(markdown, earlier)));
+  return clipFrom(text, pos, start, start > 0 || (earlier >= 0 && hasTextBefore(markdown, earlier)), narrow);
 }
 
 /** Display columns of `text` from `from` to `until`, counted up to just past SNIPPET_COLUMNS. */
 function columnsIn(text: string, from: number, until: number): number {
-  if (narrowBetween(text, from, until)) return until - from;
   let columns = 0;
   for (let i = from; i < until && columns <= SNIPPET_COLUMNS; i++) columns += columnsOf(text.charCodeAt(i));
   return columns;
@@ -143,21 +147,25 @@ function* plainLinesOf(markdown: string, from = 0): Generator<string, void, unde
  * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
  */
 function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
-  const start = clipStart(text, pos, before);
-  return clipFrom(text, pos, start, start > 0 || moreBefore);
+  const narrow = !MAY_BE_WIDE.test(text);
+  const start = clipStart(text, pos, before, narrow);
+  return clipFrom(text, pos, start, start > 0 || moreBefore, narrow);
 }
 
-/** Where clip() starts: `before` columns ahead of `pos`, moved forward out of a word and past white space (it depends only on the text up to `pos`). */
-function clipStart(text: string, pos: number, before: number): number {
-  let start = columnsBack(text, pos, before);
+/**
+ * Where clip() starts: `before` columns ahead of `pos`, moved forward out of a word and past white
+ * space (it depends only on the text up to `pos`). `narrow`: every unit of `text` takes one column.
+ */
+function clipStart(text: string, pos: number, before: number, narrow: boolean): number {
+  let start = columnsBack(text, pos, before, narrow);
   if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
   while (start < pos && /\s/.test(text[start])) start++;
   return start;
 }
 
 /** SNIPPET_COLUMNS of `text` from `start`, not ending inside a word after `pos`, with … where text goes on (`cutBefore`: before too). */
-function clipFrom(text: string, pos: number, start: number, cutBefore: boolean): string {
-  let end = columnsForward(text, start, SNIPPET_COLUMNS);
+function clipFrom(text: string, pos: number, start: number, cutBefore: boolean, narrow: boolean): string {
+  let end = columnsForward(text, start, SNIPPET_COLUMNS, narrow);
   if (end < text.length && splitsWord(text, end)) {
     let wordStart = end;
     while (wordStart > pos && isWordChar(text, wordStart - 1)) wordStart--;
@@ -175,29 +183,23 @@ function columnsOf(code: number): number {
 }
 
 /**
- * Whether every unit of `text` from `from` to `until` takes one column (none is at or above U+1100):
- * then columns are units, and Latin text needs no count character by character.
+ * A unit that may take other than one column. Text without one (Latin, Greek, Cyrillic, …) has as
+ * many columns as units, and needs no count character by character.
  */
-function narrowBetween(text: string, from: number, until: number): boolean {
-  MAY_BE_WIDE.lastIndex = from;
-  return !MAY_BE_WIDE.test(text) || MAY_BE_WIDE.lastIndex > until;
-}
-const MAY_BE_WIDE = /[\u1100-\uffff]/g;
+const MAY_BE_WIDE = /[\u1100-\uffff]/;
 
 /** The index `columns` display columns before `from`. */
-function columnsBack(text: string, from: number, columns: number): number {
+function columnsBack(text: string, from: number, columns: number, narrow: boolean): number {
   // (`columns` may be a fraction: the loop below then takes one unit more.)
-  const back = Math.max(0, from - Math.ceil(columns));
-  if (narrowBetween(text, back, from)) return back;
+  if (narrow) return Math.max(0, from - Math.ceil(columns));
   let i = from;
   for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
   return i;
 }
 
 /** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
-function columnsForward(text: string, from: number, columns: number): number {
-  const forward = Math.min(text.length, from + Math.floor(columns));
-  if (narrowBetween(text, from, forward)) return forward;
+function columnsForward(text: string, from: number, columns: number, narrow: boolean): number {
+  if (narrow) return Math.min(text.length, from + Math.floor(columns));
   let i = from;
   for (let left = columns; i < text.length; i++) {
     const c = columnsOf(text.charCodeAt(i));
