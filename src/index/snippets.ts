@@ -1,6 +1,8 @@
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { fold, foldInPlace, foldWithMap, startsWord, type Word } from './words.ts';
+import { columnsBack, columnsForward, columnsIn, isNarrow } from './columns.ts';
+import { startsWord } from './raw-matcher.ts';
+import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -98,12 +100,12 @@ function excerpt(before: string[], earlier: number, line: string, at: number, re
   const lead = before.length > 0 ? `${before.join(' ')} ` : '';
   let text = lead + line;
   const pos = lead.length + at;
-  let narrow = !MAY_BE_WIDE.test(text);
+  let narrow = isNarrow(text);
   const start = clipStart(text, pos, SNIPPET_BEFORE, narrow);
   // The excerpt's end is known once the text from `start` takes more columns than it shows (one
   // character past it says that the text goes on), or reaches past the most an excerpt shows after the match.
   const limit = pos + SNIPPET_COLUMNS;
-  let columns = narrow ? text.length - start : columnsIn(text, start, text.length);
+  let columns = narrow ? text.length - start : columnsIn(text, start, text.length, SNIPPET_COLUMNS);
   let lines = rest;
   let i = 0;
   for (let from = after; columns <= SNIPPET_COLUMNS && text.length <= limit; ) {
@@ -118,18 +120,11 @@ function excerpt(before: string[], earlier: number, line: string, at: number, re
     }
     const next = lines[i++];
     text += ` ${next}`;
-    const narrowLine = !MAY_BE_WIDE.test(next);
+    const narrowLine = isNarrow(next);
     narrow &&= narrowLine;
-    columns += 1 + (narrowLine ? next.length : columnsIn(next, 0, next.length));
+    columns += 1 + (narrowLine ? next.length : columnsIn(next, 0, next.length, SNIPPET_COLUMNS));
   }
   return clipFrom(text, pos, start, start > 0 || (earlier >= 0 && hasTextBefore(markdown, earlier)), narrow);
-}
-
-/** Display columns of `text` from `from` to `until`, counted up to just past SNIPPET_COLUMNS. */
-function columnsIn(text: string, from: number, until: number): number {
-  let columns = 0;
-  for (let i = from; i < until && columns <= SNIPPET_COLUMNS; i++) columns += columnsOf(text.charCodeAt(i));
-  return columns;
 }
 
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
@@ -147,7 +142,7 @@ function* plainLinesOf(markdown: string, from = 0): Generator<string, void, unde
  * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
  */
 function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
-  const narrow = !MAY_BE_WIDE.test(text);
+  const narrow = isNarrow(text);
   const start = clipStart(text, pos, before, narrow);
   return clipFrom(text, pos, start, start > 0 || moreBefore, narrow);
 }
@@ -173,40 +168,6 @@ function clipFrom(text: string, pos: number, start: number, cutBefore: boolean, 
   }
   while (end > start && /\s/.test(text[end - 1])) end--;
   return `${cutBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-}
-
-/** Display columns of a UTF-16 unit: 2 for East Asian wide and fullwidth characters and for astral ones (their high surrogate; the low one 0), else 1. */
-function columnsOf(code: number): number {
-  if (code < 0x1100) return 1;
-  if (code >= 0xdc00 && code <= 0xdfff) return 0;
-  return (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xdbff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
-}
-
-/**
- * A unit that may take other than one column. Text without one (Latin, Greek, Cyrillic, …) has as
- * many columns as units, and needs no count character by character.
- */
-const MAY_BE_WIDE = /[\u1100-\uffff]/;
-
-/** The index `columns` display columns before `from`. */
-function columnsBack(text: string, from: number, columns: number, narrow: boolean): number {
-  // (`columns` may be a fraction: the loop below then takes one unit more.)
-  if (narrow) return Math.max(0, from - Math.ceil(columns));
-  let i = from;
-  for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
-  return i;
-}
-
-/** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
-function columnsForward(text: string, from: number, columns: number, narrow: boolean): number {
-  if (narrow) return Math.min(text.length, from + Math.floor(columns));
-  let i = from;
-  for (let left = columns; i < text.length; i++) {
-    const c = columnsOf(text.charCodeAt(i));
-    if (c > left) break;
-    left -= c;
-  }
-  return i;
 }
 
 /** A letter, digit or mark of a script written with spaces between words. */
