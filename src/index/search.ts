@@ -3,7 +3,8 @@ import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
-import { DocTerms, indexTerms, queryTerms, rawMatcher, words, type Word } from './words.ts';
+import { rawMatcher } from './raw-matcher.ts';
+import { DocTerms, indexTerms, queryTerms, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 interface LanguageIndex {

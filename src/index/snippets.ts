@@ -1,6 +1,8 @@
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { fold, foldWithMap, type Word } from './words.ts';
+import { columnsBack, columnsForward, columnsIn, isNarrow } from './columns.ts';
+import { startsWord } from './raw-matcher.ts';
+import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -17,13 +19,17 @@ const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
 
 /**
  * A short excerpt of plain text around the first match in the body (else the summary, else the
- * start of the body). `candidates` finds the Markdown lines that may hold a match, so only those
+ * start of the body). `candidates` (rawMatcher) finds the Markdown lines that may hold a match, so only those
  * and the lines around the match are converted to plain text.
  */
 export function snippet(t: Translation, query: Word[], candidates: RegExp): string {
   const body = t.bodyMd;
   candidates.lastIndex = 0;
   for (let m = candidates.exec(body); m !== null; m = candidates.exec(body)) {
+    if (m[1] !== undefined && !startsWord(body, m.index)) {
+      candidates.lastIndex = m.index + (body.codePointAt(m.index)! > 0xffff ? 2 : 1);
+      continue;
+    }
     const lineStart = body.lastIndexOf('\n', m.index) + 1;
     let lineEnd = body.indexOf('\n', m.index);
     if (lineEnd < 0) lineEnd = body.length;
@@ -32,13 +38,13 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
       const at = firstMatch(lines[i], query);
       if (at < 0) continue;
       const before = linesBefore(body, lineStart, lines.slice(0, i));
-      return excerpt(before.lines, before.more, lines[i], at, linesAfter(body, lineEnd + 1, lines.slice(i + 1)));
+      return excerpt(before.lines, before.full ? before.from : -1, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
     }
     // The match was in Markdown syntax (a link target, say): look further.
     candidates.lastIndex = lineEnd + 1;
   }
   const inSummary = firstMatch(t.summary, query);
-  if (inSummary >= 0) return excerpt([], false, t.summary, inSummary, []);
+  if (inSummary >= 0) return clip(t.summary, inSummary, SNIPPET_BEFORE, false);
   let head = '';
   for (const line of plainLinesOf(body)) {
     head = head === '' ? line : `${head} ${line}`;
@@ -51,37 +57,74 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
 /**
  * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
  * of that line before the match): at least SNIPPET_BEFORE characters of them where the text has
- * that many, and whether there is text before them.
+ * that many; `from` is where the earliest of them starts, and `full` whether they reached that many
+ * (only then can there be text before them).
  */
-function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; more: boolean } {
-  const lines = [...first];
-  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  for (let end = lineStart - 1; end >= 0; ) {
+function linesBefore(markdown: string, lineStart: number, first: string[]): { lines: string[]; from: number; full: boolean } {
+  const lines = first;
+  let chars = 0;
+  for (const l of lines) chars += l.length + 1;
+  let from = lineStart;
+  for (let end = lineStart - 1; end >= 0 && chars < SNIPPET_BEFORE; ) {
     const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
     const plain = plainLines(markdown, start, end);
     if (plain.length > 0) {
-      if (chars >= SNIPPET_BEFORE) return { lines, more: true };
       lines.unshift(...plain);
-      chars += plain.reduce((n, l) => n + l.length + 1, 0);
+      for (const l of plain) chars += l.length + 1;
+      from = start;
     }
     end = start - 1;
   }
-  return { lines, more: false };
+  return { lines, from, full: chars >= SNIPPET_BEFORE };
+}
+
+/** Whether any Markdown line before `lineStart` has plain text. */
+function hasTextBefore(markdown: string, lineStart: number): boolean {
+  for (let end = lineStart - 1; end >= 0; ) {
+    const start = end === 0 ? 0 : markdown.lastIndexOf('\n', end - 1) + 1;
+    if (plainLines(markdown, start, end).length > 0) return true;
+    end = start - 1;
+  }
+  return false;
 }
 
 /**
- * The plain-text lines from `from` on (after `first`), as many as an excerpt can show and one more
- * (a character takes at least one column, so SNIPPET_COLUMNS characters are always enough).
+ * The snippet for a match at `at` in the plain line `line`, which comes after the plain lines
+ * `before` and is followed by `rest` and then the plain lines of the Markdown from `after` on: about
+ * a third of it before the match, the rest after, cut at word boundaries, with … where the text goes
+ * on. `earlier` is where the Markdown before `before` ends (-1: no text there); whether it holds
+ * text is asked only when the excerpt starts with the first of them. Lines after the match are
+ * converted only until the excerpt's end is known.
  */
-function linesAfter(markdown: string, from: number, first: string[]): string[] {
-  const lines = [...first];
-  let chars = lines.reduce((n, l) => n + l.length + 1, 0);
-  for (const line of plainLinesOf(markdown, from)) {
-    if (chars > SNIPPET_COLUMNS) break;
-    lines.push(line);
-    chars += line.length + 1;
+function excerpt(before: string[], earlier: number, line: string, at: number, rest: string[], markdown: string, after: number): string {
+  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
+  let text = lead + line;
+  const pos = lead.length + at;
+  let narrow = isNarrow(text);
+  const start = clipStart(text, pos, SNIPPET_BEFORE, narrow);
+  // The excerpt's end is known once the text from `start` takes more columns than it shows (one
+  // character past it says that the text goes on), or reaches past the most an excerpt shows after the match.
+  const limit = pos + SNIPPET_COLUMNS;
+  let columns = narrow ? text.length - start : columnsIn(text, start, text.length, SNIPPET_COLUMNS);
+  let lines = rest;
+  let i = 0;
+  for (let from = after; columns <= SNIPPET_COLUMNS && text.length <= limit; ) {
+    if (i === lines.length) {
+      if (from >= markdown.length) break;
+      let end = markdown.indexOf('\n', from);
+      if (end < 0) end = markdown.length;
+      lines = plainLines(markdown, from, end);
+      i = 0;
+      from = end + 1;
+      continue;
+    }
+    const next = lines[i++];
+    text += ` ${next}`;
+    const narrowLine = isNarrow(next);
+    narrow &&= narrowLine;
+    columns += 1 + (narrowLine ? next.length : columnsIn(next, 0, next.length, SNIPPET_COLUMNS));
   }
-  return lines;
+  return clipFrom(text, pos, start, start > 0 || (earlier >= 0 && hasTextBefore(markdown, earlier)), narrow);
 }
 
 /** The plain-text lines of a Markdown text, converted as they are asked for. */
@@ -95,60 +138,36 @@ function* plainLinesOf(markdown: string, from = 0): Generator<string, void, unde
 }
 
 /**
- * The snippet for a match at `at` in `line`: about a third of it before the match, the rest after,
- * cut at word boundaries, with … where the text goes on. `before` holds the lines just before
- * `line` (`dropped`: and there were more before those); `after` the lines after it.
- */
-function excerpt(before: string[], dropped: boolean, line: string, at: number, after: string[]): string {
-  const lead = before.length > 0 ? `${before.join(' ')} ` : '';
-  let text = lead + line;
-  const pos = lead.length + at;
-  // One character past the excerpt is enough to know whether the text goes on.
-  for (let i = 0; i < after.length && text.length <= pos + SNIPPET_COLUMNS; i++) text += ` ${after[i]}`;
-  return clip(text, pos, SNIPPET_BEFORE, dropped);
-}
-
-/**
  * SNIPPET_COLUMNS of `text` from `before` columns ahead of `pos`, not starting or ending inside a
  * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on.
  */
 function clip(text: string, pos: number, before: number, moreBefore: boolean): string {
-  let start = columnsBack(text, pos, before);
+  const narrow = isNarrow(text);
+  const start = clipStart(text, pos, before, narrow);
+  return clipFrom(text, pos, start, start > 0 || moreBefore, narrow);
+}
+
+/**
+ * Where clip() starts: `before` columns ahead of `pos`, moved forward out of a word and past white
+ * space (it depends only on the text up to `pos`). `narrow`: every unit of `text` takes one column.
+ */
+function clipStart(text: string, pos: number, before: number, narrow: boolean): number {
+  let start = columnsBack(text, pos, before, narrow);
   if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
   while (start < pos && /\s/.test(text[start])) start++;
-  let end = columnsForward(text, start, SNIPPET_COLUMNS);
+  return start;
+}
+
+/** SNIPPET_COLUMNS of `text` from `start`, not ending inside a word after `pos`, with … where text goes on (`cutBefore`: before too). */
+function clipFrom(text: string, pos: number, start: number, cutBefore: boolean, narrow: boolean): string {
+  let end = columnsForward(text, start, SNIPPET_COLUMNS, narrow);
   if (end < text.length && splitsWord(text, end)) {
     let wordStart = end;
     while (wordStart > pos && isWordChar(text, wordStart - 1)) wordStart--;
     if (wordStart > pos) end = wordStart;
   }
   while (end > start && /\s/.test(text[end - 1])) end--;
-  return `${start > 0 || moreBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-}
-
-/** Display columns of a UTF-16 unit: 2 for East Asian wide and fullwidth characters and for astral ones (their high surrogate; the low one 0), else 1. */
-function columnsOf(code: number): number {
-  if (code < 0x1100) return 1;
-  if (code >= 0xdc00 && code <= 0xdfff) return 0;
-  return (code <= 0x115f || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xdbff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6)) ? 2 : 1;
-}
-
-/** The index `columns` display columns before `from`. */
-function columnsBack(text: string, from: number, columns: number): number {
-  let i = from;
-  for (let left = columns; i > 0 && left > 0; ) left -= columnsOf(text.charCodeAt(--i));
-  return i;
-}
-
-/** The index after at most `columns` display columns from `from` (a surrogate pair stays whole). */
-function columnsForward(text: string, from: number, columns: number): number {
-  let i = from;
-  for (let left = columns; i < text.length; i++) {
-    const c = columnsOf(text.charCodeAt(i));
-    if (c > left) break;
-    left -= c;
-  }
-  return i;
+  return `${cutBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
 /** A letter, digit or mark of a script written with spaces between words. */
@@ -159,7 +178,7 @@ const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWo
 
 /** Where in `text` the earliest word of the query occurs (-1: none). */
 function firstMatch(text: string, query: Word[]): number {
-  let folded = fold(text);
+  let folded = foldInPlace(text) ?? fold(text);
   let source: number[] | null = null;
   // Folding keeps one character per character almost always; where it does not, map positions back.
   if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));

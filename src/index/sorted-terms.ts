@@ -32,7 +32,11 @@ export class SortedTerms {
   /** Adds a term the owner did not hold (each live term is added once). */
   add(term: string): void {
     this.buffer.push(term);
-    if (this.buffer.length < BUFFER) return;
+    if (this.buffer.length >= BUFFER) this.flush();
+  }
+
+  /** Sorts the buffer into a run, merging runs of about equal length. */
+  private flush(): void {
     // Default sort() compares UTF-16 code units, the order prefix runs need.
     this.runs.push(this.buffer.sort());
     this.buffer = [];
@@ -45,6 +49,8 @@ export class SortedTerms {
 
   /** Every live term starting with `prefix`. */
   *atPrefix(prefix: string): Generator<string> {
+    // A version of a few thousand terms never fills the buffer, and every lookup would scan all of it.
+    if (this.buffer.length > SCANNED) this.flush();
     for (const run of this.runs) {
       for (let i = lowerBound(run, prefix); i < run.length && run[i].startsWith(prefix); i++) if (this.live(run[i])) yield run[i];
     }
@@ -78,6 +84,9 @@ export class SortedTerms {
 
 /** The longest run made by merging as terms are added (about 10 ms of work to merge). */
 const MAX_MERGED = 64 * 1024;
+
+/** The most unsorted terms a lookup scans; more are sorted into a run first (a few hundred µs, once). */
+const SCANNED = 64;
 
 /** Terms collected before they are sorted into a run: sorting this many takes about a millisecond. */
 const BUFFER = 4096;

@@ -125,36 +125,47 @@ export function queryTerms(word: Word): string[] {
 }
 
 /**
- * A pattern that finds, in raw text, where a word of the query may occur (case and accents
- * ignored; Latin-script words at the start of a word): a fast way to the lines worth converting to
- * plain text. It can find places that are not matches in the plain text (inside a link target),
- * and it misses a word split by inline Markdown (`ca**fe**`).
+ * fold(text) when it can be had character by character, each folding to one (Latin letters, CJK,
+ * kana, Hangul, fullwidth forms, punctuation): far cheaper than the Unicode normalizations, for the
+ * lines a snippet looks at. null for text with anything else (Greek's final sigma, combining marks,
+ * characters that compose with their neighbours): fold() then.
  */
-export function rawMatcher(query: Word[]): RegExp {
-  const alternatives = query.map((w) =>
-    w.unspaced ? escapeRegExp(w.text) : `(?<![\\p{L}\\p{N}\\p{M}])${Array.from(w.text, (ch) => `${letterClass(ch)}\\p{M}*`).join('')}`,
-  );
-  return new RegExp(alternatives.join('|'), 'giu');
+export function foldInPlace(text: string): string | null {
+  if (ASCII.test(text)) return text.toLowerCase();
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return null;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c < 0xc0) continue;
+    if (c <= 0x24f) {
+      const f = latinFold(c);
+      if (f === null) return null;
+      if (f === lower[i]) continue;
+      out += lower.slice(from, i) + f;
+      from = i + 1;
+    } else if (!FOLDS_AS_ITSELF(c)) return null;
+  }
+  return from === 0 ? lower : out + lower.slice(from);
 }
 
-const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/** Characters without case, decomposition or composition with a neighbour: fold() leaves them as they are. */
+const FOLDS_AS_ITSELF = (c: number) =>
+  (c >= 0x2010 && c <= 0x205e) || (c >= 0x3000 && c <= 0x30ff && c !== 0x3099 && c !== 0x309a) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xff00 && c <= 0xffef);
 
-/** Folded letter → the letters that fold to it (é, è, É, … for e), for rawMatcher. */
-let variants: Map<string, string> | null = null;
+/** fold() of each lower-case Latin letter from U+00C0 to U+024F (null: it does not fold to one character). */
+let latinFolds: Array<string | null> | null = null;
 
-function letterClass(folded: string): string {
-  if (variants === null) {
-    variants = new Map();
-    for (const [from, to] of [[0xc0, 0x24f], [0x370, 0x3ff], [0x400, 0x4ff], [0x1e00, 0x1eff]]) {
-      for (let code = from; code <= to; code++) {
-        const ch = String.fromCodePoint(code);
-        const f = fold(ch);
-        if (f.length === 1 && f !== ch) variants.set(f, (variants.get(f) ?? '') + ch);
-      }
+function latinFold(c: number): string | null {
+  if (latinFolds === null) {
+    latinFolds = [];
+    for (let code = 0xc0; code <= 0x24f; code++) {
+      const f = fold(String.fromCharCode(code));
+      latinFolds.push(f.length === 1 ? f : null);
     }
   }
-  const more = variants.get(folded);
-  return more ? `[${escapeRegExp(folded)}${escapeRegExp(more)}]` : escapeRegExp(folded);
+  return latinFolds[c - 0xc0];
 }
 
 /** The folded text with, for each of its characters, the index of the character it came from. */

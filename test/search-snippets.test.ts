@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { plainText } from '../src/content/plain-text.ts';
+import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
+import { MAX_HITS, SearchIndex } from '../src/index/search.ts';
+
+// What a search answers for the cases the cheap paths of the index and the snippets take apart:
+// lines converted in one pass, excerpts that stop converting once full, the raw-text pattern and its
+// word-start check, prefix lookups in a term buffer that was sorted by an earlier lookup.
+
+const STAMP = '2026-01-01T00:00:00.000Z';
+
+function stateOf(texts: Array<[string, Partial<Translation>]>, languages = ['en']): VersionState {
+  const nodes = new Map<string, NodeRec>();
+  for (const [slug] of texts) nodes.set(slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, updatedAt: STAMP, children: [] });
+  const translations = new Map(texts.map(([slug, t]) => [slug, new Map(languages.map((l) => [l, { title: slug, summary: '', bodyMd: '', updatedAt: STAMP, ...t }]))]));
+  return {
+    slug: 'v1',
+    meta: { label: 'V1', status: 'published', languages, sortOrder: null, isLatest: true, hidden: false, workingCopyOf: null, createdAt: STAMP, updatedAt: STAMP },
+    nodes,
+    roots: texts.map(([slug]) => slug),
+    translations,
+  };
+}
+
+function searchIn(state: VersionState, q: string, language = 'en') {
+  const index = new SearchIndex();
+  index.update('v1', state);
+  return index.search(state, language, q).hits;
+}
+
+describe('plain text of lines with syntax', () => {
+  test('table rows lose their pipes and code markers', () => {
+    assert.equal(plainText('| Setting | Value | `token` |'), 'Setting Value token');
+    assert.equal(plainText('| --- | :---: |'), '');
+  });
+
+  test('list markers, task boxes, headings, emphasis and strike-through go; a lone tilde stays', () => {
+    assert.equal(plainText('- [x] **Done** ~~old~~ item'), 'Done old item');
+    assert.equal(plainText('## Install  the\tCLI '), 'Install the CLI');
+    assert.equal(plainText('a ~~~ b'), 'a ~ b');
+    assert.equal(plainText('12) step *one*'), 'step one');
+  });
+
+  test('underscores of emphasis go, those inside words stay', () => {
+    assert.equal(plainText('1. snake_case and _emphasis_ | here'), 'snake_case and emphasis here');
+  });
+
+  test('white space of every kind collapses to single spaces', () => {
+    assert.equal(plainText('x\u00a0\u3000y  *z*\u2028'), 'x y z');
+  });
+
+  test('a fenced block keeps its code and loses its fences', () => {
+    assert.equal(plainText('~~~ sh\nhelp-cli `push`\n~~~'), 'help-cli push');
+  });
+
+  test('lines with links keep the link text', () => {
+    assert.equal(plainText('| [Docs](https://example.com/docs) | `a` |'), 'Docs a');
+  });
+});
+
+describe('snippets', () => {
+  test('a match in a table shows the rows around it as plain text, cut with … on both sides', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => `| row${i} | ${i === 20 ? 'narwhal' : 'value'} | \`code${i}\` |`);
+    const [hit] = searchIn(stateOf([['t', { bodyMd: `Intro line.\n\n| a | b | c |\n| --- | --- | --- |\n${rows.join('\n')}\n` }]]), 'narwhal');
+    assert.equal(hit.snippet, '…code17 row18 value code18 row19 value code19 row20 narwhal code20 row21 value code21 row22 value code22 row23 value code23 row24 value code24 row25 value code25…');
+  });
+
+  test('an accent written as a combining mark is found and shown', () => {
+    const filler = 'Some words here to fill the line. '.repeat(8);
+    const hits = searchIn(stateOf([['t', { bodyMd: `${filler}\n\nLe re\u0301sume\u0301 est pret.` }]]), 'résumé');
+    assert.deepEqual(hits.map((h) => h.slug), ['t']);
+    assert.match(hits[0].snippet, /^….* Le re\u0301sume\u0301 est pret\.$/);
+  });
+
+  test('the snippet centres on the word, not on the same letters inside another word', () => {
+    const filler = 'Some words here to fill the line. '.repeat(8);
+    const [hit] = searchIn(stateOf([['t', { bodyMd: `The xnarwhal prefix.\n\n${filler}\n\nA narwhal swims.` }]]), 'narwhal');
+    assert.match(hit.snippet, /A narwhal swims\.$/);
+    assert.ok(!hit.snippet.includes('xnarwhal'), hit.snippet);
+  });
+
+  test('a word of a cased script outside the BMP is found in either case and shown', () => {
+    // Deseret: 𐐀 is the capital of 𐐨.
+    const filler = 'Some words here to fill the line. '.repeat(8);
+    const [hit] = searchIn(stateOf([['t', { bodyMd: `${filler}\n\nBefore 𐐨𐐯𐑊 after.` }]]), '𐐀𐐯');
+    assert.match(hit.snippet, /^….* Before 𐐨𐐯𐑊 after\.$/);
+  });
+
+  test('a prefix finds the word and the snippet shows it', () => {
+    const [hit] = searchIn(stateOf([['t', { bodyMd: 'Intro.\n\nSet up the integration first.' }]]), 'integ');
+    assert.equal(hit.snippet, 'Intro. Set up the integration first.');
+  });
+
+  test('Japanese: a two-character word and a single character inside a run', () => {
+    const state = stateOf([['t', { bodyMd: '保存すると履歴のアカウントのテンプレートを作成します。' }]], ['ja']);
+    for (const q of ['履歴', '歴', 'テンプレート']) {
+      const [hit] = searchIn(state, q, 'ja');
+      assert.ok(hit?.snippet.includes(q), `${q}: ${hit?.snippet}`);
+    }
+  });
+
+  test('a query that matches more than 50 nodes: the first 50 in document order, each snippet showing the word', () => {
+    const texts: Array<[string, Partial<Translation>]> = Array.from({ length: 120 }, (_, i) => [`n${String(i).padStart(3, '0')}`, { bodyMd: `| a | b |\n| --- | --- |\n| x${i} | common${i % 7} |\n\nText ${i}.` }]);
+    const hits = searchIn(stateOf(texts), 'common');
+    assert.equal(hits.length, MAX_HITS);
+    assert.deepEqual(hits.map((h) => h.slug), texts.slice(0, MAX_HITS).map(([slug]) => slug));
+    for (const [i, h] of hits.entries()) assert.equal(h.snippet, `a b x${i} common${i % 7} Text ${i}.`);
+  });
+});
+
+describe('the index after writes', () => {
+  test('after an edit the new body is found with its snippet and the old word is not', () => {
+    const index = new SearchIndex();
+    const before = stateOf([['t', { bodyMd: 'The walrus sleeps.' }]]);
+    index.update('v1', before);
+    assert.equal(index.search(before, 'en', 'walrus').hits.length, 1);
+    const after = stateOf([['t', { bodyMd: 'The narwhal swims.' }]]);
+    index.update('v1', after);
+    assert.deepEqual(index.search(after, 'en', 'walrus').hits, []);
+    assert.deepEqual(index.search(after, 'en', 'narw').hits.map((h) => h.snippet), ['The narwhal swims.']);
+  });
+
+  test('words added after a lookup are found by prefix beside the earlier ones', () => {
+    const index = new SearchIndex();
+    const texts: Array<[string, Partial<Translation>]> = Array.from({ length: 100 }, (_, i) => [`n${i}`, { bodyMd: `word${i} plain` }]);
+    let state = stateOf(texts);
+    index.update('v1', state);
+    // More distinct terms than a lookup scans unsorted: the first lookup sorts them.
+    assert.equal(index.search(state, 'en', 'word1').hits.length, 11);
+    state = stateOf([...texts, ['late', { bodyMd: 'word1late' }], ['other', { bodyMd: 'unrelated' }]]);
+    index.update('v1', state);
+    assert.deepEqual(index.search(state, 'en', 'word1').hits.map((h) => h.slug), ['n1', 'n10', 'n11', 'n12', 'n13', 'n14', 'n15', 'n16', 'n17', 'n18', 'n19', 'late']);
+    assert.deepEqual(index.search(state, 'en', 'unrel').hits.map((h) => h.slug), ['other']);
+  });
+});
