@@ -25,11 +25,19 @@ const withoutGrayMatterEngines = {
   },
 };
 
-/** The server, dist/main.js, with its dependencies inside (the font packages stay outside: the PDF bundle reads their files by path). */
+/**
+ * The server: dist/main.js, with its dependencies inside (the font packages stay outside: the PDF bundle
+ * reads their files by path), and beside it the chunks the server imports when a part is first used
+ * (the authorization server, the tool server, the portal, the GitHub client: src/first-use.ts), named
+ * `<name>-<hash>.js`. A start then reads only the code every deployment runs. The chunks stay in
+ * dist/ itself: code inside them finds the project folder as dist/main.js does, one folder up.
+ */
 export const serverOptions = {
   absWorkingDir: ROOT,
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  entryPoints: { main: 'src/main.ts' },
+  outdir: 'dist',
+  chunkNames: '[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -38,8 +46,12 @@ export const serverOptions = {
   banner: { js: REQUIRE },
   plugins: [withoutGrayMatterEngines],
   sourcemap: 'linked',
+  metafile: true,
   logLevel: 'warning',
 };
+
+/** Whether a file of dist/ is a chunk of the server (see serverOptions.chunkNames). */
+export const isServerChunk = (name) => /^[\w.-]+-[A-Z0-9]{8}\.js(\.map)?$/.test(name);
 
 /** The push script, dist/help-push.mjs: one file, no dependencies, Node.js 20 or later. */
 export const pushScriptOptions = {
