@@ -1,6 +1,7 @@
 // How the service and the push script are bundled, shared by scripts/build.mjs and by the service's
 // GET /cli/help-push.mjs, which builds the script in memory when it runs from the TypeScript sources.
 import { build } from 'esbuild';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -26,6 +27,19 @@ const withoutGrayMatterEngines = {
 };
 
 /**
+ * koa, its content negotiation and co-body each hold a copy of mime-db (the media types database,
+ * 200 KB of JSON) at different versions, and each copy is built into lookup tables when the server
+ * starts (about 2 MB of memory for the two extra). The server bundle keeps one copy: the one installed
+ * at the top of node_modules (koa's, the newest); the older ones only lack recently registered types.
+ */
+const oneMimeDatabase = {
+  name: 'one-mime-database',
+  setup(b) {
+    b.onResolve({ filter: /^mime-db$/ }, () => ({ path: createRequire(import.meta.url).resolve('mime-db') }));
+  },
+};
+
+/**
  * The server: dist/main.js, with its dependencies inside (the font packages stay outside: the PDF bundle
  * reads their files by path), and beside it the chunks the server imports when a part is first used
  * (the authorization server, the tool server, the portal, the GitHub client: src/first-use.ts), named
@@ -44,7 +58,7 @@ export const serverOptions = {
   target: 'node20',
   external: ['@expo-google-fonts/*'],
   banner: { js: REQUIRE },
-  plugins: [withoutGrayMatterEngines],
+  plugins: [withoutGrayMatterEngines, oneMimeDatabase],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
