@@ -1,6 +1,7 @@
 // How the service and the push script are bundled, shared by scripts/build.mjs and by the service's
 // GET /cli/help-push.mjs, which builds the script in memory when it runs from the TypeScript sources.
 import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -40,6 +41,27 @@ const oneMimeDatabase = {
 };
 
 /**
+ * Koa checks every body it sets and sends with `instanceof Response` (and ReadableStream, Blob). In
+ * Node.js those globals are made on first use: the first JSON answer then loads the fetch
+ * implementation (undici), about 10 MB of memory and tens of milliseconds of a start, for a service
+ * that never answers with one. The server bundle asks the value's own tag first, which never touches
+ * the global for a plain object; a real Response (or a subclass) still meets the same `instanceof`.
+ */
+const WEB_BODY_TYPES = /\b([A-Za-z_$][\w$]*) instanceof (Response|ReadableStream|Blob)\b/g;
+const koaWithoutEagerWebGlobals = {
+  name: 'koa-without-eager-web-globals',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]koa[\\/]lib[\\/](response|application)\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const contents = source.replace(WEB_BODY_TYPES, (_, value, type) => `(Object.prototype.toString.call(${value}) === '[object ${type}]' && ${value} instanceof ${type})`);
+      // A Koa release that checks bodies differently must be looked at again, not bundled unchanged.
+      if (contents === source) throw new Error(`${args.path}: no "instanceof Response" left to guard; review koaWithoutEagerWebGlobals`);
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * The server: dist/main.js, with its dependencies inside (the font packages stay outside: the PDF bundle
  * reads their files by path), and beside it the chunks the server imports when a part is first used
  * (the authorization server, the tool server, the portal, the GitHub client: src/first-use.ts), named
@@ -58,7 +80,7 @@ export const serverOptions = {
   target: 'node20',
   external: ['@expo-google-fonts/*'],
   banner: { js: REQUIRE },
-  plugins: [withoutGrayMatterEngines, oneMimeDatabase],
+  plugins: [withoutGrayMatterEngines, oneMimeDatabase, koaWithoutEagerWebGlobals],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
