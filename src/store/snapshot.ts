@@ -36,7 +36,7 @@ export interface Snapshot {
   /** The version folder's tree as the state was taken from it (with its language folders, for the diff). */
   tree: TreeNode;
   state: VersionState;
-  /** The search index's own bytes (SearchIndex.save), or null. */
+  /** The search index's own bytes (SearchIndex.save), or null; written from its pieces (SearchIndex.savePieces). */
   search: Uint8Array | null;
 }
 
@@ -77,7 +77,7 @@ export function snapshotSlugs(dir: string): string[] {
  */
 const HASH_SLICE = 1 << 20;
 
-export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ bytes: number; longestStepMs: number }> {
+export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> & { search: readonly Uint8Array[] | null }): Promise<{ bytes: number; longestStepMs: number }> {
   await fs.promises.mkdir(dir, { recursive: true });
   const temp = join(dir, `.${snap.slug}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.promises.open(temp, 'w');
@@ -115,8 +115,9 @@ export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ byte
         parts.push(bytes - before);
       }
     }
-    if (snap.search) await put(snap.search);
-    const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search?.length ?? null, sha256: hash.digest('hex') };
+    const beforeSearch = bytes;
+    for (const piece of snap.search ?? []) await put(piece);
+    const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search ? bytes - beforeSearch : null, sha256: hash.digest('hex') };
     const json = Buffer.from(JSON.stringify(trailer), 'utf8');
     const length = Buffer.alloc(4);
     length.writeUInt32BE(json.length);
