@@ -17,15 +17,15 @@ import { nodeRoutes } from './routes/nodes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { importRoutes } from './routes/import.ts';
 import { pdfRoutes } from './routes/pdf.ts';
-import { portalRoutes } from './portal/router.ts';
+import { isPortalPath } from './portal/paths.ts';
 import { publishingRoutes } from './routes/publishing.ts';
 import { referenceRoutes } from './routes/reference.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
-import type { AuthorizationServer } from './oauth/server.ts';
-import { mcpServer } from './mcp/server.ts';
+import type { OAuthFront } from './oauth/front.ts';
+import { builtOnFirstRequest } from './http/first-request.ts';
 
 /** Every endpoint of the API, in the order the contract lists them. */
 export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
@@ -72,7 +72,7 @@ function loadProgress(catalog: Deps['catalog']) {
 const isOAuthPath = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
 
 /** The HTTP application: middleware order and routers, no I/O of its own. */
-export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, isReady: () => boolean): Koa {
+export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: () => boolean): Koa {
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
@@ -108,10 +108,11 @@ export function createApp(deps: Deps, oauth: AuthorizationServer, log: Logger, i
     if (!isReady() && ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'OPTIONS') throw stillStarting();
     await next();
   });
-  app.use(portalRoutes(deps));
+  // The portal and the tool server load on first use (first-use.ts): many deployments use neither.
+  app.use(builtOnFirstRequest('portal', (ctx) => isPortalPath(ctx.path, deps.config.portal.path), async () => (await import('./portal/router.ts')).portalRoutes(deps)));
   app.use(authenticate(deps.keys, oauth));
   app.use(refuseNonJson);
-  app.use(mcpServer(deps, oauth.issuer));
+  app.use(builtOnFirstRequest('tool server', (ctx) => ctx.path === deps.config.mcpPath, async () => (await import('./mcp/server.ts')).mcpServer(deps, oauth.issuer)));
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { KeyFile } from './auth/key-file.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import { AccountBook } from './auth/accounts.ts';
-import { AuthorizationServer } from './oauth/server.ts';
+import { OAuthFront } from './oauth/front.ts';
 import { createApp } from './app.ts';
 import { Metrics } from './metrics.ts';
 import { Clock, randomId, type NewId } from './clock.ts';
@@ -91,7 +91,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const { port } = server.address() as AddressInfo;
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
-    const oauth = await AuthorizationServer.create(origin, config, accounts, log);
+    const oauth = new OAuthFront(origin, config, accounts, log);
     const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();

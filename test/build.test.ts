@@ -49,6 +49,28 @@ describe('the built server (npm start)', () => {
       assert.equal(font.status, 200);
       assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('hex'), '00010000', 'a TrueType file');
 
+      // Parts built on first use come from chunks beside dist/main.js: the authorization server, the portal, the tool server.
+      const origin = new URL(url).origin;
+      const metadata = await fetch(`${origin}/.well-known/oauth-authorization-server`);
+      assert.equal(metadata.status, 200);
+      assert.equal(((await metadata.json()) as { issuer: string }).issuer, origin);
+      const page = await fetch(`${origin}/support/v1/welcome`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<html/);
+      const tools = await fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      assert.equal(tools.status, 200);
+      assert.ok(((await tools.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
+
+      // gray-matter's default engines (one evaluates front matter as JavaScript) are in no file of the build.
+      for (const file of fs.readdirSync(join(PROJECT, 'dist')).filter((f) => /\.m?js$/.test(f))) {
+        const text = fs.readFileSync(join(PROJECT, 'dist', file), 'utf8');
+        assert.ok(!text.includes('wrap !== false') && !text.includes('.safeLoad.bind('), `${file} holds gray-matter's default engines`);
+      }
+
       child.kill('SIGTERM');
       assert.equal(await exited, 0, log);
     } finally {

@@ -105,6 +105,32 @@ describe('Snapshots of the index', () => {
     }
   });
 
+  test('large bodies come back exactly: longer than the writer encodes at once, and many that fill it several times', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'big', label: 'Big', languages: ['en', 'ja'] });
+      const latin1 = (n: number, seed: number) => `Größe ${seed} `.repeat(Math.ceil(n / 10)).slice(0, n);
+      const wide = (n: number, seed: number) => `日本語${seed}の本文 `.repeat(Math.ceil(n / 8)).slice(0, n);
+      const sizes = [1_500_000, 700_000, 700_000, 300_000, 10, 700_000];
+      for (const [i, size] of sizes.entries()) {
+        await ok(run, 'POST', '/versions/big/nodes', {
+          slug: `b${i}`,
+          kind: 'topic',
+          translations: { en: { title: `B${i}`, bodyMd: latin1(size, i) }, ja: { title: `B${i}`, bodyMd: wide(Math.floor(size / 2), i) } },
+        });
+      }
+      const before = await ok(run, 'GET', '/versions/big/export');
+      await run.service.close();
+      run = await start(dataDir);
+      assert.deepEqual(messages(run, 'big'), [], 'restored: not read from git');
+      assert.deepEqual(await ok(run, 'GET', '/versions/big/export'), before);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('without the git command the start reads trees and files through isomorphic-git, and writes go on', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     let run = await start(dataDir);

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { KEY_PREFIX } from '../auth/key-file.ts';
 import type { KeyRing } from '../auth/key-ring.ts';
-import type { AuthorizationServer } from '../oauth/server.ts';
+import type { OAuthFront } from '../oauth/front.ts';
 import { unauthorized, type Actor } from './actor.ts';
 
 /**
@@ -10,7 +10,7 @@ import { unauthorized, type Actor } from './actor.ts';
  * which must have been issued for the resource asked: the API or the tool endpoint. A credential that
  * is present but wrong is a 401 everywhere, never a silent downgrade to anonymous.
  */
-export function authenticate(keys: KeyRing, oauth: AuthorizationServer): Middleware {
+export function authenticate(keys: KeyRing, oauth: OAuthFront): Middleware {
   return async (ctx, next) => {
     // Where a 401 or 403 from below tells the client to get a token (errors.ts sends it as WWW-Authenticate).
     ctx.state.challenge = oauth.challengeFor(ctx.path);

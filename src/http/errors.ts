@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError, notFound } from '../errors.ts';
 import { requestLog } from './logging.ts';
-import type { Challenge } from '../oauth/server.ts';
+import type { Challenge } from '../oauth/resource.ts';
 
 /** Turns anything thrown below into an AppError: the one place where failures become HTTP answers. */
 export function toAppError(err: unknown, bodyLimit: number): AppError | null {

@@ -17,8 +17,11 @@ export class PairTable {
   private values: Int32Array;
   /** The next slot whose pair has the same first unit, or -1. */
   private next: Int32Array;
-  /** First code unit → its first slot, or -1. */
-  private readonly heads = new Int32Array(65536).fill(-1);
+  /**
+   * First code unit → its first slot, or -1. Made with the first pair: 256 KB that the index of a
+   * language written with spaces (most of them) never needs, in every version.
+   */
+  private heads: Int32Array | null = null;
   private bits: number;
   size = 0;
 
@@ -64,6 +67,7 @@ export class PairTable {
 
   /** The slots whose pairs start with code unit `unit`. */
   *startingWith(unit: number): Generator<number> {
+    if (this.heads === null) return;
     for (let slot = this.heads[unit]; slot >= 0; slot = this.next[slot]) yield slot;
   }
 
@@ -88,8 +92,9 @@ export class PairTable {
     this.keys[slot] = code;
     this.values[slot] = value;
     const first = code >>> 16;
-    this.next[slot] = this.heads[first];
-    this.heads[first] = slot;
+    const heads = (this.heads ??= new Int32Array(65536).fill(-1));
+    this.next[slot] = heads[first];
+    heads[first] = slot;
     this.size++;
     return slot;
   }
@@ -100,7 +105,7 @@ export class PairTable {
     this.keys = new Uint32Array(1 << this.bits);
     this.values = new Int32Array(1 << this.bits);
     this.next = new Int32Array(1 << this.bits);
-    this.heads.fill(-1);
+    this.heads?.fill(-1);
     this.size = 0;
     for (let slot = 0; slot < keys.length; slot++) if (keys[slot] !== 0) this.place(keys[slot], values[slot]);
   }

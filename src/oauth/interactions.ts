@@ -7,7 +7,7 @@ import { mayConsent, verifyPassword, type AccountBook } from '../auth/accounts.t
 import { AppError } from '../errors.ts';
 import { readForm } from './form.ts';
 import { consentPage, loginPage, messagePage, pagePolicy } from './pages.ts';
-import { HELP_SCOPES, INTERACTION_PATH } from './provider.ts';
+import { HELP_SCOPES, INTERACTION_PATH } from './paths.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { UpstreamSignIn } from './upstream.ts';
 

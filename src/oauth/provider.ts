@@ -5,24 +5,9 @@ import type { OAuthConfig } from '../config.ts';
 import { isLoopback } from '../http/loopback.ts';
 import type { ServerSecrets } from './keys.ts';
 import { escapeHtml } from './pages.ts';
+import { HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES } from './paths.ts';
 import type { OidcProviderModule } from './library.ts';
 import { adapterFor, type OAuthStore } from './store.ts';
-
-/** The scopes of the API and the tool endpoint. */
-export const HELP_SCOPES = ['help:read', 'help:write'] as const;
-
-/** Where the authorization server's endpoints are, below the service's origin. */
-export const OAUTH_ROUTES = {
-  authorization: '/oauth/authorize',
-  token: '/oauth/token',
-  registration: '/oauth/register',
-  revocation: '/oauth/revoke',
-  jwks: '/oauth/jwks',
-  userinfo: '/oauth/userinfo',
-  end_session: '/oauth/logout',
-} as const;
-
-export const INTERACTION_PATH = '/oauth/interaction';
 
 /** A property no client sends: its validator runs for every client and marks loopback-only clients as native apps. */
 const LOOPBACK_MARK = 'help_loopback_client';

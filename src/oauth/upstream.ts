@@ -6,10 +6,7 @@ import { ACCOUNT_NAME_PATTERN, AccountFile, type Account, type Role } from '../a
 import type { UpstreamConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { isLoopback } from '../http/loopback.ts';
-import { INTERACTION_PATH } from './provider.ts';
-
-/** The fixed address the upstream provider sends people back to (registered there as the redirect URI). */
-export const UPSTREAM_CALLBACK = '/oauth/upstream/callback';
+import { INTERACTION_PATH, UPSTREAM_CALLBACK } from './paths.ts';
 
 /** How long a person may take at the upstream provider. */
 const PENDING_MS = 10 * 60_000;

@@ -1,5 +1,6 @@
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import type { PublishingConfig } from '../config.ts';
+import { onFirstUse } from '../first-use.ts';
 
 export interface PullRequestRef {
   number: number;
@@ -25,7 +26,8 @@ export interface RepositoryHost {
 
 /** GitHub (or GitHub Enterprise) through octokit, at the configured API URL. */
 export class GitHubHost implements RepositoryHost {
-  private readonly octokit: Octokit;
+  /** octokit and its thousand endpoint methods load with the first call: a service that never publishes does without. */
+  private readonly octokit: () => Promise<Octokit>;
   private readonly owner: string;
   private readonly repo: string;
 
@@ -34,12 +36,15 @@ export class GitHubHost implements RepositoryHost {
     const fetchWithTimeout = (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(20_000) });
     // Failures are reported by the publisher with their request; octokit's own console lines are not wanted.
     const quiet = () => undefined;
-    this.octokit = new Octokit({
-      auth: config.token,
-      baseUrl: config.apiUrl,
-      userAgent: 'help-content-service',
-      request: { fetch: fetchWithTimeout },
-      log: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+    this.octokit = onFirstUse('GitHub client', async () => {
+      const { Octokit } = await import('@octokit/rest');
+      return new Octokit({
+        auth: config.token,
+        baseUrl: config.apiUrl,
+        userAgent: 'help-content-service',
+        request: { fetch: fetchWithTimeout },
+        log: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+      });
     });
     this.owner = config.owner;
     this.repo = config.repo;
@@ -47,7 +52,8 @@ export class GitHubHost implements RepositoryHost {
 
   async openPullRequest(opts: { branch: string; folder: string; files: Array<{ path: string; content: string }>; title: string; body: string; message: string }): Promise<PullRequestRef> {
     const { owner, repo } = this;
-    const git = this.octokit.rest.git;
+    const octokit = await this.octokit();
+    const git = octokit.rest.git;
     const base = await git.getRef({ owner, repo, ref: `heads/${this.config.baseBranch}` });
     const baseCommit = await git.getCommit({ owner, repo, commit_sha: base.data.object.sha });
     const existing = await git.getTree({ owner, repo, tree_sha: baseCommit.data.tree.sha, recursive: 'true' });
@@ -64,15 +70,16 @@ export class GitHubHost implements RepositoryHost {
     });
     const commit = await git.createCommit({ owner, repo, message: opts.message, tree: tree.data.sha, parents: [base.data.object.sha] });
     await git.createRef({ owner, repo, ref: `refs/heads/${opts.branch}`, sha: commit.data.sha });
-    const pr = await this.octokit.rest.pulls.create({ owner, repo, title: opts.title, body: opts.body, head: opts.branch, base: this.config.baseBranch });
+    const pr = await octokit.rest.pulls.create({ owner, repo, title: opts.title, body: opts.body, head: opts.branch, base: this.config.baseBranch });
     return { number: pr.data.number, url: pr.data.html_url };
   }
 
   async closePullRequest(number: number, branch: string): Promise<void> {
     const { owner, repo } = this;
-    await this.octokit.rest.pulls.update({ owner, repo, pull_number: number, state: 'closed' });
+    const octokit = await this.octokit();
+    await octokit.rest.pulls.update({ owner, repo, pull_number: number, state: 'closed' });
     try {
-      await this.octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
+      await octokit.rest.git.deleteRef({ owner, repo, ref: `heads/${branch}` });
     } catch (err) {
       // A branch already deleted (by hand or by GitHub's auto-delete) is what we wanted.
       if ((err as { status?: number }).status !== 422 && (err as { status?: number }).status !== 404) throw err;
@@ -80,12 +87,12 @@ export class GitHubHost implements RepositoryHost {
   }
 
   async pullRequestState(number: number): Promise<PullRequestState> {
-    const { data } = await this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number });
+    const { data } = await (await this.octokit()).rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number });
     return { state: data.state as 'open' | 'closed', merged: data.merged === true || data.merged_at !== null, mergedAt: data.merged_at, closedAt: data.closed_at };
   }
 
   async findPullRequest(branch: string): Promise<PullRequestRef | null> {
-    const { data } = await this.octokit.rest.pulls.list({ owner: this.owner, repo: this.repo, head: `${this.owner}:${branch}`, state: 'all', per_page: 1 });
+    const { data } = await (await this.octokit()).rest.pulls.list({ owner: this.owner, repo: this.repo, head: `${this.owner}:${branch}`, state: 'all', per_page: 1 });
     return data[0] ? { number: data[0].number, url: data[0].html_url } : null;
   }
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
+import type { default as IsomorphicGit } from 'isomorphic-git';
 import { clearTempDir, durableFs, fsyncDir, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
@@ -12,6 +12,24 @@ import type { TimingSink } from './timing.ts';
 import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
 
 export { BRANCH } from './branch.ts';
+
+let isomorphicGit: Promise<typeof IsomorphicGit> | null = null;
+
+/**
+ * isomorphic-git (half a megabyte of code with its inflate), loaded when first needed: to create the
+ * repository, to correct its config, and to read where the system git is missing. A start of an
+ * existing repository with git installed never needs it.
+ */
+function loadGit(): Promise<typeof IsomorphicGit> {
+  isomorphicGit ??= import('isomorphic-git').then(
+    (m) => m.default,
+    (err: unknown) => {
+      isomorphicGit = null;
+      throw err;
+    },
+  );
+  return isomorphicGit;
+}
 
 /** The repository cannot be served: the message names the ref or object at fault. */
 export class BrokenRepositoryError extends Error {}
@@ -79,7 +97,7 @@ export class Repository {
     if (!fs.existsSync(join(gitdir, 'HEAD'))) {
       await fs.promises.mkdir(gitdir, { recursive: true });
       await clearTempDir(gitdir);
-      await git.init({ fs: repo.fs, gitdir, bare: true, defaultBranch: 'main' });
+      await (await loadGit()).init({ fs: repo.fs, gitdir, bare: true, defaultBranch: 'main' });
     }
     await clearTempDir(gitdir);
     await removeIndexesWithoutPack(repo);
@@ -97,7 +115,11 @@ export class Repository {
    */
   private async fixConfig(): Promise<void> {
     if (process.platform === 'win32' || process.platform === 'darwin') return;
-    for (const [path, value] of [['core.ignorecase', false], ['core.filemode', true], ['core.symlinks', true]] as const) {
+    const wanted = [['core.ignorecase', false], ['core.filemode', true], ['core.symlinks', true]] as const;
+    const core = coreSettings(fs.readFileSync(join(this.gitdir, 'config'), 'utf8'));
+    if (wanted.every(([path, value]) => core.get(path.slice('core.'.length)) === String(value))) return;
+    const git = await loadGit();
+    for (const [path, value] of wanted) {
       if ((await git.getConfig({ fs: this.fs, gitdir: this.gitdir, path })) !== value) await git.setConfig({ fs: this.fs, gitdir: this.gitdir, path, value });
     }
   }
@@ -109,6 +131,7 @@ export class Repository {
   /** The messages of the commits on main made at or after `since`, newest first (first parents only). */
   async messagesSince(since: Date): Promise<Array<{ oid: string; message: string; time: Date }>> {
     const out: Array<{ oid: string; message: string; time: Date }> = [];
+    const git = await loadGit();
     await this.upkeep.reading(async () => {
       for (let oid = this.head; oid !== null; ) {
         const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
@@ -141,6 +164,7 @@ export class Repository {
    */
   async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, string>> {
     const out = new Map<string, string>();
+    const git = await loadGit();
     await this.upkeep.reading(() =>
       inBatches(blobs, 32, async ([path, oid]) => {
         const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
@@ -161,11 +185,8 @@ export class Repository {
       }
       oid = text;
     } else {
-      try {
-        oid = await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref: BRANCH });
-      } catch {
-        oid = null; // a new repository: no commit yet
-      }
+      // In packed-refs after a git gc; in neither place in a new repository, which has no commit yet.
+      oid = branchOnDisk(this.gitdir);
     }
     if (oid === null) {
       // No main but objects: the branch was lost (a hand operation), not a new repository. Starting
@@ -186,6 +207,7 @@ export class Repository {
       // No system git, or an answer it cannot give: isomorphic-git reads what it can and says what is broken.
       if (!(err instanceof GitUnavailableError)) throw err;
     }
+    const git = await loadGit();
     let treeOid: string;
     try {
       const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
@@ -199,7 +221,7 @@ export class Repository {
 
   /** Reads the root tree and each version folder's tree (two levels: folders and language folders). */
   private async readTreeShallow(oid: string, depth: number): Promise<TreeNode> {
-    const { tree } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+    const { tree } = await (await loadGit()).readTree({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
     const entries = new Map<string, TreeEntry>();
     await inBatches(tree, 16, async (e) => {
       if (e.type === 'tree') {
@@ -335,4 +357,19 @@ async function inBatches<T>(items: readonly T[], width: number, fn: (item: T) =>
     while (next < items.length) await fn(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
+
+/** The `[core]` settings of a git config file, keys and values in lower case; anything unusual is simply absent (the caller then asks isomorphic-git). */
+function coreSettings(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let inCore = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('[')) inCore = line.toLowerCase() === '[core]';
+    else if (inCore) {
+      const m = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*([A-Za-z]+)$/.exec(line);
+      if (m) out.set(m[1].toLowerCase(), m[2].toLowerCase());
+    }
+  }
+  return out;
 }

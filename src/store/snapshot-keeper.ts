@@ -195,7 +195,7 @@ export class SnapshotKeeper {
         const started = performance.now();
         const searchStarted = performance.now();
         // Called in the same synchronous step as the state and tree are taken: the index saved is the one built from that state.
-        const search = await this.search.save(slug);
+        const search = await this.search.savePieces(slug);
         const searchMs = performance.now() - searchStarted;
         const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
         this.trees.add(tree.oid);

@@ -38,7 +38,7 @@ export interface Snapshot {
   /** The version folder's tree as the state was taken from it (with its language folders, for the diff). */
   tree: TreeNode;
   state: VersionState;
-  /** The search index's own bytes (SearchIndex.save), or null. */
+  /** The search index's own bytes (SearchIndex.save), or null; written from its pieces (SearchIndex.savePieces). */
   search: Uint8Array | null;
 }
 
@@ -68,7 +68,7 @@ export class SnapshotFormatError extends Error {}
  */
 const HASH_SLICE = 1 << 20;
 
-export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ bytes: number; longestStepMs: number }> {
+export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> & { search: readonly Uint8Array[] | null }): Promise<{ bytes: number; longestStepMs: number }> {
   await fs.promises.mkdir(dir, { recursive: true });
   const temp = join(dir, `.${snap.slug}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.promises.open(temp, 'w');
@@ -87,20 +87,28 @@ export async function writeSnapshot(dir: string, snap: Snapshot): Promise<{ byte
   };
   try {
     const { state } = snap;
-    const pieces: Array<() => Buffer | Buffer[]> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
+    const pieces: Array<() => Part | Part[]> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
     const entries = [...state.translations];
     for (let i = 0; i < entries.length; i += PART_NODES) pieces.push(() => serializeTranslations(entries.slice(i, i + PART_NODES)));
+    const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
     for (const piece of pieces) {
       const started = performance.now();
       const data = piece();
       longestStepMs = Math.max(longestStepMs, performance.now() - started);
-      for (const buffer of Array.isArray(data) ? data : [data]) {
-        parts.push(buffer.length);
-        await put(buffer);
+      for (const part of Array.isArray(data) ? data : [data]) {
+        if (Buffer.isBuffer(part)) {
+          parts.push(part.length);
+          await put(part);
+          continue;
+        }
+        const before = bytes;
+        await writeTexts(part, scratch, put);
+        parts.push(bytes - before);
       }
     }
-    if (snap.search) await put(snap.search);
-    const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search?.length ?? null, sha256: hash.digest('hex') };
+    const beforeSearch = bytes;
+    for (const piece of snap.search ?? []) await put(piece);
+    const trailer: Trailer = { format: FORMAT, node: process.version, slug: snap.slug, tree: snap.tree.oid, parts, search: snap.search ? bytes - beforeSearch : null, sha256: hash.digest('hex') };
     const json = Buffer.from(JSON.stringify(trailer), 'utf8');
     const length = Buffer.alloc(4);
     length.writeUInt32BE(json.length);
@@ -232,8 +240,34 @@ type StoredTranslation = [language: string, title: string, summary: string, upda
 
 const ONLY_LATIN1 = /^[\x00-\xff]*$/;
 
+/** A part of the file: bytes, or bodies written one after the other in an encoding (see writeTexts). */
+type Part = Buffer | { texts: string[]; encoding: 'latin1' | 'utf16le' };
+
+/** Bytes of bodies encoded and written at once. */
+const SCRATCH_BYTES = 1 << 20;
+
+/**
+ * Writes `texts` encoded, through one reused buffer. A snapshot is written right after a load from
+ * git, and the service is idle after that: buffers made for the bodies (the size of the content)
+ * would wait, garbage but not collected, for the next garbage collection, which an idle service does
+ * not run, and stay in its memory at rest.
+ */
+async function writeTexts({ texts, encoding }: Exclude<Part, Buffer>, scratch: Buffer, put: (data: Uint8Array) => Promise<void>): Promise<void> {
+  const unit = encoding === 'latin1' ? 1 : 2;
+  let used = 0;
+  for (const text of texts) {
+    if (used > 0 && used + text.length * unit > scratch.length) {
+      await put(scratch.subarray(0, used));
+      used = 0;
+    }
+    if (text.length * unit > scratch.length) await put(Buffer.from(text, encoding));
+    else used += scratch.write(text, used, encoding);
+  }
+  if (used > 0) await put(scratch.subarray(0, used));
+}
+
 /** The translations of some nodes as three parts: without bodies, Latin-1 bodies, the other bodies (UTF-16). */
-function serializeTranslations(entries: Array<[string, TranslationsOf]>): Buffer[] {
+function serializeTranslations(entries: Array<[string, TranslationsOf]>): Part[] {
   const latin1: string[] = [];
   const wide: string[] = [];
   const meta = entries.map(([slug, byLanguage]): [string, StoredTranslation[]] => [
@@ -244,7 +278,7 @@ function serializeTranslations(entries: Array<[string, TranslationsOf]>): Buffer
       return [language, t.title, t.summary, t.updatedAt, fits, t.bodyMd.length];
     }),
   ]);
-  return [v8.serialize(meta), Buffer.from(latin1.join(''), 'latin1'), Buffer.from(wide.join(''), 'utf16le')];
+  return [v8.serialize(meta), { texts: latin1, encoding: 'latin1' }, { texts: wide, encoding: 'utf16le' }];
 }
 
 function deserializeTranslations(meta: Buffer, latin1Bytes: Buffer, utf16Bytes: Buffer): Array<[string, TranslationsOf]> {
