@@ -5,18 +5,35 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { SERVICE_NODE_FLAGS } from '../bench/lib/service.ts';
 import { PROJECT, runProcess } from './helpers/process.ts';
 
 // `npm start` builds the server into one file (dist/main.js) and runs that. The bundle must behave as
 // the TypeScript sources do, including what it reads from the project folder by path: the sample
 // content and the fonts of the PDF bundle; and it serves the push script the build writes beside it.
 
+/** The flags `npm start` gives node before dist/main.js (package.json). */
+function startFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync(join(PROJECT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const m = /node((?: --\S+)*) dist\/main\.js/.exec(start);
+  assert.ok(m, `npm start runs dist/main.js: ${start}`);
+  return m[1].trim().split(' ').filter(Boolean);
+}
+
 describe('the built server (npm start)', () => {
+  test('the example systemd unit, the deployment notes and the benchmark start the server with the flags npm start uses', () => {
+    const flags = startFlags().join(' ');
+    assert.match(flags, /--max-semi-space-size=\d+/);
+    assert.match(fs.readFileSync(join(PROJECT, 'examples', 'deploy', 'help-content.service'), 'utf8'), new RegExp(`^ExecStart=/usr/bin/node ${flags} dist/main\\.js$`, 'm'));
+    assert.ok(fs.readFileSync(join(PROJECT, 'docs', 'operations.md'), 'utf8').includes(`node ${flags} dist/main.js`));
+    assert.equal(SERVICE_NODE_FLAGS.join(' '), flags);
+  });
+
   test('builds, imports the sample content, serves content, the push script and fonts, and stops cleanly on SIGTERM', async () => {
     const build = await runProcess(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT, env: { PATH: process.env.PATH }, timeout: 60_000 });
     assert.equal(build.code, 0, build.stderr);
     const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
-    const child = spawn(process.execPath, [join(PROJECT, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
       cwd: dataDir,
       env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -37,11 +37,14 @@ export interface StartOptions {
  * "ready" lines are info), so the suite picks a free port itself, passes it as PORT, and polls
  * GET /healthz (503 while loading, 200 once the content is loaded) every 5 ms from spawn.
  */
+/** The V8 flags `npm start` runs the server with (package.json; see Memory in docs/operations.md). */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
+
 export async function startService(opts: StartOptions): Promise<ServiceChild> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const started = now();
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'dist/main.js'], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...SERVICE_NODE_FLAGS, 'dist/main.js'], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,
