@@ -266,15 +266,10 @@ describe('Snapshots of the index', () => {
   test('identical folders (a version copied for each release) are loaded once, each with its own ids, and stay apart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     const gitdir = join(dataDir, 'content.git');
-    const folder = (slug: string) => ({
-      [`${slug}/version.json`]: versionJson({ label: 'Release', languages: ['en'], nav: ['intro', 'setup'] }),
-      [`${slug}/en/intro.md`]: md('Intro', 'All about zebras.\n'),
-      [`${slug}/en/setup.md`]: md('Setup', 'Install the giraffe.\n'),
-    });
     let run = await start(dataDir);
     try {
       await run.service.close();
-      commitWithGit(gitdir, { ...folder('r1'), ...folder('r2'), ...folder('r3') }, 'three identical releases by hand');
+      commitWithGit(gitdir, { ...releaseFolder('r1'), ...releaseFolder('r2'), ...releaseFolder('r3') }, 'three identical releases by hand');
       const seen = async () => {
         const out: Record<string, unknown> = {};
         for (const v of ['r1', 'r2', 'r3']) {
@@ -311,12 +306,6 @@ describe('Snapshots of the index', () => {
   test('identical folders share one snapshot file; edits, duplicates and deletes leave none that no version needs, and every version restarts as it was', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     const gitdir = join(dataDir, 'content.git');
-    // Written by hand without ids: node ids are derived from the version's slug.
-    const folder = (slug: string) => ({
-      [`${slug}/version.json`]: versionJson({ label: 'Release', languages: ['en'], nav: ['intro', 'setup'] }),
-      [`${slug}/en/intro.md`]: md('Intro', 'All about zebras.\n'),
-      [`${slug}/en/setup.md`]: md('Setup', 'Install the giraffe.\n'),
-    });
     const slugs = () => ['r1', 'r2', 'r3', 'r4'];
     const everything = async () => {
       const out: Record<string, unknown> = {};
@@ -329,7 +318,7 @@ describe('Snapshots of the index', () => {
     let run = await start(dataDir);
     try {
       await run.service.close();
-      commitWithGit(gitdir, { ...folder('r1'), ...folder('r2'), ...folder('r3') }, 'three identical releases by hand');
+      commitWithGit(gitdir, { ...releaseFolder('r1'), ...releaseFolder('r2'), ...releaseFolder('r3') }, 'three identical releases by hand');
       run = await start(dataDir);
       await run.service.close();
       const shared = snapshotFiles(dataDir);
@@ -418,4 +407,13 @@ function flipByte(file: string, at: number): void {
 /** Whether any commit of the content repository holds a snapshot file. */
 function gitTracksSnapshots(gitdir: string): boolean {
   return execFileSync('git', ['log', '--all', '--name-only', '--format='], { cwd: gitdir, encoding: 'utf8' }).includes('.snapshot');
+}
+
+/** A release folder written by hand, without ids (node ids are derived from the version's slug). */
+function releaseFolder(slug: string): Record<string, string> {
+  return {
+    [`${slug}/version.json`]: versionJson({ label: 'Release', languages: ['en'], nav: ['intro', 'setup'] }),
+    [`${slug}/en/intro.md`]: md('Intro', 'All about zebras.\n'),
+    [`${slug}/en/setup.md`]: md('Setup', 'Install the giraffe.\n'),
+  };
 }
