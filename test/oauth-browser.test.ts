@@ -1,31 +1,18 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as oidc from 'openid-client';
-import type { Browser } from 'playwright-core';
 import { axeViolations } from './browser/axe.ts';
-import { launchChromium } from './browser/chromium.ts';
+import { serverAndChromium } from './browser/chromium.ts';
 import { addAccount, authorizationRequest, registerClient } from './helpers/oauth.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
-
 
 /** The login and consent pages in a real browser: accessible, keyboard-usable, and a sign-in that ends at the client. */
 describe('Sign-in pages in Chromium', () => {
-  let s: TestServer;
-  let browser: Browser;
-
-  before(async () => {
-    s = await startTestServer();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await s.close();
-  });
-
+  const env = serverAndChromium();
 
   test('login and consent pass axe-core, work from the keyboard, run no script, and send the browser back with a code', async () => {
+    const { s, browser } = env;
     const account = await addAccount(s, 'edna', 'editor');
     const config = await registerClient(s);
     // The client, as a native app: listening on a loopback port of its choosing (RFC 8252).

@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './browser/chromium.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { describe, test } from 'node:test';
+import { serverAndChromium } from './browser/chromium.ts';
 
 describe('The API reference in a real browser', () => {
-  let s: TestServer;
-  let browser: Browser;
-  before(async () => {
-    s = await startTestServer();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await s.close();
-  });
+  const env = serverAndChromium();
 
   test('renders every tag of openapi.json, breaks no rule of its policy and asks no other host', async () => {
+    const { s, browser } = env;
     const page = await browser.newPage();
     const problems: string[] = [];
     const hosts = new Set<string>();

@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { jsonBodyParser, rawBodyOf } from './body.ts';
-import type { ResponseCache } from './cache.ts';
+import { anonymousWithoutBody, type ResponseCache } from './cache.ts';
 import { PATH_PARAMS, type EndpointDoc } from '../schemas/endpoint.ts';
 
 export type { Access, EndpointDoc, Method, ResponseDoc } from '../schemas/endpoint.ts';
@@ -89,8 +89,7 @@ export function anonymousReads(basePath: string, endpoints: readonly Endpoint[],
   }
   const prefix = `${basePath}/`;
   return (ctx, next) => {
-    const headers = ctx.req.headers;
-    if (ctx.method !== 'GET' || headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return next();
+    if (ctx.method !== 'GET' || !anonymousWithoutBody(ctx)) return next();
     const path = ctx.path;
     if (!path.startsWith(prefix)) return next();
     const parts = path.slice(prefix.length).split('/');

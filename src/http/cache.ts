@@ -95,9 +95,7 @@ export class ResponseCache {
   answerAnonymous(ctx: Context): boolean {
     const method = ctx.method;
     if (this.lru === null || (method !== 'GET' && method !== 'HEAD')) return false;
-    const headers = ctx.req.headers;
-    // A credential (even a wrong one: that is a 401) and a body (possibly a 415) take the full path.
-    if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    if (!anonymousWithoutBody(ctx)) return false;
     const key = keyOf('public', ctx);
     const entry = this.lru.get(key);
     if (entry === undefined || entry.generation !== this.generation(ctx)) return false;
@@ -169,6 +167,15 @@ export class ResponseCache {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     ctx.body = body;
   }
+}
+
+/**
+ * A request with neither a credential (even a wrong one: that is a 401) nor a body (possibly a 415):
+ * nothing past routing can change what it is answered, so it may be answered before the full path.
+ */
+export function anonymousWithoutBody(ctx: Context): boolean {
+  const headers = ctx.req.headers;
+  return headers.authorization === undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
 }
 
 /**
