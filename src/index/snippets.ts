@@ -16,6 +16,11 @@ import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
 const SNIPPET_COLUMNS = 160;
 /** How much of the text before a match the snippet shows, in columns. */
 const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
+/**
+ * Columns of text before a match in its own line past which the excerpt surely starts in that line
+ * (SNIPPET_BEFORE, plus the column a wide character may take beyond it): the lines before need no converting.
+ */
+const OWN_LINE_COLUMNS = Math.ceil(SNIPPET_BEFORE) + 2;
 
 /**
  * A short excerpt of plain text around the first match in the body (else the summary, else the
@@ -37,6 +42,8 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
     for (let i = 0; i < lines.length; i++) {
       const at = firstMatch(lines[i], query);
       if (at < 0) continue;
+      // A match far enough into its line starts the excerpt inside that line: nothing before it is shown.
+      if (pastOwnLineColumns(lines[i], at)) return excerpt([], -1, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
       const before = linesBefore(body, lineStart, lines.slice(0, i));
       return excerpt(before.lines, before.full ? before.from : -1, lines[i], at, lines.slice(i + 1), body, lineEnd + 1);
     }
@@ -53,6 +60,9 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
   head ||= t.summary;
   return clip(head, 0, 0, false);
 }
+
+/** Whether the text before `at` takes more than OWN_LINE_COLUMNS columns (counted only that far). */
+const pastOwnLineColumns = (line: string, at: number) => at > OWN_LINE_COLUMNS / 2 && columnsIn(line, 0, at, OWN_LINE_COLUMNS) > OWN_LINE_COLUMNS;
 
 /**
  * The plain-text lines just before the Markdown line at `lineStart` (after `first`, the plain lines
