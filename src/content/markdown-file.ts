@@ -1,6 +1,7 @@
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
+import { simpleFrontMatter } from './front-matter.ts';
 import type { ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
@@ -10,6 +11,7 @@ export const TITLE_MAX = 200;
 /**
  * gray-matter splits the file; js-yaml 4 reads and writes the YAML. (gray-matter's bundled js-yaml 3
  * writes emoji and other astral characters as `\U` escapes, which writers should not have to read.)
+ * Front matter of the common shape is read without either (front-matter.ts), with the same result.
  *
  * gray-matter picks a parser from the text after the opening `---` (`---js` selects an engine that
  * runs the front matter through `eval`), so `parseMarkdownFile` refuses any opening line other than
@@ -70,25 +72,9 @@ export interface ParsedMarkdown {
 
 /** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
 export function parseMarkdownFile(path: string, text: string, problems: ProblemList): ParsedMarkdown | null {
-  const opening = openingProblem(text);
-  if (opening !== null) {
-    problems.error(path, opening, 1);
-    return null;
-  }
-  let parsed: { data: Record<string, unknown>; content: string };
-  try {
-    // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
-    parsed = matter(text, { excerpt: false, engines });
-  } catch (err) {
-    if (err instanceof FrontMatterLanguageError) {
-      problems.error(path, `only YAML front matter is read, not ${err.language}`, 1);
-      return null;
-    }
-    const mark = (err as { mark?: { line?: number } }).mark;
-    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
-    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
-    return null;
-  }
+  // Front matter of the common shape opens with a bare `---`, so its opening needs no check.
+  const parsed = simpleFrontMatter(text) ?? fullFrontMatter(path, text, problems);
+  if (parsed === null) return null;
   const data = parsed.data ?? {};
   if (typeof data !== 'object' || Array.isArray(data)) {
     problems.error(path, 'frontmatter must be a YAML mapping', 2);
@@ -113,6 +99,28 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+}
+
+/** Front matter of any shape, through gray-matter and js-yaml; reports why it cannot be read and returns null. */
+function fullFrontMatter(path: string, text: string, problems: ProblemList): { data: Record<string, unknown>; content: string } | null {
+  const opening = openingProblem(text);
+  if (opening !== null) {
+    problems.error(path, opening, 1);
+    return null;
+  }
+  try {
+    // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
+    return matter(text, { excerpt: false, engines });
+  } catch (err) {
+    if (err instanceof FrontMatterLanguageError) {
+      problems.error(path, `only YAML front matter is read, not ${err.language}`, 1);
+      return null;
+    }
+    const mark = (err as { mark?: { line?: number } }).mark;
+    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
+    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
+    return null;
+  }
 }
 
 function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {
