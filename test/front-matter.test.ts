@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import { mainSet, realisticSet } from '../bench/lib/dataset.ts';
-import { simpleFrontMatter } from '../src/content/front-matter.ts';
+import { readFrontMatter, simpleFrontMatter, type Engine } from '../src/content/front-matter.ts';
 import { parseMarkdownFile, renderMarkdownFile } from '../src/content/markdown-file.ts';
 import { ProblemList } from '../src/content/problems.ts';
 
@@ -170,3 +170,75 @@ describe('Front matter of the common shape', () => {
     assert.deepEqual(parse(texts[3]).errors, [{ path: 'en/a.md', line: 2, message: 'invalid YAML frontmatter: bad indentation of a mapping entry' }]);
   });
 });
+
+describe("Front matter of any shape: gray-matter's split, in linear time", () => {
+  /** Engines shaped like the service's: YAML read by js-yaml, every other language refused. */
+  const refuse = (language: string) => () => {
+    throw new Error(`refused ${language}`);
+  };
+  const engines: Record<string, Engine> = {
+    yaml: { parse: (t: string) => yaml.load(t) },
+    javascript: { parse: refuse('javascript') },
+    json: { parse: refuse('json') },
+    coffee: { parse: refuse('coffee') },
+    toml: { parse: refuse('toml') },
+  };
+  const outcome = (read: () => { data: unknown; content: string }) => {
+    try {
+      const { data, content } = read();
+      return { data, content };
+    } catch (err) {
+      const e = err as Error & { mark?: { line?: number } };
+      return { error: `${e.constructor.name}: ${e.message}`, line: e.mark?.line };
+    }
+  };
+  const same = (text: string) =>
+    assert.deepEqual(
+      outcome(() => readFrontMatter(text, engines)),
+      outcome(() => matter(text, { excerpt: false, engines: engines as Record<string, { parse: (t: string) => object }> })),
+      JSON.stringify(text.slice(0, 300)),
+    );
+
+  test('random files built from openings, languages, comments, blank lines and line breaks of every kind give what gray-matter gives', () => {
+    const opening = fc.constantFrom('---', '--- ', '----', '---js', '---yaml', '---YAML', '--- yml ', '---toml', '---constructor', '---toString', '---valueOf', '---__proto__', '---hasOwnProperty', '---nope', '', '--');
+    const piece = fc.constantFrom(
+      ...['\n', '\n', '\n', '\r\n', '\r', '\u2028', '\u2029', '\u0085', ' ', '  ', '\t', '\u00a0', '\ufeff', '\v', '\f', '#', '# c', ' # c', '#\n', '##', '---', '\n---', '\n--- x'],
+      ...['title: A', 'summary: "B"', 'title: [x', 'a: 1', '- x', 'title: &a A', 'summary: *a', 'parse', 'x', ':', '...', '\u0000'],
+    );
+    const text = fc
+      .tuple(fc.constantFrom('', '', '\ufeff'), opening, fc.array(piece, { maxLength: 14 }), fc.constantFrom('', 'body', '\nbody'))
+      .map(([bom, o, pieces, body]) => `${bom}${o}${pieces.join('')}${body}`);
+    fc.assert(fc.property(text, same), { numRuns: 5000 });
+  });
+
+  test('every file of the benchmark sets and the sample, and the hostile cases, give what gray-matter gives', () => {
+    const texts = [...realisticSet().files.map((f) => f.content), ...sampleFiles()];
+    for (const text of texts) same(text);
+    for (const text of ['', '\ufeff', '---', '---\n', '---\n---', '---\n#\n---\n', '---\n # x\n\n#y\n---\nbody', '---\n\u2028#x\n---\n', '---js\n# only a comment\n---\n']) same(text);
+  });
+
+  test('front matter of a million blank lines is read in linear time', () => {
+    // gray-matter takes time quadratic in the blank lines: this file would hold it for minutes.
+    const text = `---\n${' \n'.repeat(1_000_000)}title: A\n---\nbody`;
+    assert.equal(simpleFrontMatter(text), null);
+    const started = performance.now();
+    const { parsed, errors } = parse(text);
+    assert.deepEqual(errors, []);
+    assert.equal(parsed?.title, 'A');
+    assert.ok(performance.now() - started < 3000, `${Math.round(performance.now() - started)} ms`);
+  });
+
+  test('an excerpt_separator naming a nest of aliases is an unknown key, read in the time its text takes', () => {
+    // gray-matter would turn the value into a string: ten to the tenth power "lol"s.
+    const lines = ['---', 'title: T', `a0: &a0 [${Array(10).fill('lol').join(', ')}]`];
+    for (let i = 1; i <= 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    lines.push('excerpt_separator: *a9', '---', 'body');
+    const started = performance.now();
+    const { parsed, errors, warnings } = parse(lines.join('\n'));
+    assert.deepEqual(errors, []);
+    assert.equal(parsed?.title, 'T');
+    assert.ok(warnings.some((w) => w.message === 'unknown frontmatter key "excerpt_separator" is ignored' && w.line === 13));
+    assert.ok(performance.now() - started < 3000, `${Math.round(performance.now() - started)} ms`);
+  });
+});
+

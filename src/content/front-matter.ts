@@ -198,3 +198,100 @@ function printable(text: string, i: number): number {
   }
   return c >= 0xdc00 && c <= 0xdfff ? 0 : 1;
 }
+
+/** A front-matter parser as gray-matter takes them: `engines[language].parse`. */
+export interface Engine {
+  parse: (text: string) => unknown;
+}
+
+/**
+ * What gray-matter 4 gives for `text` (`matter(text, { excerpt: false, engines })`), read here:
+ * gray-matter tells front matter of nothing but comments with /^\s*#[^\n]+/gm, which takes time
+ * quadratic in the blank lines of the front matter (40,000 of them held the process for most of a
+ * second; a 5 MB file would hold it for hours), and it hashes and copies every file it reads. The
+ * result and the errors are gray-matter's, its quirks included: a byte order mark is dropped, the text
+ * after the opening `---` names the language, the first "\n---" closes, whatever follows on its line,
+ * and engines are looked up as it looks them up. `engines` must be a plain object.
+ *
+ * One step of gray-matter's is left out: with excerpts off it still turns an `excerpt_separator` the
+ * front matter names into a string, which fails for some values and, for a nest of YAML aliases,
+ * takes time exponential in the file's size. The key is ignored (with a warning) like any other.
+ */
+export function readFrontMatter(text: string, engines: Readonly<Record<string, Engine>>): { data: unknown; content: string } {
+  const file = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!file.startsWith('---') || file.charAt(3) === '-') return { data: {}, content: file };
+  let rest = file.slice(3);
+  const length = rest.length;
+  const raw = rest.slice(0, rest.search(/\r?\n/));
+  let language = 'yaml';
+  if (raw.trim() !== '') {
+    language = raw.trim();
+    rest = rest.slice(raw.length);
+  }
+  let close = rest.indexOf('\n---');
+  if (close < 0) close = length;
+  const block = rest.slice(0, close);
+  let data = onlyComments(block) ? {} : parseWith(engines, language, block);
+  data ??= {};
+  let content = '';
+  if (close !== length) {
+    content = rest.slice(close + 4);
+    if (content.charCodeAt(0) === CR) content = content.slice(1);
+    if (content.charCodeAt(0) === LF) content = content.slice(1);
+  }
+  return { data, content };
+}
+
+/** gray-matter's engine lookup: by name (inherited properties included), then by its alias. */
+function parseWith(engines: Readonly<Record<string, Engine>>, language: string, block: string): unknown {
+  let engine: unknown = engines[language] || engines[alias(language)];
+  if (engine === undefined) throw new Error(`gray-matter engine "${language}" is not registered`);
+  if (typeof engine === 'function') engine = { parse: engine };
+  const parse = (engine as { parse?: unknown }).parse;
+  if (typeof parse !== 'function') throw new TypeError(`expected "${language}.parse" to be a function`);
+  return (engine as { parse: (text: string, options: object) => unknown }).parse(block, {});
+}
+
+function alias(name: string): string {
+  switch (name.toLowerCase()) {
+    case 'js':
+    case 'javascript':
+      return 'javascript';
+    case 'coffee':
+    case 'coffeescript':
+    case 'cson':
+      return 'coffee';
+    case 'yaml':
+    case 'yml':
+      return 'yaml';
+    default:
+      return name;
+  }
+}
+
+/**
+ * Whether `block` is white space and comment lines only, as gray-matter decides it (what is left
+ * after /^\s*#[^\n]+/gm is removed is white space), in one pass: a character other than white space
+ * survives unless it is a `#` reached from the start of a line through white space alone (line
+ * breaks included) and followed by something other than a line feed, which removes the rest of
+ * its line.
+ */
+function onlyComments(block: string): boolean {
+  for (let i = 0; ; ) {
+    // Past the first round, i is at the line feed that ended a comment: a line starts after it.
+    let lineStart = i === 0;
+    while (i < block.length && WHITE.test(block.charAt(i))) {
+      if (LINE_BREAK.test(block.charAt(i))) lineStart = true;
+      i++;
+    }
+    if (i >= block.length) return true;
+    if (!lineStart || block.charCodeAt(i) !== HASH || i + 1 >= block.length || block.charCodeAt(i + 1) === LF) return false;
+    const end = block.indexOf('\n', i + 1);
+    i = end < 0 ? block.length : end;
+  }
+}
+
+/** What a regular expression's \s matches (and String.prototype.trim removes). */
+const WHITE = /^\s$/;
+/** What ends a line for a regular expression's ^ with the m flag. */
+const LINE_BREAK = /^[\n\r\u2028\u2029]$/;
