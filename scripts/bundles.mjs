@@ -11,23 +11,6 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUIRE = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /**
- * gray-matter's default engines include one that evaluates front matter as JavaScript (`---js`), and its
- * YAML engine brings js-yaml 3 with JavaScript types. The service never uses them: it passes its own
- * engine for every name gray-matter knows (src/content/markdown-file.ts), and refuses any opening line
- * but `---` before gray-matter sees the text. The bundles leave the defaults out, so gray-matter brings
- * no code that evaluates text into them.
- */
-const withoutGrayMatterEngines = {
-  name: 'without-gray-matter-engines',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]gray-matter[\\/]lib[\\/]engines\.js$/ }, () => ({
-      contents: "'use strict';\n// Left out of the bundle: every caller passes its own engines.\nmodule.exports = {};\n",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
  * koa, its content negotiation and co-body each hold a copy of mime-db (the media types database,
  * 200 KB of JSON) at different versions, and each copy is built into lookup tables when the server
  * starts (about 2 MB of memory for the two extra). The server bundle keeps one copy: the one installed
@@ -80,7 +63,7 @@ export const serverOptions = {
   target: 'node20',
   external: ['@expo-google-fonts/*'],
   banner: { js: REQUIRE },
-  plugins: [withoutGrayMatterEngines, oneMimeDatabase, koaWithoutEagerWebGlobals],
+  plugins: [oneMimeDatabase, koaWithoutEagerWebGlobals],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
@@ -99,7 +82,6 @@ export const pushScriptOptions = {
   format: 'esm',
   target: 'node20',
   banner: { js: REQUIRE },
-  plugins: [withoutGrayMatterEngines],
   legalComments: 'none',
   logLevel: 'warning',
 };

@@ -1,6 +1,6 @@
-import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
+import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
 import type { ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
@@ -8,13 +8,15 @@ const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
 export const TITLE_MAX = 200;
 
 /**
- * gray-matter splits the file; js-yaml 4 reads and writes the YAML. (gray-matter's bundled js-yaml 3
- * writes emoji and other astral characters as `\U` escapes, which writers should not have to read.)
+ * The file is split as gray-matter 4 splits it (readFrontMatter, which does it in linear time), and
+ * js-yaml 4 reads and writes the YAML. (gray-matter's bundled js-yaml 3 writes emoji and other astral
+ * characters as `\U` escapes, which writers should not have to read.) Front matter of the common shape
+ * is read without either (simpleFrontMatter), with the same result.
  *
- * gray-matter picks a parser from the text after the opening `---` (`---js` selects an engine that
- * runs the front matter through `eval`), so `parseMarkdownFile` refuses any opening line other than
- * a bare `---` before gray-matter sees the text. Every other engine name gray-matter knows is also
- * replaced by one that refuses, so no path through it can reach an evaluating parser.
+ * gray-matter's split picks a parser from the text after the opening `---` (where gray-matter's own
+ * `---js` engine runs the front matter through `eval`), so `parseMarkdownFile` refuses any opening
+ * line other than a bare `---` before the split. Every other engine name gray-matter knows is given
+ * one that refuses, so no path reaches an evaluating parser, and the refusal names the language.
  * js-yaml 4 has no JavaScript types (`!!js/function` is an unknown tag and fails), and aliases are
  * shared references, never copies, so a "billion laughs" file costs what its text costs.
  */
@@ -22,7 +24,7 @@ const refuse = (language: string) => () => {
   throw new FrontMatterLanguageError(language);
 };
 const engines = {
-  yaml: { parse: (text: string) => yaml.load(text) as object, stringify: (data: object) => yaml.dump(data) },
+  yaml: { parse: (text: string) => yaml.load(text) },
   javascript: { parse: refuse('javascript') },
   json: { parse: refuse('json') },
   coffee: { parse: refuse('coffee') },
@@ -70,30 +72,15 @@ export interface ParsedMarkdown {
 
 /** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
 export function parseMarkdownFile(path: string, text: string, problems: ProblemList): ParsedMarkdown | null {
-  const opening = openingProblem(text);
-  if (opening !== null) {
-    problems.error(path, opening, 1);
-    return null;
-  }
-  let parsed: { data: Record<string, unknown>; content: string };
-  try {
-    // Passing options turns off gray-matter's cache, which would otherwise keep every file ever read.
-    parsed = matter(text, { excerpt: false, engines });
-  } catch (err) {
-    if (err instanceof FrontMatterLanguageError) {
-      problems.error(path, `only YAML front matter is read, not ${err.language}`, 1);
-      return null;
-    }
-    const mark = (err as { mark?: { line?: number } }).mark;
-    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
-    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
-    return null;
-  }
-  const data = parsed.data ?? {};
-  if (typeof data !== 'object' || Array.isArray(data)) {
+  // Front matter of the common shape opens with a bare `---`, so its opening needs no check.
+  const parsed = simpleFrontMatter(text) ?? fullFrontMatter(path, text, problems);
+  if (parsed === null) return null;
+  const mapping = parsed.data ?? {};
+  if (typeof mapping !== 'object' || Array.isArray(mapping)) {
     problems.error(path, 'frontmatter must be a YAML mapping', 2);
     return null;
   }
+  const data = mapping as Record<string, unknown>;
   for (const key of Object.keys(data)) {
     if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown frontmatter key "${key}" is ignored`, () => frontmatterLine(text, key));
   }
@@ -113,6 +100,27 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+}
+
+/** Front matter of any shape, through gray-matter's split and js-yaml; reports why it cannot be read and returns null. */
+function fullFrontMatter(path: string, text: string, problems: ProblemList): { data: unknown; content: string } | null {
+  const opening = openingProblem(text);
+  if (opening !== null) {
+    problems.error(path, opening, 1);
+    return null;
+  }
+  try {
+    return readFrontMatter(text, engines);
+  } catch (err) {
+    if (err instanceof FrontMatterLanguageError) {
+      problems.error(path, `only YAML front matter is read, not ${err.language}`, 1);
+      return null;
+    }
+    const mark = (err as { mark?: { line?: number } }).mark;
+    const reason = (err as { reason?: string }).reason ?? (err as Error).message;
+    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
+    return null;
+  }
 }
 
 function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {

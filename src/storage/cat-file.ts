@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { TreeEntry, TreeNode } from './git-objects.ts';
 
@@ -59,101 +59,169 @@ export function catFileBlobs(gitdir: string, oids: readonly string[], onBlob: (i
  * against its id as git does when it reads; a missing or damaged one goes to `onDamaged` when given
  * (the read goes on), else rejects the read with DamagedObjectError.
  */
-export function catFileObjects(
-  gitdir: string,
-  oids: readonly string[],
-  onObject: (index: number, type: string, bytes: Buffer) => void,
-  onDamaged?: (index: number, error: DamagedObjectError) => void,
-): Promise<void> {
-  const damaged = (index: number, error: DamagedObjectError) => {
-    if (!onDamaged) throw error;
-    onDamaged(index, error);
-  };
-  return new Promise((resolve, reject) => {
-    if (oids.length === 0) {
-      resolve();
-      return;
-    }
-    const proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'], env: gitEnv() });
-    let failed: Error | null = null;
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = err;
-      proc.kill();
-    };
-    let stderr = '';
-    proc.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
-    proc.stdin.on('error', () => undefined); // git exiting early shows as a failed exit below
+export async function catFileObjects(gitdir: string, oids: readonly string[], onObject: OnObject, onDamaged?: OnDamaged): Promise<void> {
+  if (oids.length === 0) return;
+  // Every id is known up front: git's output is buffered, written in large blocks rather than one
+  // write per object, which costs both processes fewer system calls.
+  await new CatFile(gitdir, { buffered: true }).read(oids, onObject, onDamaged, { last: true });
+}
 
-    let next = 0;
-    /** Bytes of a header line or of a body that spans chunks. */
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    /** The size of the body being read, or -1 while a header line is expected. */
-    let want = -1;
-    let wantType = '';
-    proc.stdout.on('data', (chunk: Buffer) => {
-      let at = 0;
-      while (at < chunk.length && !failed) {
-        if (want < 0) {
-          const nl = chunk.indexOf(10, at);
-          if (nl < 0) {
-            pending.push(chunk.subarray(at));
-            pendingBytes += chunk.length - at;
-            return;
-          }
-          const header = (pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(at, nl)]) : chunk.subarray(at, nl)).toString('latin1');
-          pending = [];
-          pendingBytes = 0;
-          at = nl + 1;
-          const [oid, type, size] = header.split(' ');
-          if (next < oids.length && oid === oids[next] && type === 'missing' && size === undefined) {
-            try {
-              damaged(next++, new DamagedObjectError(oid, 'missing'));
-            } catch (err) {
-              fail(err as Error);
-              return;
-            }
-            continue;
-          }
-          if (next >= oids.length || oid !== oids[next] || !/^\d+$/.test(size ?? '')) {
-            fail(new GitUnavailableError(`git cat-file answered "${header.slice(0, 100)}" for ${oids[next] ?? 'nothing'}`));
-            return;
-          }
-          want = Number(size);
-          wantType = type;
+type OnObject = (index: number, type: string, bytes: Buffer) => void;
+type OnDamaged = (index: number, error: DamagedObjectError) => void;
+
+/** One read: the ids asked for, how many have been answered, and where the answers go. */
+interface Round {
+  oids: readonly string[];
+  next: number;
+  onObject: OnObject;
+  onDamaged?: OnDamaged;
+  last: boolean;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * One `git cat-file --batch` process, read from in rounds: a read whose ids depend on the answers to
+ * the one before (the levels of the trees at start) starts git once, not once per round. Unbuffered
+ * unless told otherwise, so that each round's answers arrive before the next round is asked.
+ */
+class CatFile {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private round: Round | null = null;
+  private failed: Error | null = null;
+  private exited = false;
+  private stderr = '';
+  /** Bytes of a header line or of a body that spans chunks. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The size of the body being read, or -1 while a header line is expected. */
+  private want = -1;
+  private wantType = '';
+
+  constructor(gitdir: string, opts: { buffered: boolean }) {
+    const args = ['--git-dir', gitdir, 'cat-file', '--batch', ...(opts.buffered ? ['--buffer'] : [])];
+    this.proc = spawn('git', args, { stdio: ['pipe', 'pipe', 'pipe'], env: gitEnv() });
+    this.proc.stderr.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-2000)));
+    this.proc.stdin.on('error', () => undefined); // git exiting early shows as a failed exit below
+    this.proc.stdout.on('data', (chunk: Buffer) => this.take(chunk));
+    this.proc.once('error', (err) => this.fail(new GitUnavailableError(`git cannot be run: ${err.message}`)));
+    this.proc.once('close', (code) => {
+      this.exited = true;
+      const round = this.round;
+      if (round === null) return;
+      this.round = null;
+      if (this.failed) round.reject(this.failed);
+      else if (code !== 0 || round.next !== round.oids.length) round.reject(new GitUnavailableError(`git cat-file --batch stopped after ${round.next} of ${round.oids.length} objects (exit ${code}): ${this.stderr.trim()}`));
+      else round.resolve();
+    });
+  }
+
+  /**
+   * Asks for `oids`; `onObject` gets each object in their order. `last`: no round follows, git is
+   * let go, and the read resolves once it has exited cleanly. On failure git is stopped, and the
+   * process takes no more rounds.
+   */
+  read(oids: readonly string[], onObject: OnObject, onDamaged: OnDamaged | undefined, { last }: { last: boolean }): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.failed || this.exited) {
+        reject(this.failed ?? new GitUnavailableError(`git cat-file --batch exited before it was asked for ${oids.length} objects: ${this.stderr.trim()}`));
+        return;
+      }
+      if (oids.length === 0 && !last) {
+        resolve();
+        return;
+      }
+      this.round = { oids, next: 0, onObject, onDamaged, last, resolve, reject };
+      // Written in one go: git answers as it reads, and the answers are consumed as they come.
+      const ask = oids.length === 0 ? '' : `${oids.join('\n')}\n`;
+      if (last) this.proc.stdin.end(ask);
+      else this.proc.stdin.write(ask);
+    });
+  }
+
+  /** No round follows: resolves once git has exited cleanly. */
+  close(): Promise<void> {
+    return this.read([], () => undefined, undefined, { last: true });
+  }
+
+  /** Lets git go, whatever state the read is in (a read given up on its way). */
+  end(): void {
+    if (!this.exited) this.proc.stdin.end();
+  }
+
+  private fail(err: Error): void {
+    if (this.failed) return;
+    this.failed = err;
+    this.proc.kill();
+  }
+
+  /** A round's object arrived whole, or is missing or damaged. */
+  private answered(round: Round, outcome: { type: string; body: Buffer } | DamagedObjectError): void {
+    const index = round.next++;
+    if (outcome instanceof DamagedObjectError) {
+      if (!round.onDamaged) throw outcome;
+      round.onDamaged(index, outcome);
+    } else round.onObject(index, outcome.type, outcome.body);
+    if (round.next === round.oids.length && !round.last) {
+      this.round = null;
+      round.resolve();
+    }
+  }
+
+  private take(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length && !this.failed) {
+      const round = this.round;
+      if (this.want < 0) {
+        const nl = chunk.indexOf(10, at);
+        if (nl < 0) {
+          this.pending.push(chunk.subarray(at));
+          this.pendingBytes += chunk.length - at;
+          return;
         }
-        // The body, then the LF git writes after it.
-        const take = Math.min(want + 1 - pendingBytes, chunk.length - at);
-        pending.push(chunk.subarray(at, at + take));
-        pendingBytes += take;
-        at += take;
-        if (pendingBytes === want + 1) {
-          const whole = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-          pending = [];
-          pendingBytes = 0;
-          want = -1;
+        const header = (this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk.subarray(at, nl)]) : chunk.subarray(at, nl)).toString('latin1');
+        this.pending = [];
+        this.pendingBytes = 0;
+        at = nl + 1;
+        const [oid, type, size] = header.split(' ');
+        const expected = round !== null && round.next < round.oids.length ? round.oids[round.next] : undefined;
+        if (expected !== undefined && oid === expected && type === 'missing' && size === undefined) {
           try {
-            const body = whole.subarray(0, whole.length - 1);
-            const index = next++;
-            if (hashesTo(oids[index], wantType, body)) onObject(index, wantType, body);
-            else damaged(index, new DamagedObjectError(oids[index], 'damaged'));
+            this.answered(round!, new DamagedObjectError(oid, 'missing'));
           } catch (err) {
-            fail(err as Error);
+            this.fail(err as Error);
             return;
           }
+          continue;
+        }
+        if (expected === undefined || oid !== expected || !/^\d+$/.test(size ?? '')) {
+          this.fail(new GitUnavailableError(`git cat-file answered "${header.slice(0, 100)}" for ${expected ?? 'nothing'}`));
+          return;
+        }
+        this.want = Number(size);
+        this.wantType = type;
+      }
+      // The body, then the LF git writes after it.
+      const take = Math.min(this.want + 1 - this.pendingBytes, chunk.length - at);
+      this.pending.push(chunk.subarray(at, at + take));
+      this.pendingBytes += take;
+      at += take;
+      if (this.pendingBytes === this.want + 1) {
+        const whole = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.want = -1;
+        try {
+          const body = whole.subarray(0, whole.length - 1);
+          const oid = round!.oids[round!.next];
+          this.answered(round!, hashesTo(oid, this.wantType, body) ? { type: this.wantType, body } : new DamagedObjectError(oid, 'damaged'));
+        } catch (err) {
+          this.fail(err as Error);
+          return;
         }
       }
-    });
-    proc.once('error', (err) => fail(new GitUnavailableError(`git cannot be run: ${err.message}`)));
-    proc.once('close', (code) => {
-      if (failed) reject(failed);
-      else if (code !== 0 || next !== oids.length) reject(new GitUnavailableError(`git cat-file --batch stopped after ${next} of ${oids.length} objects (exit ${code}): ${stderr.trim()}`));
-      else resolve();
-    });
-    // Written in one go: git answers as it reads, and the answers are consumed as they come.
-    proc.stdin.end(`${oids.join('\n')}\n`);
-  });
+    }
+  }
 }
 
 /** A tree object's entries: mode, name and object id of each. */
@@ -189,11 +257,28 @@ export function commitTree(bytes: Buffer): string {
  * JavaScript: at 10,000 nodes that took most of a second of every start.
  */
 export async function catFileTrees(gitdir: string, commit: string): Promise<{ root: TreeNode; unreadable: Map<string, string> }> {
+  // One git for the commit and the three levels: each round asks for what the last one named.
+  const git = new CatFile(gitdir, { buffered: false });
+  try {
+    const read = await readTreeLevels(git, commit);
+    await git.close();
+    return read;
+  } finally {
+    git.end();
+  }
+}
+
+async function readTreeLevels(git: CatFile, commit: string): Promise<{ root: TreeNode; unreadable: Map<string, string> }> {
   let rootOid = '';
-  await catFileObjects(gitdir, [commit], (_, type, bytes) => {
-    if (type !== 'commit') throw new GitUnavailableError(`${commit} is a ${type}, not a commit`);
-    rootOid = commitTree(bytes);
-  });
+  await git.read(
+    [commit],
+    (_, type, bytes) => {
+      if (type !== 'commit') throw new GitUnavailableError(`${commit} is a ${type}, not a commit`);
+      rootOid = commitTree(bytes);
+    },
+    undefined,
+    { last: false },
+  );
   /** Trees read so far, by id, with the entries still to be resolved. */
   const parsed = new Map<string, Array<{ mode: string; name: string; oid: string }>>();
   /** The version folder each tree below the root belongs to; a damaged one makes that version unreadable, not the repository. */
@@ -209,8 +294,7 @@ export async function catFileTrees(gitdir: string, commit: string): Promise<{ ro
             const version = owner.get(wanted[i])!;
             unreadable.set(version, `${err.message} (a tree of folder ${version}/)`);
           };
-    await catFileObjects(
-      gitdir,
+    await git.read(
       wanted,
       (i, type, bytes) => {
         if (type !== 'tree') throw new GitUnavailableError(`${wanted[i]} is a ${type}, not a tree`);
@@ -222,6 +306,7 @@ export async function catFileTrees(gitdir: string, commit: string): Promise<{ ro
         }
       },
       onDamaged,
+      { last: false },
     );
     if (depth < 2) {
       level = [];
