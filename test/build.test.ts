@@ -105,7 +105,8 @@ describe('the built server (npm start)', () => {
   test('indexes a version loaded without snapshots on worker threads (dist/index-worker.js)', async () => {
     await buildOnce();
     const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
-    const set = generateDocSet({ nodes: 80, seed: 3, languages: ['en', 'ja'], bodyBytes: { min: 5000, max: 15_000 }, label: 'Workers', status: 'published' });
+    // Enough text for the workers: about 6 MB.
+    const set = generateDocSet({ nodes: 200, seed: 3, languages: ['en', 'ja'], bodyBytes: { min: 10_000, max: 20_000 }, label: 'Workers', status: 'published' });
     gitInitBare(contentGit(dataDir));
     await fastImport(contentGit(dataDir), versionCommit('v1', set.files, 'a version without snapshots'));
     const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {

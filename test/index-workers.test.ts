@@ -21,13 +21,13 @@ const LANGUAGES = ['en', 'de', 'ja'];
 /** Words of the large document: the first, one in the middle, the last. */
 const LARGE_WORDS = ['quillfirst', 'quillmiddle', 'quilllast'];
 
-/** The set: English and German complete, Japanese for half of the nodes, and one document of about a megabyte. */
+/** The set: English and German complete, Japanese for half of the nodes, and one document of 4 MB (enough text for the workers). */
 function contentFiles(): { files: Record<string, string>; queries: Array<[language: string, q: string]> } {
   const set = generateDocSet({ nodes: 120, seed: 5, languages: LANGUAGES, translationRates: { ja: 0.5 }, bodyBytes: { min: 2000, max: 12_000 }, markdown: 'rich', label: 'Workers', status: 'published', isLatest: true });
   const files: Record<string, string> = {};
   for (const f of set.files) files[`v1/${f.path}`] = f.content;
   const large = set.files.find((f) => f.path.startsWith('en/') && f.path.endsWith('.md'))!;
-  const lines = Array.from({ length: 20_000 }, (_, i) => `Line ${i} holds term${i} and unit${i % 997}${i === 10_000 ? ` ${LARGE_WORDS[1]}` : ''}.`);
+  const lines = Array.from({ length: 100_000 }, (_, i) => `Line ${i} holds term${i} and unit${i % 997}${i === 50_000 ? ` ${LARGE_WORDS[1]}` : ''}.`);
   files[`v1/${large.path}`] = `${large.content}\n${LARGE_WORDS[0]}\n${lines.join('\n')}\n${LARGE_WORDS[2]}\n`;
   const queries: Array<[string, string]> = [];
   for (const language of LANGUAGES) {
@@ -40,7 +40,7 @@ function contentFiles(): { files: Record<string, string>; queries: Array<[langua
     }
   }
   queries.push(...set.probes.map((p): [string, string] => [p.language, p.word]));
-  queries.push(...LARGE_WORDS.map((w): [string, string] => ['en', w]), ['en', 'term19999'], ['en', 'unit5'], ['ja', '管理'], ['ja', '設'], ['de', 'Übersicht']);
+  queries.push(...LARGE_WORDS.map((w): [string, string] => ['en', w]), ['en', 'term99999'], ['en', 'unit5'], ['ja', '管理'], ['ja', '設'], ['de', 'Übersicht']);
   return { files, queries };
 }
 
@@ -162,7 +162,7 @@ describe('An update while a worker builds the version index', () => {
   };
 
   test('is searchable once the version is idle, and what it removed is gone', async () => {
-    const filler = Array.from({ length: 40_000 }, (_, i) => `filler word${i}`).join('\n');
+    const filler = Array.from({ length: 300_000 }, (_, i) => `filler word${i}`).join('\n');
     const before = stateOf({ big: filler, old: 'an elderberry here', kept: 'a fig here' });
     // The same translations for big and kept (the same objects), a new text for old, and a new node.
     const changed: VersionState = {
@@ -187,7 +187,7 @@ describe('An update while a worker builds the version index', () => {
       assert.deepEqual(slugs('huckleberry'), ['added']);
       assert.deepEqual(slugs('elderberry'), [], 'the text the update replaced is gone');
       assert.deepEqual(slugs('fig'), ['kept']);
-      assert.deepEqual(slugs('word39999'), ['big']);
+      assert.deepEqual(slugs('word299999'), ['big']);
     } finally {
       workers.close();
     }

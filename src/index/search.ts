@@ -32,6 +32,8 @@ export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
   /** Versions being indexed in slices: the update in progress (later ones wait for it). */
   private readonly busy = new Map<string, Promise<void>>();
+  /** Versions whose indexes are being built on the builder's threads, with the state they are built for. */
+  private readonly building = new Map<string, VersionState>();
 
   /**
    * `settled` is told, with the version's slug, when an update done in slices has finished (answers
@@ -59,9 +61,18 @@ export class SearchIndex {
     return this.inTurn(slug, () => this.build(slug, state)).finally(() => this.settled(slug));
   }
 
-  /** apply() in slices, or, for a version indexed from nothing with enough text, on the builder's threads. */
+  /**
+   * apply() in slices, or, for a version indexed from nothing with enough text, on the builder's
+   * threads; or, when another version with the very same translations is being built there (versions
+   * loaded at the same time from identical files), that version's indexes once they are built.
+   */
   private async build(slug: string, state: VersionState | null): Promise<void> {
-    if (state !== null && this.builder !== null && !this.versions.has(slug) && this.cost(slug, state) > ELSEWHERE_CHARS && (await this.buildElsewhere(slug, state))) return;
+    if (state !== null && this.builder !== null && !this.versions.has(slug) && this.cost(slug, state) > ELSEWHERE_CHARS) {
+      const twin = [...this.building].find(([other, building]) => other !== slug && sameTranslations(building, state));
+      if (twin) await this.busy.get(twin[0]);
+      if (twin && this.adoptTwin(slug, state)) return;
+      if (await this.buildElsewhere(slug, state)) return;
+    }
     await this.apply(slug, state, slicer());
   }
 
@@ -74,10 +85,13 @@ export class SearchIndex {
     const languages = state.meta.languages;
     const documents = languages.map((language) => documentsIn(state, language));
     let saved: Uint8Array[];
+    this.building.set(slug, state);
     try {
       saved = await Promise.all(documents.map((d) => this.builder!.build(d)));
     } catch {
       return false;
+    } finally {
+      this.building.delete(slug);
     }
     const byLanguage = new Map<string, LanguageIndex>();
     for (const [i, language] of languages.entries()) {
@@ -356,8 +370,12 @@ function* documentsToIndex(index: LanguageIndex, state: VersionState, language: 
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;
-/** A version indexed from nothing with more text than this is indexed on the builder's threads (a worker's start costs tens of ms). */
-const ELSEWHERE_CHARS = 512 * 1024;
+/**
+ * A version indexed from nothing with more text than this is indexed on the builder's threads. Below it
+ * the main thread is as fast: a worker's start and its first documents (regular expressions compiled,
+ * code optimized anew) cost about 100 ms, what the main thread, warm, takes to index 3 to 4 M characters.
+ */
+const ELSEWHERE_CHARS = 4 * 1024 * 1024;
 /** Work done in one turn of the event loop before other requests get theirs, in ms. */
 const SLICE_MS = 5;
 /** Text converted and cut into terms at once, in characters. */
@@ -382,6 +400,23 @@ function changedChars(index: LanguageIndex | undefined, state: VersionState, lan
     if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
   }
   return chars;
+}
+
+/** Whether two states hold the very same translations (the same objects) in the same languages. */
+function sameTranslations(a: VersionState, b: VersionState): boolean {
+  if (a.meta.languages.length !== b.meta.languages.length || !a.meta.languages.every((language) => b.meta.languages.includes(language))) return false;
+  const count = (state: VersionState) => {
+    let n = 0;
+    for (const byLanguage of state.translations.values()) for (const language of state.meta.languages) if (byLanguage.has(language)) n++;
+    return n;
+  };
+  for (const [slug, byLanguage] of a.translations) {
+    for (const language of a.meta.languages) {
+      const t = byLanguage.get(language);
+      if (t !== undefined && b.translations.get(slug)?.get(language) !== t) return false;
+    }
+  }
+  return count(a) === count(b);
 }
 
 /** Whether the index holds exactly the state's translations in `language`, the very same objects. */
