@@ -146,8 +146,9 @@ describe('A start without snapshots indexes on worker threads', () => {
   });
 });
 
-describe('An update while a worker builds the version index', () => {
+describe('Indexes built on a worker, and updates meanwhile', () => {
   const STAMP = '2026-01-01T00:00:00.000Z';
+  const filler = Array.from({ length: 300_000 }, (_, i) => `filler word${i}`).join('\n');
   const stateOf = (texts: Record<string, string>): VersionState => {
     const slugs = Object.keys(texts);
     const nodes = new Map<string, NodeRec>(slugs.map((slug) => [slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, updatedAt: STAMP, children: [] }]));
@@ -161,8 +162,15 @@ describe('An update while a worker builds the version index', () => {
     };
   };
 
-  test('is searchable once the version is idle, and what it removed is gone', async () => {
-    const filler = Array.from({ length: 300_000 }, (_, i) => `filler word${i}`).join('\n');
+  /** A SearchIndex whose builds go to one worker, and the worker builds it logged. */
+  const withWorker = () => {
+    const builds: string[] = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => void builds.push(JSON.parse(line).msg) });
+    const workers = new IndexWorkers(1, log);
+    return { index: new SearchIndex(() => {}, workers), workers, builds };
+  };
+
+  test('an update while the version is built is searchable once the version is idle, and what it removed is gone', async () => {
     const before = stateOf({ big: filler, old: 'an elderberry here', kept: 'a fig here' });
     // The same translations for big and kept (the same objects), a new text for old, and a new node.
     const changed: VersionState = {
@@ -171,11 +179,8 @@ describe('An update while a worker builds the version index', () => {
       roots: [...before.roots, 'added'],
       translations: new Map([...before.translations, ['old', new Map([['en', { title: 'old', summary: '', bodyMd: 'a gooseberry now', updatedAt: STAMP }]])], ['added', new Map([['en', { title: 'added', summary: '', bodyMd: 'a huckleberry', updatedAt: STAMP }]])]]),
     };
-    const builds: string[] = [];
-    const log = pino({ level: 'debug' }, { write: (line: string) => void builds.push(JSON.parse(line).msg) });
-    const workers = new IndexWorkers(1, log);
+    const { index, workers, builds } = withWorker();
     try {
-      const index = new SearchIndex(() => {}, workers);
       const first = index.update('v1', before);
       const second = index.update('v1', changed);
       assert.ok(index.isBusy('v1'), 'the version is busy while its index is built');
@@ -188,6 +193,25 @@ describe('An update while a worker builds the version index', () => {
       assert.deepEqual(slugs('elderberry'), [], 'the text the update replaced is gone');
       assert.deepEqual(slugs('fig'), ['kept']);
       assert.deepEqual(slugs('word299999'), ['big']);
+    } finally {
+      workers.close();
+    }
+  });
+
+  test('a version with the same translations as one being built waits for it and shares its indexes', async () => {
+    const first = stateOf({ big: filler, small: 'a fig here' });
+    const copy: VersionState = { ...first, slug: 'v2' };
+    const { index, workers, builds } = withWorker();
+    try {
+      await Promise.all([index.update('v1', first), index.update('v2', copy)]);
+      assert.deepEqual(builds, ['search index built on a worker thread'], 'built once');
+      for (const state of [first, copy]) assert.deepEqual(index.search(state, 'en', 'word299999').hits.map((h) => h.slug), ['big']);
+      // Copy on write: a change to one of them leaves the other as it was.
+      const changed: VersionState = { ...copy, translations: new Map([...copy.translations, ['small', new Map([['en', { title: 'small', summary: '', bodyMd: 'a gooseberry', updatedAt: STAMP }]])]]) };
+      await index.update('v2', changed);
+      assert.deepEqual(index.search(changed, 'en', 'gooseberry').hits.map((h) => h.slug), ['small']);
+      assert.deepEqual(index.search(first, 'en', 'gooseberry').hits, []);
+      assert.deepEqual(index.search(first, 'en', 'fig').hits.map((h) => h.slug), ['small']);
     } finally {
       workers.close();
     }
