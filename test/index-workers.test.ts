@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
 import { IndexWorkers } from '../src/index/index-workers.ts';
 import { SearchIndex } from '../src/index/search.ts';
@@ -52,6 +52,10 @@ interface Started {
 /** Starts the service on `dataDir` without its snapshots, and waits until every version is loaded and searchable. */
 async function startWithoutSnapshots(dataDir: string, workers: number, indexWorker?: URL): Promise<Started> {
   rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+  return start(dataDir, workers, indexWorker);
+}
+
+async function start(dataDir: string, workers: number, indexWorker?: URL): Promise<Started> {
   const logs: Array<Record<string, any>> = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const config = loadConfig({ HELP_INDEX_WORKERS: String(workers) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
@@ -117,6 +121,15 @@ describe('A start without snapshots indexes on worker threads', () => {
     assert.deepEqual(await answers(service, queries), expected);
     assert.deepEqual(workerFailures(logs), []);
     await service.close();
+    running = null;
+
+    // The snapshots written at the stop hold the indexes the workers built: a start from them answers the same.
+    const again = await start(dataDir, 2);
+    running = again.service;
+    assert.ok(again.logs.some((l) => l.msg === 'version restored from its snapshot'));
+    assert.deepEqual(workerBuilds(again.logs), []);
+    assert.deepEqual(await answers(again.service, queries), expected);
+    await again.service.close();
     running = null;
   });
 
@@ -216,4 +229,11 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
       workers.close();
     }
   });
+});
+
+test('HELP_INDEX_WORKERS: one worker per core Node.js may use unless set, 0 turns them off, anything but a whole number stops the start', () => {
+  assert.equal(loadConfig({}).indexWorkers, availableParallelism());
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS: '0' }).indexWorkers, 0);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS: '3' }).indexWorkers, 3);
+  for (const bad of ['off', '-1', '1.5', '65']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS/.test(err.message), bad);
 });
