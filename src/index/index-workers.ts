@@ -166,7 +166,7 @@ export class IndexWorkers implements IndexBuilder {
 
 /**
  * A worker running `script`. From the TypeScript sources, the worker registers tsx's loader before it
- * imports the script: Node.js 20 does not run the `--import tsx` a worker inherits (Node.js 22 does).
+ * imports the script: Node.js 20 does not apply the `--import tsx` a worker inherits (the current LTS does).
  */
 function startWorker(script: URL): Worker {
   if (!script.pathname.endsWith('.ts')) return new Worker(script);

@@ -30,15 +30,15 @@ export interface Hit {
  */
 export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
-  /** Versions being indexed in slices: the update in progress (later ones wait for it). */
+  /** Versions being indexed in slices or on the builder's threads: the update in progress (later ones wait for it). */
   private readonly busy = new Map<string, Promise<void>>();
   /** Versions whose indexes are being built on the builder's threads, with the state they are built for. */
   private readonly building = new Map<string, VersionState>();
 
   /**
-   * `settled` is told, with the version's slug, when an update done in slices has finished (answers
-   * cached meanwhile are stale); `builder`, when given, builds the indexes of a version indexed from
-   * nothing on other threads.
+   * `settled` is told, with the version's slug, when an update done in slices or on other threads has
+   * finished (answers cached meanwhile are stale); `builder`, when given, builds the indexes of a large
+   * version indexed from nothing on other threads.
    */
   constructor(
     private readonly settled: (slug: string) => void = () => {},
@@ -157,12 +157,12 @@ export class SearchIndex {
     return result;
   }
 
-  /** Whether the version is being indexed in slices (its index is behind its state until then). */
+  /** Whether the version is being indexed in slices or on other threads (its index is behind its state until then). */
   isBusy(slug: string): boolean {
     return this.busy.has(slug);
   }
 
-  /** Resolves when no version is being indexed in slices. */
+  /** Resolves when no version is being indexed in slices or on other threads. */
   async idle(): Promise<void> {
     while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
   }
