@@ -50,10 +50,12 @@ const koaWithoutEagerWebGlobals = {
  * (the authorization server, the tool server, the portal, the GitHub client: src/first-use.ts), named
  * `<name>-<hash>.js`. A start then reads only the code every deployment runs. The chunks stay in
  * dist/ itself: code inside them finds the project folder as dist/main.js does, one folder up.
+ * dist/index-worker.js is the script of the threads that build search indexes (src/index/index-workers.ts
+ * starts it by that name, beside itself); the indexing code it shares with the server is a chunk both import.
  */
 export const serverOptions = {
   absWorkingDir: ROOT,
-  entryPoints: { main: 'src/main.ts' },
+  entryPoints: { main: 'src/main.ts', 'index-worker': 'src/index/index-worker.ts' },
   outdir: 'dist',
   chunkNames: '[name]-[hash]',
   splitting: true,

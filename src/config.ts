@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +43,11 @@ export interface Config {
    * hold this share of the repository's bytes (`HELP_REPACK_PERCENT`, default 10; 0 turns it off).
    */
   readonly repackShare: number;
+  /**
+   * Worker threads that build the search indexes of versions loaded without a snapshot, so a start
+   * uses every core (`HELP_INDEX_WORKERS`, default: the cores Node.js may use; 0 indexes on the main thread).
+   */
+  readonly indexWorkers: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
   readonly publishing: PublishingConfig | null;
   /** Path of the MCP tool server (`HELP_MCP_PATH`, default /mcp), outside the API's base path. */
@@ -288,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,
+    indexWorkers: integer(env, 'HELP_INDEX_WORKERS', availableParallelism(), 0, 64),
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

@@ -17,6 +17,7 @@ import { readDirFiles } from './content/read-dir.ts';
 import { isVersionSlug } from './domain/names.ts';
 import type { VersionState } from './domain/types.ts';
 import { Catalog } from './store/catalog.ts';
+import { IndexWorkers } from './index/index-workers.ts';
 import { SearchIndex } from './index/search.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './store/load.ts';
@@ -53,6 +54,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Where new node and request ids come from (default: random UUIDs). */
   newId?: NewId;
+  /** The module the index workers run (default: the service's own; tests give one that fails). */
+  indexWorker?: URL;
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
@@ -60,7 +63,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
-    const search = new SearchIndex((slug) => catalog.touch(slug));
+    const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, log, options.indexWorker) : null;
+    const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, timing: metrics.timing });
@@ -121,6 +125,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await ready.catch(() => undefined);
         await writer.drain();
         await snapshots.close();
+        indexWorkers?.close();
         keys.stop();
         await oauth.close();
         releaseLock();

@@ -5,7 +5,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { contentGit, fastImport, gitInitBare, versionCommit } from '../bench/lib/git.ts';
 import { SERVICE_NODE_FLAGS } from '../bench/lib/service.ts';
+import { generateDocSet } from './helpers/generate.ts';
 import { PROJECT, runProcess } from './helpers/process.ts';
 
 // `npm start` builds the server into one file (dist/main.js) and runs that. The bundle must behave as
@@ -20,6 +22,11 @@ function startFlags(): string[] {
   return m[1].trim().split(' ').filter(Boolean);
 }
 
+/** Builds dist/ once for the tests of this file (they run one after the other). */
+let built: Promise<void> | null = null;
+const buildOnce = () =>
+  (built ??= runProcess(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT, env: { PATH: process.env.PATH }, timeout: 60_000 }).then((build) => assert.equal(build.code, 0, build.stderr)));
+
 describe('the built server (npm start)', () => {
   test('the example systemd unit, the deployment notes and the benchmark start the server with the flags npm start uses', () => {
     const flags = startFlags().join(' ');
@@ -30,8 +37,7 @@ describe('the built server (npm start)', () => {
   });
 
   test('builds, imports the sample content, serves content, the push script and fonts, and stops cleanly on SIGTERM', async () => {
-    const build = await runProcess(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT, env: { PATH: process.env.PATH }, timeout: 60_000 });
-    assert.equal(build.code, 0, build.stderr);
+    await buildOnce();
     const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
     const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
       cwd: dataDir,
@@ -96,7 +102,40 @@ describe('the built server (npm start)', () => {
     }
   });
 
-  // In this file so that it never builds dist/ while the test above does.
+  test('indexes a version loaded without snapshots on worker threads (dist/index-worker.js)', async () => {
+    await buildOnce();
+    const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
+    // Enough text for the workers: about 6 MB.
+    const set = generateDocSet({ nodes: 200, seed: 3, languages: ['en', 'ja'], bodyBytes: { min: 10_000, max: 20_000 }, label: 'Workers', status: 'published' });
+    gitInitBare(contentGit(dataDir));
+    await fastImport(contentGit(dataDir), versionCommit('v1', set.files, 'a version without snapshots'));
+    const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
+      cwd: dataDir,
+      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(log)?.[1], 20_000, () => log);
+      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 30_000, () => log);
+      assert.equal((log.match(/"msg":"search index built on a worker thread"/g) ?? []).length, 2, `one worker build per language:\n${log}`);
+      assert.doesNotMatch(log, /an index worker failed/);
+      for (const probe of set.probes) {
+        const found = (await (await fetch(`${url}/versions/v1/search?${new URLSearchParams({ q: probe.word, lang: probe.language })}`)).json()) as { hits: Array<{ slug: string }> };
+        assert.deepEqual(found.hits.map((h) => h.slug), [probe.slug], `${probe.language} "${probe.word}"`);
+      }
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, log);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // In this file so that it never builds dist/ while the tests above use it.
   test("the README's walk-through, pasted into a shell as one block, does what it says", async () => {
     const readme = fs.readFileSync(join(PROJECT, 'README.md'), 'utf8');
     const block = /## A first walk-through[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];

@@ -1,6 +1,8 @@
 import { plainLines } from '../content/plain-text.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
+import { documentTerms } from './document-terms.ts';
+import type { Document, IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
@@ -28,11 +30,20 @@ export interface Hit {
  */
 export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
-  /** Versions being indexed in slices: the update in progress (later ones wait for it). */
+  /** Versions being indexed in slices or on the builder's threads: the update in progress (later ones wait for it). */
   private readonly busy = new Map<string, Promise<void>>();
+  /** Versions whose indexes are being built on the builder's threads, with the state they are built for. */
+  private readonly building = new Map<string, VersionState>();
 
-  /** `settled` is told, with the version's slug, when an update done in slices has finished (answers cached meanwhile are stale). */
-  constructor(private readonly settled: (slug: string) => void = () => {}) {}
+  /**
+   * `settled` is told, with the version's slug, when an update done in slices or on other threads has
+   * finished (answers cached meanwhile are stale); `builder`, when given, builds the indexes of a large
+   * version indexed from nothing on other threads.
+   */
+  constructor(
+    private readonly settled: (slug: string) => void = () => {},
+    private readonly builder: IndexBuilder | null = null,
+  ) {}
 
   /**
    * Brings a version's indexes in line with its new state (null: the version is gone). A change of
@@ -40,13 +51,56 @@ export class SearchIndex {
    * work (the promise resolves when it is searchable), so no request waits behind it.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
-    // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes until one of them changes.
-    if (state !== null && !this.versions.has(slug) && this.adoptTwin(slug, state)) return;
+    // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes
+    // until one of them changes; not while the version's own indexes are being built, which would replace them.
+    if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
     if (!this.busy.has(slug) && (state === null || this.cost(slug, state) <= SYNC_CHARS)) {
       this.apply(slug, state, null);
       return;
     }
-    return this.inTurn(slug, () => this.apply(slug, state, slicer())).finally(() => this.settled(slug));
+    return this.inTurn(slug, () => this.build(slug, state)).finally(() => this.settled(slug));
+  }
+
+  /**
+   * apply() in slices, or, for a version indexed from nothing with enough text, on the builder's
+   * threads; or, when another version with the very same translations is being built there (versions
+   * loaded at the same time from identical files), that version's indexes once they are built.
+   */
+  private async build(slug: string, state: VersionState | null): Promise<void> {
+    if (state !== null && this.builder !== null && !this.versions.has(slug) && this.cost(slug, state) > ELSEWHERE_CHARS) {
+      const twin = [...this.building].find(([other, building]) => other !== slug && sameTranslations(building, state));
+      if (twin) await this.busy.get(twin[0]);
+      if (twin && this.adoptTwin(slug, state)) return;
+      if (await this.buildElsewhere(slug, state)) return;
+    }
+    await this.apply(slug, state, slicer());
+  }
+
+  /**
+   * Builds every language's index of the version on the builder's threads, all at once, and adopts
+   * them; false when the builder failed (nothing changed: the caller indexes on this thread). The
+   * updates of the version wait meanwhile (inTurn), then patch what changed since `state`.
+   */
+  private async buildElsewhere(slug: string, state: VersionState): Promise<boolean> {
+    const languages = state.meta.languages;
+    const documents = languages.map((language) => documentsIn(state, language));
+    let saved: Uint8Array[];
+    this.building.set(slug, state);
+    try {
+      saved = await Promise.all(documents.map((d) => this.builder!.build(d)));
+    } catch {
+      return false;
+    } finally {
+      this.building.delete(slug);
+    }
+    const byLanguage = new Map<string, LanguageIndex>();
+    for (const [i, language] of languages.entries()) {
+      const index = loadIndex(saved[i], state, language);
+      if (!index) return false;
+      byLanguage.set(language, index);
+    }
+    this.versions.set(slug, byLanguage);
+    return true;
   }
 
   /**
@@ -103,12 +157,12 @@ export class SearchIndex {
     return result;
   }
 
-  /** Whether the version is being indexed in slices (its index is behind its state until then). */
+  /** Whether the version is being indexed in slices or on other threads (its index is behind its state until then). */
   isBusy(slug: string): boolean {
     return this.busy.has(slug);
   }
 
-  /** Resolves when no version is being indexed in slices. */
+  /** Resolves when no version is being indexed in slices or on other threads. */
   async idle(): Promise<void> {
     while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
   }
@@ -185,16 +239,10 @@ export class SearchIndex {
       const byLanguage = new Map<string, LanguageIndex>();
       let at = 4 + headLength;
       for (const [language, length] of head.parts) {
-        const terms = TermIndex.load(bytes.subarray(at, at + length));
+        const index = loadIndex(bytes.subarray(at, at + length), state, language);
         at += length;
-        if (!terms) return false;
-        const docs = new Map<string, Translation>();
-        for (const key of terms.keys()) {
-          const t = state.translations.get(key)?.get(language);
-          if (!t) return false;
-          docs.set(key, t);
-        }
-        byLanguage.set(language, { terms, docs });
+        if (!index) return false;
+        byLanguage.set(language, index);
       }
       if (at !== bytes.length) return false;
       this.versions.set(slug, byLanguage);
@@ -254,6 +302,29 @@ function necessaryPrefixes(prefixes: string[]): string[] {
 
 const SAVE_FORMAT = 2;
 
+/** A language's index from the bytes TermIndex.save() wrote for `state`; null when they are not one, or hold a document the state does not have. */
+function loadIndex(saved: Uint8Array, state: VersionState, language: string): LanguageIndex | null {
+  const terms = TermIndex.load(saved);
+  if (!terms) return null;
+  const docs = new Map<string, Translation>();
+  for (const key of terms.keys()) {
+    const t = state.translations.get(key)?.get(language);
+    if (!t) return null;
+    docs.set(key, t);
+  }
+  return { terms, docs };
+}
+
+/** The state's documents in `language`, in the order patch() adds them. */
+function documentsIn(state: VersionState, language: string): Document[] {
+  const out: Document[] = [];
+  for (const [slug, byLanguage] of state.translations) {
+    const t = byLanguage.get(language);
+    if (t) out.push([slug, t]);
+  }
+  return out;
+}
+
 /**
  * Each document number's index in document order, kept until the tree or the numbering changes: a
  * search then maps its matches with array reads instead of a map lookup by slug each.
@@ -274,9 +345,7 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new DocTerms();
-    indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
-    index.terms.add(slug, terms);
+    index.terms.add(slug, documentTerms(t));
     index.docs.set(slug, t);
   }
 }
@@ -301,6 +370,12 @@ function* documentsToIndex(index: LanguageIndex, state: VersionState, language: 
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;
+/**
+ * A version indexed from nothing with more text than this is indexed on the builder's threads. Below it
+ * the main thread is as fast: a worker's start and its first documents (regular expressions compiled,
+ * code optimized anew) cost about 100 ms, what the main thread, warm, takes to index 3 to 4 M characters.
+ */
+const ELSEWHERE_CHARS = 4 * 1024 * 1024;
 /** Work done in one turn of the event loop before other requests get theirs, in ms. */
 const SLICE_MS = 5;
 /** Text converted and cut into terms at once, in characters. */
@@ -325,6 +400,23 @@ function changedChars(index: LanguageIndex | undefined, state: VersionState, lan
     if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
   }
   return chars;
+}
+
+/** Whether two states hold the very same translations (the same objects) in the same languages. */
+function sameTranslations(a: VersionState, b: VersionState): boolean {
+  if (a.meta.languages.length !== b.meta.languages.length || !a.meta.languages.every((language) => b.meta.languages.includes(language))) return false;
+  const count = (state: VersionState) => {
+    let n = 0;
+    for (const byLanguage of state.translations.values()) for (const language of state.meta.languages) if (byLanguage.has(language)) n++;
+    return n;
+  };
+  for (const [slug, byLanguage] of a.translations) {
+    for (const language of a.meta.languages) {
+      const t = byLanguage.get(language);
+      if (t !== undefined && b.translations.get(slug)?.get(language) !== t) return false;
+    }
+  }
+  return count(a) === count(b);
 }
 
 /** Whether the index holds exactly the state's translations in `language`, the very same objects. */
