@@ -164,7 +164,7 @@ function clip(text: string, pos: number, before: number, moreBefore: boolean): s
 function clipStart(text: string, pos: number, before: number, narrow: boolean): number {
   let start = columnsBack(text, pos, before, narrow);
   if (splitsWord(text, start)) while (start < pos && isWordChar(text, start)) start++;
-  while (start < pos && /\s/.test(text[start])) start++;
+  while (start < pos && SPACE.test(text[start])) start++;
   return start;
 }
 
@@ -176,9 +176,12 @@ function clipFrom(text: string, pos: number, start: number, cutBefore: boolean, 
     while (wordStart > pos && isWordChar(text, wordStart - 1)) wordStart--;
     if (wordStart > pos) end = wordStart;
   }
-  while (end > start && /\s/.test(text[end - 1])) end--;
+  while (end > start && SPACE.test(text[end - 1])) end--;
   return `${cutBefore ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
+
+const SPACE = /\s/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** A letter, digit or mark of a script written with spaces between words. */
 const isWordChar = (text: string, i: number) => SPACED_WORD_CHAR.test(text[i] ?? '');
@@ -208,7 +211,7 @@ function findWordStart(text: string, term: string): number {
     const i = text.indexOf(term, from);
     if (i < 0) return any;
     if (any < 0) any = i;
-    if (i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1])) return i;
+    if (i === 0 || !LETTER_OR_DIGIT.test(text[i - 1])) return i;
     from = i + 1;
   }
 }
