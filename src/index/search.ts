@@ -276,6 +276,7 @@ function patch(index: LanguageIndex, state: VersionState, language: string): voi
   for (const [slug, t] of documentsToIndex(index, state, language)) {
     const terms = new DocTerms();
     indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
+    terms.done();
     index.terms.add(slug, terms);
     index.docs.set(slug, t);
   }
@@ -353,6 +354,7 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
       indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);
       await pause();
     }
+    terms.done();
     await index.terms.addInSlices(slug, terms, pause);
     index.docs.set(slug, t);
   }

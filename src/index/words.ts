@@ -7,12 +7,12 @@
  * every write and start, and still miss words inside compounds.
  */
 
+import { ASCII_WORD, classOf, NARROW_WORD, MARK, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
+import { SeenTerms, TOKEN_HASH_START, tokenHash } from './seen-terms.ts';
 
-/** Scripts without spaces between words, plus the katakana prolonged-sound mark (script Common). */
-const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC\uFF70`;
-const TOKEN = new RegExp(String.raw`[${UNSPACED}][${UNSPACED}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED}]][[\p{L}\p{N}\p{M}]--[${UNSPACED}]]*`, 'gv');
-const UNSPACED_START = new RegExp(`^[${UNSPACED}]`, 'v');
+const TOKEN = new RegExp(String.raw`[${UNSPACED_SCRIPTS}][${UNSPACED_SCRIPTS}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED_SCRIPTS}]][[\p{L}\p{N}\p{M}]--[${UNSPACED_SCRIPTS}]]*`, 'gv');
+const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
 const ASCII = /^[\x00-\x7f]*$/;
 /** No script without spaces starts below Thai. */
 const FIRST_UNSPACED = 0x0e00;
@@ -44,18 +44,31 @@ export function words(text: string): Word[] {
 /**
  * A document's terms: words as strings, and the character pairs of unspaced scripts as numbers
  * (pairCode) when both characters are in the Basic Multilingual Plane, which nearly all are. Either
- * may come more than once (TermIndex ignores repeats): a set of a document's 600,000 distinct words
- * would hold the event loop for tens of milliseconds each time it grows. See PairTable for why pairs
- * are not strings.
+ * may come more than once (TermIndex ignores repeats), but rarely: a token the document had before
+ * adds nothing (see SeenTerms for why that is not a set of all its words). See PairTable for why
+ * pairs are not strings.
  */
 export class DocTerms {
   readonly words: string[] = [];
-  pairs = new Uint32Array(256);
+  pairs = new Uint32Array(0);
   pairCount = 0;
+  private seenTerms: SeenTerms | null = null;
+
+  /** What indexTerms() has seen of this document so far. */
+  get seen(): SeenTerms {
+    return (this.seenTerms ??= SeenTerms.take());
+  }
+
+  /** Lets go of what indexTerms() kept to skip repeats, for the next document: call it once the text is all in. */
+  done(): void {
+    this.seenTerms?.giveBack();
+    this.seenTerms = null;
+  }
 
   addPair(code: number): void {
+    if (!this.seen.addPair(code)) return;
     if (this.pairCount === this.pairs.length) {
-      const grown = new Uint32Array(this.pairs.length * 2);
+      const grown = new Uint32Array(Math.max(256, this.pairs.length * 2));
       grown.set(this.pairs);
       this.pairs = grown;
     }
@@ -65,39 +78,167 @@ export class DocTerms {
 
 /**
  * The terms a text is indexed under: its words, with each unspaced run replaced by its character
- * pairs and its last character (so a one-character query finds the run's end too).
+ * pairs and its last character (so a one-character query finds the run's end too). The words are
+ * those of tokens(), cut by a loop over character codes (see char-classes.ts); only a token the
+ * document did not have yet becomes a string, and only one with a letter that folding may change is
+ * folded.
  */
 export function indexTerms(text: string, into: DocTerms): void {
-  const found = tokens(text);
-  if (!NON_ASCII.test(text)) {
-    for (const token of found) into.words.push(token);
-    return;
-  }
-  // Texts repeat their words: fold each distinct one once.
-  for (const token of new Set(found)) {
-    const w = foldToken(token);
-    if (w === '') continue;
-    if (!isUnspaced(w)) {
-      into.words.push(w);
+  // The whole text at once: far cheaper than word by word, and Greek's final sigma depends on what follows the word.
+  const lower = text.toLowerCase();
+  const end = lower.length;
+  const seen = into.seen;
+  for (let i = narrowWords(lower, 0, seen, into); i < end; i = narrowWords(lower, i, seen, into)) i = otherToken(lower, i, seen, into);
+}
+
+/**
+ * Adds the words of `lower` from `from` on while its characters are below U+0100 (ASCII and
+ * Latin-1: all of most texts in languages written in Latin script); returns where it stopped: the
+ * end, a character from U+0100 on, or the start of a word that goes on with one (otherToken() takes
+ * it).
+ *
+ * Without a branch per character: where words start and end is written down for every character
+ * and the counts move only at a start or end. A loop that branched at the ends of words, which come
+ * every few characters and cannot be predicted, took twice as long.
+ */
+function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerms): number {
+  const end = lower.length;
+  // Locals: module bindings are loaded anew at every use.
+  const wordChar = NARROW_WORD;
+  const starts = STARTS;
+  const ends = ENDS;
+  const hashes = HASHES;
+  const accents = ACCENTS;
+  const fresh = FRESH;
+  // 1 inside a word; its hash so far; 1 if it has a letter from U+00C0 on (folding may change it).
+  let inWord = 0;
+  let hash = TOKEN_HASH_START;
+  let accent = 0;
+  for (let i = from; ; ) {
+    const stop = Math.min(end, i + BLOCK);
+    // Words started (a word still going on at the last block's stop is starts[0]) and ended in this block.
+    let started = inWord;
+    let ended = 0;
+    let j = i;
+    for (; j < stop; j++) {
+      const c = lower.charCodeAt(j);
+      if (c >= 0x100) break;
+      const w = wordChar[c];
+      starts[started] = j;
+      started += w & (inWord ^ 1);
+      ends[ended] = j;
+      hashes[ended] = hash;
+      accents[ended] = accent;
+      ended += inWord & (w ^ 1);
+      hash = (tokenHash(hash, c) & -w) | (TOKEN_HASH_START & (w - 1));
+      accent = w & ((accent & inWord) | ((0xbf - c) >>> 31));
+      inWord = w;
+    }
+    const count = seen.addTokens(lower, starts, ends, hashes, ended, fresh);
+    for (let f = 0; f < count; f++) {
+      const k = fresh[f];
+      const token = lower.slice(starts[k], ends[k]);
+      if (accents[k] === 0) into.words.push(token);
+      else addToken(token, into);
+    }
+    if (j === stop && stop < end) {
+      starts[0] = starts[ended];
+      i = stop;
       continue;
     }
-    // Code point by code point: a pair with a character outside the BMP is a string.
-    let start = 0;
-    let code = w.codePointAt(0)!;
-    for (let i = code > 0xffff ? 2 : 1; i < w.length; ) {
-      const nextCode = w.codePointAt(i)!;
-      const size = nextCode > 0xffff ? 2 : 1;
-      if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
-      else into.words.push(w.slice(start, i + size));
-      start = i;
-      code = nextCode;
-      i += size;
+    if (inWord === 0) return j;
+    if (j < end) return starts[ended];
+    if (seen.add(lower, starts[ended], end, hash)) {
+      const token = lower.slice(starts[ended], end);
+      if (accent === 0) into.words.push(token);
+      else addToken(token, into);
     }
-    into.words.push(w.slice(start));
+    return end;
   }
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Characters narrowWords() reads before it adds the words it found. */
+const BLOCK = 1024;
+const STARTS = new Int32Array(BLOCK + 1);
+const ENDS = new Int32Array(BLOCK + 1);
+const HASHES = new Int32Array(BLOCK + 1);
+const ACCENTS = new Uint8Array(BLOCK + 1);
+const FRESH = new Int32Array(BLOCK + 1);
+
+/**
+ * Adds the token that starts at `start`, where narrowWords() stopped (a character from U+0100 on, or
+ * a word that goes on with one), or skips the character there if it starts none; returns where the
+ * next one may start.
+ */
+function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerms): number {
+  const end = lower.length;
+  let c = lower.charCodeAt(start);
+  let kind = WORD;
+  if (c >= 0x80) {
+    const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(start)! : c;
+    kind = classOf(cp);
+    if (kind === OTHER || kind === MARK) return start + (cp > 0xffff ? 2 : 1);
+  }
+  // Characters of its kind, and marks. `plain`: none that folding could change (then the token is its own folded form).
+  let hash = TOKEN_HASH_START;
+  let plain = true;
+  let i = start;
+  for (; i < end; i++) {
+    c = lower.charCodeAt(i);
+    if (c < 0x80) {
+      if (kind !== WORD || ASCII_WORD[c] === 0) break;
+    } else {
+      const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(i)! : c;
+      const k = classOf(cp);
+      if (k !== kind && k !== MARK) break;
+      if (plain && mayDecompose(c)) plain = false;
+      if (cp > 0xffff) {
+        hash = tokenHash(hash, c);
+        c = lower.charCodeAt(++i);
+      }
+    }
+    hash = tokenHash(hash, c);
+  }
+  // A run of Chinese or Japanese is rarely seen twice; its pairs and last character often are.
+  if (kind === UNSPACED && plain && lower.charCodeAt(start) >= FIRST_UNSPACED) addRun(lower, start, i, seen, into);
+  else {
+    if (seen.add(lower, start, i, hash)) {
+      const token = lower.slice(start, i);
+      if (plain) into.words.push(token);
+      else addToken(token, into);
+    }
+  }
+  return i;
+}
+
+/** The terms of an unspaced run `lower.slice(start, end)` of BMP characters that folding leaves as they are. */
+function addRun(lower: string, start: number, end: number, seen: SeenTerms, into: DocTerms): void {
+  for (let k = start + 1; k < end; k++) into.addPair(pairCode(lower.charCodeAt(k - 1), lower.charCodeAt(k)));
+  if (seen.add(lower, end - 1, end, tokenHash(TOKEN_HASH_START, lower.charCodeAt(end - 1)))) into.words.push(lower.slice(end - 1, end));
+}
+
+/** A token with a character outside ASCII: folded, and if unspaced, cut into its pairs and last character. */
+function addToken(token: string, into: DocTerms): void {
+  const w = foldToken(token);
+  if (w === '') return;
+  if (!isUnspaced(w)) {
+    into.words.push(w);
+    return;
+  }
+  // Code point by code point: a pair with a character outside the BMP is a string.
+  let start = 0;
+  let code = w.codePointAt(0)!;
+  for (let i = code > 0xffff ? 2 : 1; i < w.length; ) {
+    const nextCode = w.codePointAt(i)!;
+    const size = nextCode > 0xffff ? 2 : 1;
+    if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
+    else into.words.push(w.slice(start, i + size));
+    start = i;
+    code = nextCode;
+    i += size;
+  }
+  into.words.push(w.slice(start));
+}
 
 /** The words of `text`, lower case (the whole text at once: far cheaper than word by word). */
 const tokens = (text: string): string[] => text.toLowerCase().match(TOKEN) ?? [];
@@ -108,6 +249,8 @@ const tokens = (text: string): string[] => text.toLowerCase().match(TOKEN) ?? []
  */
 const foldToken = (token: string) => (MAY_DECOMPOSE.test(token) ? fold(token) : token);
 const MAY_DECOMPOSE = /[\u00c0-\u04ff\u1e00-\u1fff\u2100-\u214f\uf900-\ufaff\ud800-\udfff]/;
+/** MAY_DECOMPOSE for one code unit. */
+const mayDecompose = (c: number) => (c >= 0xc0 && c <= 0x4ff) || (c >= 0x1e00 && c <= 0x1fff) || (c >= 0x2100 && c <= 0x214f) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xd800 && c <= 0xdfff);
 
 const isUnspaced = (w: string) => w.charCodeAt(0) >= FIRST_UNSPACED && UNSPACED_START.test(w);
 

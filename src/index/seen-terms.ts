@@ -1,0 +1,180 @@
+/**
+ * What a document being indexed already has: its distinct tokens and character pairs, so that each
+ * is folded and posted once however often the document repeats it (most words of a page come again
+ * and again; a run of Japanese repeats the pairs of the words it is made of, nine times each in a
+ * typical page). A string per occurrence and a map look-up per occurrence were most of the time of
+ * indexing.
+ *
+ * The caller hashes a token while it reads its characters; the token is compared with the text in
+ * place, so a repeat costs no string. Both sets are open-addressing tables over typed arrays, of at
+ * most 2^MAX_BITS slots; a full one starts over, so a token or pair seen again after that is handed
+ * out again (TermIndex ignores repeats). A set of a huge document's 600,000 distinct words would hold
+ * the event loop each time it grew, and its memory until the document is indexed.
+ */
+export class SeenTerms {
+  /** Token slots: the token's number + 1, or 0 for an empty slot. */
+  private slots = new Int32Array(1 << MIN_BITS);
+  private bits = MIN_BITS;
+  /** Token number → its hash, and where its code units are in `units`, and how many. */
+  private hashes = new Int32Array(1 << (MIN_BITS - 1));
+  private froms = new Int32Array(1 << (MIN_BITS - 1));
+  private lengths = new Int32Array(1 << (MIN_BITS - 1));
+  private tokenCount = 0;
+  /** The tokens' code units, one after the other: comparing with these is several times faster than with strings of any kind. */
+  private units = new Uint16Array(MIN_UNITS);
+  private unitCount = 0;
+  /** Pair codes (never 0); 0 marks an empty slot. */
+  private pairSlots = new Uint32Array(1 << MIN_BITS);
+  private pairBits = MIN_BITS;
+  private pairCount = 0;
+
+  /** A set from those documents gave back (see giveBack), or a new one. */
+  static take(): SeenTerms {
+    return spare.pop() ?? new SeenTerms();
+  }
+
+  /** Empties the set for the next document; a small one is kept for it (making one costs more than a small document's indexing). */
+  giveBack(): void {
+    if (this.bits > SPARE_BITS || this.pairBits > SPARE_BITS || this.units.length > SPARE_UNITS || spare.length >= SPARES) return;
+    this.forgetTokens();
+    if (this.pairCount > 0) this.pairSlots.fill(0);
+    this.pairCount = 0;
+    spare.push(this);
+  }
+
+  /** Whether this set did not hold `text.slice(start, end)` (it does now); `hash` is tokenHash() of its code units. */
+  add(text: string, start: number, end: number, hash: number): boolean {
+    const mask = this.slots.length - 1;
+    const length = end - start;
+    let slot = Math.imul(hash, 0x9e3779b1) >>> (32 - this.bits);
+    for (let at = this.slots[slot]; at !== 0; slot = (slot + 1) & mask, at = this.slots[slot]) {
+      if (this.hashes[at - 1] === hash && this.lengths[at - 1] === length && sameUnits(this.units, this.froms[at - 1], text, start, length)) return false;
+    }
+    // A token too long to keep is new each time it comes.
+    if (length > MAX_UNITS / 2) return true;
+    if (this.tokenCount === this.hashes.length || this.unitCount + length > this.units.length) {
+      if (this.tokenCount === this.hashes.length && this.bits < MAX_BITS) this.growTokens();
+      if (this.unitCount + length > this.units.length && this.units.length < MAX_UNITS) this.growUnits();
+      if (this.tokenCount === this.hashes.length || this.unitCount + length > this.units.length) this.forgetTokens();
+      slot = this.freeTokenSlot(hash);
+    }
+    const n = this.tokenCount++;
+    this.hashes[n] = hash;
+    this.froms[n] = this.unitCount;
+    this.lengths[n] = length;
+    for (let k = 0; k < length; k++) this.units[this.unitCount++] = text.charCodeAt(start + k);
+    this.slots[slot] = n + 1;
+    return true;
+  }
+
+  /**
+   * add() for the tokens `text.slice(starts[k], ends[k])` with hashes `hashes[k]`, k < count; writes
+   * the k of those it did not hold to `fresh` and returns how many. One call for many tokens, with
+   * the tables in locals: most tokens are held, and for them this is the whole work.
+   */
+  addTokens(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array, count: number, fresh: Int32Array): number {
+    let { slots, hashes: held, lengths, froms, units } = this;
+    let mask = slots.length - 1;
+    let shift = 32 - this.bits;
+    let added = 0;
+    next: for (let k = 0; k < count; k++) {
+      const hash = hashes[k];
+      const start = starts[k];
+      const length = ends[k] - start;
+      for (let slot = Math.imul(hash, 0x9e3779b1) >>> shift, at = slots[slot]; at !== 0; slot = (slot + 1) & mask, at = slots[slot]) {
+        if (held[at - 1] === hash && lengths[at - 1] === length && sameUnits(units, froms[at - 1], text, start, length)) continue next;
+      }
+      this.add(text, start, ends[k], hash);
+      fresh[added++] = k;
+      ({ slots, hashes: held, lengths, froms, units } = this);
+      mask = slots.length - 1;
+      shift = 32 - this.bits;
+    }
+    return added;
+  }
+
+  /** Whether the set did not hold pair `code` (it does now). */
+  addPair(code: number): boolean {
+    const mask = this.pairSlots.length - 1;
+    let slot = Math.imul(code, 0x9e3779b1) >>> (32 - this.pairBits);
+    for (let held = this.pairSlots[slot]; held !== 0; slot = (slot + 1) & mask, held = this.pairSlots[slot]) if (held === code) return false;
+    if ((this.pairCount + 1) * 2 > this.pairSlots.length) {
+      if (this.pairBits === MAX_BITS) {
+        this.pairSlots.fill(0);
+        this.pairCount = 0;
+      } else this.growPairs();
+      slot = this.freePairSlot(code);
+    }
+    this.pairSlots[slot] = code;
+    this.pairCount++;
+    return true;
+  }
+
+  private freeTokenSlot(hash: number): number {
+    const mask = this.slots.length - 1;
+    let slot = Math.imul(hash, 0x9e3779b1) >>> (32 - this.bits);
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private growTokens(): void {
+    this.bits++;
+    this.slots = new Int32Array(1 << this.bits);
+    const capacity = 1 << (this.bits - 1);
+    const grown = (a: Int32Array) => {
+      const b = new Int32Array(capacity);
+      b.set(a);
+      return b;
+    };
+    this.hashes = grown(this.hashes);
+    this.froms = grown(this.froms);
+    this.lengths = grown(this.lengths);
+    for (let n = 0; n < this.tokenCount; n++) this.slots[this.freeTokenSlot(this.hashes[n])] = n + 1;
+  }
+
+  private growUnits(): void {
+    const units = new Uint16Array(this.units.length * 2);
+    units.set(this.units);
+    this.units = units;
+  }
+
+  private forgetTokens(): void {
+    this.slots.fill(0);
+    this.tokenCount = 0;
+    this.unitCount = 0;
+  }
+
+  private freePairSlot(code: number): number {
+    const mask = this.pairSlots.length - 1;
+    let slot = Math.imul(code, 0x9e3779b1) >>> (32 - this.pairBits);
+    while (this.pairSlots[slot] !== 0) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private growPairs(): void {
+    const old = this.pairSlots;
+    this.pairBits++;
+    this.pairSlots = new Uint32Array(1 << this.pairBits);
+    for (const code of old) if (code !== 0) this.pairSlots[this.freePairSlot(code)] = code;
+  }
+}
+
+/** FNV-1a over UTF-16 code units: start with TOKEN_HASH_START, then tokenHash(hash, unit) for each unit. */
+export const TOKEN_HASH_START = 0x811c9dc5 | 0;
+export const tokenHash = (hash: number, unit: number) => Math.imul(hash ^ unit, 0x01000193);
+
+const MIN_BITS = 9;
+const MIN_UNITS = 4096;
+/** At most 2^14 slots (8,192 tokens and 8,192 pairs) and 2^16 code units of tokens: 384 KB. */
+const MAX_BITS = 14;
+const MAX_UNITS = 1 << 16;
+/** Sets kept for the next documents: at most SPARES, of at most 2^SPARE_BITS slots and SPARE_UNITS code units (56 KB each). */
+const SPARES = 2;
+const SPARE_BITS = 11;
+const SPARE_UNITS = 1 << 14;
+const spare: SeenTerms[] = [];
+
+function sameUnits(units: Uint16Array, from: number, text: string, start: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (units[from + k] !== text.charCodeAt(start + k)) return false;
+  return true;
+}
