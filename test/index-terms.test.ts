@@ -118,4 +118,17 @@ describe('indexTerms', () => {
     for (let i = 0; i < 40_000; i++) cjk += String.fromCharCode(0x4e00 + r.int(0, 20_000));
     assertSameTerms([words, cjk, cjk.slice(0, 10_000)], 'many distinct terms');
   });
+
+  test('words made to share one hash are all indexed', () => {
+    // "ar" and "c0" add the same to a token's hash wherever they are: 2,048 distinct words, one hash.
+    const colliding: string[] = [];
+    for (let m = 0; m < 2048; m++) {
+      let word = 'x';
+      for (let b = 0; b < 11; b++) word += (m >> b) & 1 ? 'ar' : 'c0';
+      colliding.push(word);
+    }
+    const text = [...colliding, ...colliding.reverse()].join(' ');
+    assertSameTerms([text], 'colliding words');
+    assert.equal(termsOf([text]).words.size, 2048);
+  });
 });

@@ -28,18 +28,23 @@ export class SeenTerms {
   private pairBits = MIN_BITS;
   private pairCount = 0;
 
-  /** A set from those documents gave back (see giveBack), or a new one. */
+  /** The set the last document gave back (see giveBack), or a new one. */
   static take(): SeenTerms {
-    return spare.pop() ?? new SeenTerms();
+    const taken = spare?.deref();
+    spare = null;
+    return taken ?? new SeenTerms();
   }
 
-  /** Empties the set for the next document; a small one is kept for it (making one costs more than a small document's indexing). */
+  /**
+   * Empties the set for the next document: making one costs more than indexing a small document. A
+   * small one is kept, weakly (an idle service keeps none).
+   */
   giveBack(): void {
-    if (this.bits > SPARE_BITS || this.pairBits > SPARE_BITS || this.units.length > SPARE_UNITS || spare.length >= SPARES) return;
+    if (this.bits > SPARE_BITS || this.pairBits > SPARE_BITS || this.units.length > SPARE_UNITS) return;
     this.forgetTokens();
     if (this.pairCount > 0) this.pairSlots.fill(0);
     this.pairCount = 0;
-    spare.push(this);
+    spare = new WeakRef(this);
   }
 
   /** Whether this set did not hold `text.slice(start, end)` (it does now); `hash` is tokenHash() of its code units. */
@@ -47,8 +52,10 @@ export class SeenTerms {
     const mask = this.slots.length - 1;
     const length = end - start;
     let slot = Math.imul(hash, 0x9e3779b1) >>> (32 - this.bits);
-    for (let at = this.slots[slot]; at !== 0; slot = (slot + 1) & mask, at = this.slots[slot]) {
+    for (let at = this.slots[slot], probes = 0; at !== 0; slot = (slot + 1) & mask, at = this.slots[slot]) {
       if (this.hashes[at - 1] === hash && this.lengths[at - 1] === length && sameUnits(this.units, this.froms[at - 1], text, start, length)) return false;
+      // Text made to collide would make every token walk the whole table: past MAX_PROBES, a token is new each time.
+      if (++probes === MAX_PROBES) return true;
     }
     // A token too long to keep is new each time it comes.
     if (length > MAX_UNITS / 2) return true;
@@ -81,7 +88,7 @@ export class SeenTerms {
       const hash = hashes[k];
       const start = starts[k];
       const length = ends[k] - start;
-      for (let slot = Math.imul(hash, 0x9e3779b1) >>> shift, at = slots[slot]; at !== 0; slot = (slot + 1) & mask, at = slots[slot]) {
+      for (let slot = Math.imul(hash, 0x9e3779b1) >>> shift, at = slots[slot], probes = 0; at !== 0 && probes < MAX_PROBES; slot = (slot + 1) & mask, at = slots[slot], probes++) {
         if (held[at - 1] === hash && lengths[at - 1] === length && sameUnits(units, froms[at - 1], text, start, length)) continue next;
       }
       this.add(text, start, ends[k], hash);
@@ -97,7 +104,10 @@ export class SeenTerms {
   addPair(code: number): boolean {
     const mask = this.pairSlots.length - 1;
     let slot = Math.imul(code, 0x9e3779b1) >>> (32 - this.pairBits);
-    for (let held = this.pairSlots[slot]; held !== 0; slot = (slot + 1) & mask, held = this.pairSlots[slot]) if (held === code) return false;
+    for (let held = this.pairSlots[slot], probes = 0; held !== 0; slot = (slot + 1) & mask, held = this.pairSlots[slot]) {
+      if (held === code) return false;
+      if (++probes === MAX_PROBES) return true;
+    }
     if ((this.pairCount + 1) * 2 > this.pairSlots.length) {
       if (this.pairBits === MAX_BITS) {
         this.pairSlots.fill(0);
@@ -159,20 +169,25 @@ export class SeenTerms {
   }
 }
 
-/** FNV-1a over UTF-16 code units: start with TOKEN_HASH_START, then tokenHash(hash, unit) for each unit. */
-export const TOKEN_HASH_START = 0x811c9dc5 | 0;
-export const tokenHash = (hash: number, unit: number) => Math.imul(hash ^ unit, 0x01000193);
+/**
+ * A token's hash: start with 0, then tokenHash(hash, unit) for each UTF-16 code unit (h * 33 + unit).
+ * Weak, but a shift and two adds: the longest chain of work per character when text is cut without
+ * branches (a multiplication takes three times as long). The tables spread it with a multiplication
+ * per token, and never trust it alone.
+ */
+export const tokenHash = (hash: number, unit: number) => ((hash << 5) + hash + unit) | 0;
 
 const MIN_BITS = 9;
+/** Slots looked at for one token or pair at most (at most half the slots are taken: a few, unless made to collide). */
+const MAX_PROBES = 32;
 const MIN_UNITS = 4096;
 /** At most 2^14 slots (8,192 tokens and 8,192 pairs) and 2^16 code units of tokens: 384 KB. */
 const MAX_BITS = 14;
 const MAX_UNITS = 1 << 16;
-/** Sets kept for the next documents: at most SPARES, of at most 2^SPARE_BITS slots and SPARE_UNITS code units (56 KB each). */
-const SPARES = 2;
+/** The largest set kept for the next document: 2^SPARE_BITS slots and SPARE_UNITS code units (56 KB). */
 const SPARE_BITS = 11;
 const SPARE_UNITS = 1 << 14;
-const spare: SeenTerms[] = [];
+let spare: WeakRef<SeenTerms> | null = null;
 
 function sameUnits(units: Uint16Array, from: number, text: string, start: number, length: number): boolean {
   for (let k = 0; k < length; k++) if (units[from + k] !== text.charCodeAt(start + k)) return false;

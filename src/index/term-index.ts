@@ -42,9 +42,9 @@ export class TermIndex {
     const n = this.keyOf.length;
     this.keyOf.push(key);
     this.numbers.set(key, n);
-    for (const term of terms.words) this.post(term, n);
+    this.postWords(terms.words, 0, terms.words.length, n);
     this.pairs.reserve(terms.pairCount);
-    for (let i = 0; i < terms.pairCount; i++) this.postPair(terms.pairs[i], n);
+    this.postPairs(terms.pairs, 0, terms.pairCount, n);
   }
 
   /**
@@ -57,15 +57,15 @@ export class TermIndex {
   async addInSlices(key: string, terms: DocTerms, pause: () => Promise<void>): Promise<void> {
     const n = this.keyOf.length;
     this.keyOf.push(undefined);
-    let i = 0;
-    for (const term of terms.words) {
-      this.post(term, n);
-      if ((++i & 1023) === 0) await pause();
+    // The posting loops are plain methods: as loops of this async function they took about 1.5 times as long.
+    for (let from = 0; from < terms.words.length; from += WORDS_PER_SLICE) {
+      if (from > 0) await pause();
+      this.postWords(terms.words, from, Math.min(terms.words.length, from + WORDS_PER_SLICE), n);
     }
     this.pairs.reserve(terms.pairCount);
-    for (let p = 0; p < terms.pairCount; p++) {
-      this.postPair(terms.pairs[p], n);
-      if ((p & 16383) === 16383) await pause();
+    for (let from = 0; from < terms.pairCount; from += PAIRS_PER_SLICE) {
+      if (from > 0) await pause();
+      this.postPairs(terms.pairs, from, Math.min(terms.pairCount, from + PAIRS_PER_SLICE), n);
     }
     const old = this.numbers.get(key);
     this.changes++;
@@ -154,6 +154,14 @@ export class TermIndex {
   private markPair(slot: number, bits: Uint32Array): void {
     const v = this.pairs.valueAt(slot);
     markIn(v >= 0 ? v : this.multi[-v - 1], bits);
+  }
+
+  private postWords(words: readonly string[], from: number, until: number, n: number): void {
+    for (let i = from; i < until; i++) this.post(words[i], n);
+  }
+
+  private postPairs(codes: Uint32Array, from: number, until: number, n: number): void {
+    for (let i = from; i < until; i++) this.postPair(codes[i], n);
   }
 
   /** Adds document `n` to the pair's postings (n is the highest number so far; a pair may come again). */
@@ -377,6 +385,10 @@ class GrowingIds {
     return this.ids.subarray(0, this.total);
   }
 }
+
+/** Terms posted by addInSlices() between pauses (a pause yields only once its time slice is used up). */
+const WORDS_PER_SLICE = 1024;
+const PAIRS_PER_SLICE = 16384;
 
 const MAGIC = 0x48534958; // "HSIX"
 const NUL = Buffer.from([0]);

@@ -7,9 +7,9 @@
  * every write and start, and still miss words inside compounds.
  */
 
-import { ASCII_WORD, classOf, NARROW_WORD, MARK, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
+import { ASCII_WORD, CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
-import { SeenTerms, TOKEN_HASH_START, tokenHash } from './seen-terms.ts';
+import { SeenTerms, tokenHash } from './seen-terms.ts';
 
 const TOKEN = new RegExp(String.raw`[${UNSPACED_SCRIPTS}][${UNSPACED_SCRIPTS}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED_SCRIPTS}]][[\p{L}\p{N}\p{M}]--[${UNSPACED_SCRIPTS}]]*`, 'gv');
 const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
@@ -108,12 +108,10 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
   const starts = STARTS;
   const ends = ENDS;
   const hashes = HASHES;
-  const accents = ACCENTS;
   const fresh = FRESH;
-  // 1 inside a word; its hash so far; 1 if it has a letter from U+00C0 on (folding may change it).
+  // 1 inside a word; its hash so far.
   let inWord = 0;
-  let hash = TOKEN_HASH_START;
-  let accent = 0;
+  let hash = 0;
   for (let i = from; ; ) {
     const stop = Math.min(end, i + BLOCK);
     // Words started (a word still going on at the last block's stop is starts[0]) and ended in this block.
@@ -128,19 +126,12 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
       started += w & (inWord ^ 1);
       ends[ended] = j;
       hashes[ended] = hash;
-      accents[ended] = accent;
       ended += inWord & (w ^ 1);
-      hash = (tokenHash(hash, c) & -w) | (TOKEN_HASH_START & (w - 1));
-      accent = w & ((accent & inWord) | ((0xbf - c) >>> 31));
+      hash = tokenHash(hash, c) & -w;
       inWord = w;
     }
     const count = seen.addTokens(lower, starts, ends, hashes, ended, fresh);
-    for (let f = 0; f < count; f++) {
-      const k = fresh[f];
-      const token = lower.slice(starts[k], ends[k]);
-      if (accents[k] === 0) into.words.push(token);
-      else addToken(token, into);
-    }
+    for (let f = 0; f < count; f++) addNarrow(lower.slice(starts[fresh[f]], ends[fresh[f]]), into);
     if (j === stop && stop < end) {
       starts[0] = starts[ended];
       i = stop;
@@ -148,13 +139,20 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
     }
     if (inWord === 0) return j;
     if (j < end) return starts[ended];
-    if (seen.add(lower, starts[ended], end, hash)) {
-      const token = lower.slice(starts[ended], end);
-      if (accent === 0) into.words.push(token);
-      else addToken(token, into);
-    }
+    if (seen.add(lower, starts[ended], end, hash)) addNarrow(lower.slice(starts[ended], end), into);
     return end;
   }
+}
+
+/** A new token of characters below U+0100: folded if it has a letter from U+00C0 on. */
+function addNarrow(token: string, into: DocTerms): void {
+  for (let k = 0; k < token.length; k++) {
+    if (token.charCodeAt(k) >= 0xc0) {
+      addToken(token, into);
+      return;
+    }
+  }
+  into.words.push(token);
 }
 
 /** Characters narrowWords() reads before it adds the words it found. */
@@ -162,7 +160,6 @@ const BLOCK = 1024;
 const STARTS = new Int32Array(BLOCK + 1);
 const ENDS = new Int32Array(BLOCK + 1);
 const HASHES = new Int32Array(BLOCK + 1);
-const ACCENTS = new Uint8Array(BLOCK + 1);
 const FRESH = new Int32Array(BLOCK + 1);
 
 /**
@@ -176,12 +173,11 @@ function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerm
   let kind = WORD;
   if (c >= 0x80) {
     const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(start)! : c;
-    kind = classOf(cp);
+    kind = infoOf(cp) & CLASS;
     if (kind === OTHER || kind === MARK) return start + (cp > 0xffff ? 2 : 1);
   }
-  // Characters of its kind, and marks. `plain`: none that folding could change (then the token is its own folded form).
-  let hash = TOKEN_HASH_START;
-  let plain = true;
+  // Characters of its kind, and marks; `info` collects MAY_FOLD (without it, the token is its own folded form).
+  let info = 0;
   let i = start;
   for (; i < end; i++) {
     c = lower.charCodeAt(i);
@@ -189,32 +185,34 @@ function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerm
       if (kind !== WORD || ASCII_WORD[c] === 0) break;
     } else {
       const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(i)! : c;
-      const k = classOf(cp);
-      if (k !== kind && k !== MARK) break;
-      if (plain && mayDecompose(c)) plain = false;
-      if (cp > 0xffff) {
-        hash = tokenHash(hash, c);
-        c = lower.charCodeAt(++i);
-      }
+      const k = infoOf(cp);
+      if ((k & CLASS) !== kind && (k & CLASS) !== MARK) break;
+      info |= k;
+      if (cp > 0xffff) i++;
     }
-    hash = tokenHash(hash, c);
   }
+  const plain = (info & MAY_FOLD) === 0;
   // A run of Chinese or Japanese is rarely seen twice; its pairs and last character often are.
   if (kind === UNSPACED && plain && lower.charCodeAt(start) >= FIRST_UNSPACED) addRun(lower, start, i, seen, into);
-  else {
-    if (seen.add(lower, start, i, hash)) {
-      const token = lower.slice(start, i);
-      if (plain) into.words.push(token);
-      else addToken(token, into);
-    }
+  else if (seen.add(lower, start, i, hashOf(lower, start, i))) {
+    const token = lower.slice(start, i);
+    if (plain) into.words.push(token);
+    else addToken(token, into);
   }
   return i;
+}
+
+/** tokenHash() over `text.slice(start, end)`. */
+function hashOf(text: string, start: number, end: number): number {
+  let hash = 0;
+  for (let k = start; k < end; k++) hash = tokenHash(hash, text.charCodeAt(k));
+  return hash;
 }
 
 /** The terms of an unspaced run `lower.slice(start, end)` of BMP characters that folding leaves as they are. */
 function addRun(lower: string, start: number, end: number, seen: SeenTerms, into: DocTerms): void {
   for (let k = start + 1; k < end; k++) into.addPair(pairCode(lower.charCodeAt(k - 1), lower.charCodeAt(k)));
-  if (seen.add(lower, end - 1, end, tokenHash(TOKEN_HASH_START, lower.charCodeAt(end - 1)))) into.words.push(lower.slice(end - 1, end));
+  if (seen.add(lower, end - 1, end, tokenHash(0, lower.charCodeAt(end - 1)))) into.words.push(lower.slice(end - 1, end));
 }
 
 /** A token with a character outside ASCII: folded, and if unspaced, cut into its pairs and last character. */
@@ -243,14 +241,8 @@ function addToken(token: string, into: DocTerms): void {
 /** The words of `text`, lower case (the whole text at once: far cheaper than word by word). */
 const tokens = (text: string): string[] => text.toLowerCase().match(TOKEN) ?? [];
 
-/**
- * fold() for a word already in lower case: only letters that decompose into a base and an accent
- * (Latin, Greek, Cyrillic and a few symbols) need the Unicode normalizations.
- */
+/** fold() for a word already in lower case: only letters that decompose (MAY_DECOMPOSE) need the Unicode normalizations. */
 const foldToken = (token: string) => (MAY_DECOMPOSE.test(token) ? fold(token) : token);
-const MAY_DECOMPOSE = /[\u00c0-\u04ff\u1e00-\u1fff\u2100-\u214f\uf900-\ufaff\ud800-\udfff]/;
-/** MAY_DECOMPOSE for one code unit. */
-const mayDecompose = (c: number) => (c >= 0xc0 && c <= 0x4ff) || (c >= 0x1e00 && c <= 0x1fff) || (c >= 0x2100 && c <= 0x214f) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xd800 && c <= 0xdfff);
 
 const isUnspaced = (w: string) => w.charCodeAt(0) >= FIRST_UNSPACED && UNSPACED_START.test(w);
 
