@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mainSet, realisticSet } from '../bench/lib/dataset.ts';
 import { plainLines } from '../src/content/plain-text.ts';
+import { TermIndex } from '../src/index/term-index.ts';
 import { DocTerms, indexTerms } from '../src/index/words.ts';
 import { Random } from './helpers/generate.ts';
 import { oracleTerms } from './helpers/index-terms-oracle.ts';
@@ -16,10 +17,21 @@ interface Terms {
   pairs: Set<number>;
 }
 
-function termsOf(pieces: readonly string[]): Terms {
-  const into = new DocTerms();
+/**
+ * The terms indexTerms() gives `pieces`, read as one document of an index that has no terms yet, or
+ * (`known`) of one that has those of the same pieces already, which finds most of them by number.
+ */
+function termsOf(pieces: readonly string[], known = false): Terms {
+  let into = new DocTerms();
+  if (known) {
+    const index = new TermIndex();
+    for (const piece of pieces) indexTerms(piece, into);
+    index.add('before', into);
+    into = index.docTerms();
+  }
   for (const piece of pieces) indexTerms(piece, into);
-  return { words: new Set(into.words), pairs: new Set(into.pairs.subarray(0, into.pairCount)) };
+  into.done();
+  return { words: new Set([...into.words, ...into.ids.map((id) => into.table.terms[id])]), pairs: new Set(into.pairs.subarray(0, into.pairCount)) };
 }
 
 function oracleOf(pieces: readonly string[]): Terms {
@@ -45,8 +57,11 @@ function difference(actual: Terms, expected: Terms): string | null {
 }
 
 function assertSameTerms(pieces: readonly string[], what: string): void {
-  const diff = difference(termsOf(pieces), oracleOf(pieces));
-  assert.equal(diff, null, `${what}: ${diff}`);
+  const expected = oracleOf(pieces);
+  for (const known of [false, true]) {
+    const diff = difference(termsOf(pieces, known), expected);
+    assert.equal(diff, null, `${what}${known ? ', terms known to the index' : ''}: ${diff}`);
+  }
 }
 
 /** Pieces of hostile text: every kind of character the cut, the case mapping or the folding treats specially. */
@@ -130,5 +145,40 @@ describe('indexTerms', () => {
     const text = [...colliding, ...colliding.reverse()].join(' ');
     assertSameTerms([text], 'colliding words');
     assert.equal(termsOf([text]).words.size, 2048);
+  });
+});
+
+describe('TermIndex with terms found by number', () => {
+  /** The keys of the documents holding a term that starts with every prefix. */
+  const found = (index: TermIndex, ...prefixes: string[]) => {
+    const { bits } = index.match(prefixes);
+    const keys: string[] = [];
+    for (let n = 0; n < bits.length * 32; n++) if (bits[n >>> 5] & (1 << (n & 31)) && index.keyAt(n) !== undefined) keys.push(index.keyAt(n)!);
+    return keys.sort();
+  };
+
+  test('a document read before the index renumbered its terms (it dropped many) is indexed under its own terms', async () => {
+    const index = new TermIndex();
+    const read = (text: string) => {
+      const terms = index.docTerms();
+      indexTerms(text, terms);
+      terms.done();
+      return terms;
+    };
+    index.add('other', read('gamma delta'));
+    // Each rewrite leaves a gone document number; past 1,024 the index renumbers, and its terms with them.
+    for (let i = 0; i < 1100; i++) index.add('doc', read(`alpha beta w${i} gamma`));
+    // Read, then the index renumbers (documents went), then added in slices.
+    const terms = read('alpha delta omega');
+    for (let i = 0; i < 1030; i++) index.add(`gone${i}`, read(`epsilon${i}`));
+    for (let i = 0; i < 1030; i++) index.remove(`gone${i}`);
+    await index.addInSlices('late', terms, async () => {});
+    assert.deepEqual(found(index, 'alpha'), ['doc', 'late']);
+    assert.deepEqual(found(index, 'gamma'), ['doc', 'other']);
+    assert.deepEqual(found(index, 'delta'), ['late', 'other']);
+    assert.deepEqual(found(index, 'omega'), ['late']);
+    assert.deepEqual(found(index, 'w1099'), ['doc']);
+    assert.deepEqual(found(index, 'w5'), []);
+    assert.deepEqual(found(index, 'epsilon'), []);
   });
 });

@@ -4,7 +4,7 @@ import type { Translation, VersionState } from '../domain/types.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
-import { DocTerms, indexTerms, queryTerms, words, type Word } from './words.ts';
+import { indexTerms, queryTerms, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 interface LanguageIndex {
@@ -274,7 +274,7 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new DocTerms();
+    const terms = index.terms.docTerms();
     indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
     terms.done();
     index.terms.add(slug, terms);
@@ -348,7 +348,7 @@ function holdsExactly(index: LanguageIndex, state: VersionState, language: strin
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
   dropDocuments(index, state, language, false);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new DocTerms();
+    const terms = index.terms.docTerms();
     indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {
       indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);

@@ -10,6 +10,7 @@
 import { ASCII_WORD, CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
 import { SeenTerms, tokenHash } from './seen-terms.ts';
+import { TermTable } from './term-table.ts';
 
 const TOKEN = new RegExp(String.raw`[${UNSPACED_SCRIPTS}][${UNSPACED_SCRIPTS}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED_SCRIPTS}]][[\p{L}\p{N}\p{M}]--[${UNSPACED_SCRIPTS}]]*`, 'gv');
 const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
@@ -42,17 +43,35 @@ export function words(text: string): Word[] {
 }
 
 /**
- * A document's terms: words as strings, and the character pairs of unspaced scripts as numbers
- * (pairCode) when both characters are in the Basic Multilingual Plane, which nearly all are. Either
- * may come more than once (TermIndex ignores repeats), but rarely: a token the document had before
- * adds nothing (see SeenTerms for why that is not a set of all its words). See PairTable for why
- * pairs are not strings.
+ * A document's terms: words, by their number in `table` (the terms of the index it is for) if it
+ * has them, else as strings; and the character pairs of unspaced scripts as numbers (pairCode) when
+ * both characters are in the Basic Multilingual Plane, which nearly all are. Any may come more than
+ * once (TermIndex ignores repeats), but rarely: a token the document had before adds nothing (see
+ * SeenTerms for why that is not a set of all its words). See PairTable for why pairs are not strings.
  */
 export class DocTerms {
+  readonly ids: number[] = [];
   readonly words: string[] = [];
   pairs = new Uint32Array(0);
   pairCount = 0;
   private seenTerms: SeenTerms | null = null;
+
+  /** `table`: the terms of the index the document is for (TermIndex.docTerms()); by default none. */
+  constructor(readonly table = new TermTable()) {}
+
+  /** Adds a word (folded). */
+  addWord(word: string): void {
+    const id = this.table.idOf(word);
+    if (id >= 0) this.ids.push(id);
+    else this.words.push(word);
+  }
+
+  /** Adds the word `text.slice(start, end)` (folded already; `hash`: its tokenHash()). */
+  addWordAt(text: string, start: number, end: number, hash: number): void {
+    const id = this.table.find(text, start, end, hash);
+    if (id >= 0) this.ids.push(id);
+    else this.words.push(text.slice(start, end));
+  }
 
   /** What indexTerms() has seen of this document so far. */
   get seen(): SeenTerms {
@@ -131,7 +150,7 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
       inWord = w;
     }
     const count = seen.addTokens(lower, starts, ends, hashes, ended, fresh);
-    for (let f = 0; f < count; f++) addNarrow(lower.slice(starts[fresh[f]], ends[fresh[f]]), into);
+    for (let f = 0; f < count; f++) addNarrow(lower, starts[fresh[f]], ends[fresh[f]], hashes[fresh[f]], into);
     if (j === stop && stop < end) {
       starts[0] = starts[ended];
       i = stop;
@@ -139,20 +158,20 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
     }
     if (inWord === 0) return j;
     if (j < end) return starts[ended];
-    if (seen.add(lower, starts[ended], end, hash)) addNarrow(lower.slice(starts[ended], end), into);
+    if (seen.add(lower, starts[ended], end, hash)) addNarrow(lower, starts[ended], end, hash, into);
     return end;
   }
 }
 
-/** A new token of characters below U+0100: folded if it has a letter from U+00C0 on. */
-function addNarrow(token: string, into: DocTerms): void {
-  for (let k = 0; k < token.length; k++) {
-    if (token.charCodeAt(k) >= 0xc0) {
-      addToken(token, into);
+/** A new token `lower.slice(start, end)` of characters below U+0100: folded if it has a letter from U+00C0 on. */
+function addNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
+  for (let k = start; k < end; k++) {
+    if (lower.charCodeAt(k) >= 0xc0) {
+      addToken(lower.slice(start, end), into);
       return;
     }
   }
-  into.words.push(token);
+  into.addWordAt(lower, start, end, hash);
 }
 
 /** Characters narrowWords() reads before it adds the words it found. */
@@ -194,16 +213,17 @@ function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerm
   const plain = (info & MAY_FOLD) === 0;
   // A run of Chinese or Japanese is rarely seen twice; its pairs and last character often are.
   if (kind === UNSPACED && plain && lower.charCodeAt(start) >= FIRST_UNSPACED) addRun(lower, start, i, seen, into);
-  else if (seen.add(lower, start, i, hashOf(lower, start, i))) {
-    const token = lower.slice(start, i);
-    if (plain) into.words.push(token);
-    else addToken(token, into);
+  else {
+    const hash = rangeHash(lower, start, i);
+    if (!seen.add(lower, start, i, hash)) return i;
+    if (plain) into.addWordAt(lower, start, i, hash);
+    else addToken(lower.slice(start, i), into);
   }
   return i;
 }
 
 /** tokenHash() over `text.slice(start, end)`. */
-function hashOf(text: string, start: number, end: number): number {
+function rangeHash(text: string, start: number, end: number): number {
   let hash = 0;
   for (let k = start; k < end; k++) hash = tokenHash(hash, text.charCodeAt(k));
   return hash;
@@ -212,7 +232,8 @@ function hashOf(text: string, start: number, end: number): number {
 /** The terms of an unspaced run `lower.slice(start, end)` of BMP characters that folding leaves as they are. */
 function addRun(lower: string, start: number, end: number, seen: SeenTerms, into: DocTerms): void {
   for (let k = start + 1; k < end; k++) into.addPair(pairCode(lower.charCodeAt(k - 1), lower.charCodeAt(k)));
-  if (seen.add(lower, end - 1, end, tokenHash(0, lower.charCodeAt(end - 1)))) into.words.push(lower.slice(end - 1, end));
+  const hash = tokenHash(0, lower.charCodeAt(end - 1));
+  if (seen.add(lower, end - 1, end, hash)) into.addWordAt(lower, end - 1, end, hash);
 }
 
 /** A token with a character outside ASCII: folded, and if unspaced, cut into its pairs and last character. */
@@ -220,7 +241,7 @@ function addToken(token: string, into: DocTerms): void {
   const w = foldToken(token);
   if (w === '') return;
   if (!isUnspaced(w)) {
-    into.words.push(w);
+    into.addWord(w);
     return;
   }
   // Code point by code point: a pair with a character outside the BMP is a string.
@@ -230,12 +251,12 @@ function addToken(token: string, into: DocTerms): void {
     const nextCode = w.codePointAt(i)!;
     const size = nextCode > 0xffff ? 2 : 1;
     if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
-    else into.words.push(w.slice(start, i + size));
+    else into.addWord(w.slice(start, i + size));
     start = i;
     code = nextCode;
     i += size;
   }
-  into.words.push(w.slice(start));
+  into.addWord(w.slice(start));
 }
 
 /** The words of `text`, lower case (the whole text at once: far cheaper than word by word). */
