@@ -1,3 +1,5 @@
+import { EXACT, keyHash, nextBefore, nextLast } from './token-keys.ts';
+
 /**
  * What a document being indexed already has: its distinct tokens and character pairs, so that each
  * is folded and posted once however often the document repeats it (most words of a page come again
@@ -5,20 +7,26 @@
  * typical page). A string per occurrence and a map look-up per occurrence were most of the time of
  * indexing.
  *
- * The caller hashes a token while it reads its characters; the token is compared with the text in
- * place, so a repeat costs no string. Both sets are open-addressing tables over typed arrays, of at
- * most 2^MAX_BITS slots; a full one starts over, so a token or pair seen again after that is handed
- * out again (TermIndex ignores repeats). A set of a huge document's 600,000 distinct words would hold
- * the event loop each time it grew, and its memory until the document is indexed.
+ * Tokens are known by their keys (token-keys.ts), which the caller computes as it reads them, and
+ * compared with the text in place where the keys do not identify them: a repeat costs no string.
+ * Both sets are open-addressing tables over typed arrays, of at most 2^MAX_BITS slots; a full one
+ * starts over, so a token or pair seen again after that is handed out again (TermIndex ignores
+ * repeats). A set of a huge document's 600,000 distinct words would hold the event loop each time it
+ * grew, and its memory until the document is indexed.
  */
 export class SeenTerms {
   /** Token slots: the token's number + 1, or 0 for an empty slot. */
   private slots = new Int32Array(1 << MIN_BITS);
   private bits = MIN_BITS;
-  /** Token number → its hash, and where its code units are in `units`, and how many. */
+  /**
+   * Token number → its keys (`lengths` with WIDE added if it has a unit from U+0100 on), its hash, and
+   * where its code units are in `units`.
+   */
+  private lasts = new Int32Array(1 << (MIN_BITS - 1));
+  private befores = new Int32Array(1 << (MIN_BITS - 1));
+  private lengths = new Int32Array(1 << (MIN_BITS - 1));
   private hashes = new Int32Array(1 << (MIN_BITS - 1));
   private froms = new Int32Array(1 << (MIN_BITS - 1));
-  private lengths = new Int32Array(1 << (MIN_BITS - 1));
   private tokenCount = 0;
   /** The tokens' code units, one after the other: comparing with these is several times faster than with strings of any kind. */
   private units = new Uint16Array(MIN_UNITS);
@@ -47,57 +55,87 @@ export class SeenTerms {
     spare = new WeakRef(this);
   }
 
-  /** Whether this set did not hold `text.slice(start, end)` (it does now); `hash` is tokenHash() of its code units. */
-  add(text: string, start: number, end: number, hash: number): boolean {
+  /** Whether this set did not hold the token `text.slice(start, end)` (it does now). */
+  add(text: string, start: number, end: number): boolean {
+    let last = 0;
+    let before = 0;
+    let wide = 0;
+    for (let k = start; k < end; k++) {
+      const unit = text.charCodeAt(k);
+      wide |= unit;
+      before = nextBefore(before, last);
+      last = nextLast(last, unit);
+    }
+    const length = (end - start) | (wide > 0xff ? WIDE : 0);
+    const hash = keyHash(last, before, end - start, text.charCodeAt(start));
+    const exact = length <= EXACT;
     const mask = this.slots.length - 1;
-    const length = end - start;
     let slot = Math.imul(hash, 0x9e3779b1) >>> (32 - this.bits);
     for (let at = this.slots[slot], probes = 0; at !== 0; slot = (slot + 1) & mask, at = this.slots[slot]) {
-      if (this.hashes[at - 1] === hash && this.lengths[at - 1] === length && sameUnits(this.units, this.froms[at - 1], text, start, length)) return false;
+      const n = at - 1;
+      if (this.lasts[n] === last && this.befores[n] === before && this.lengths[n] === length && (exact || sameUnits(this.units, this.froms[n], text, start, end - start))) return false;
       // Text made to collide would make every token walk the whole table: past MAX_PROBES, a token is new each time.
       if (++probes === MAX_PROBES) return true;
     }
-    // A token too long to keep is new each time it comes.
-    if (length > MAX_UNITS / 2) return true;
-    if (this.tokenCount === this.hashes.length || this.unitCount + length > this.units.length) {
-      if (this.tokenCount === this.hashes.length && this.bits < MAX_BITS) this.growTokens();
-      if (this.unitCount + length > this.units.length && this.units.length < MAX_UNITS) this.growUnits();
-      if (this.tokenCount === this.hashes.length || this.unitCount + length > this.units.length) this.forgetTokens();
-      slot = this.freeTokenSlot(hash);
-    }
-    const n = this.tokenCount++;
-    this.hashes[n] = hash;
-    this.froms[n] = this.unitCount;
-    this.lengths[n] = length;
-    for (let k = 0; k < length; k++) this.units[this.unitCount++] = text.charCodeAt(start + k);
-    this.slots[slot] = n + 1;
+    this.insert(text, start, end, last, before, length, hash, slot);
     return true;
   }
 
   /**
-   * add() for the tokens `text.slice(starts[k], ends[k])` with hashes `hashes[k]`, k < count; writes
-   * the k of those it did not hold to `fresh` and returns how many. One call for many tokens, with
-   * the tables in locals: most tokens are held, and for them this is the whole work.
+   * add() for the tokens `text.slice(starts[k], ends[k])`, k < count, all of units below U+0100, with
+   * keys `lasts[k]` and `befores[k]`; writes the k of those it did not hold to `fresh` and returns how
+   * many. One call for many tokens, with the tables in locals: most tokens are held, and for them this
+   * is the whole work.
    */
-  addTokens(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array, count: number, fresh: Int32Array): number {
-    let { slots, hashes: held, lengths, froms, units } = this;
+  addNarrow(text: string, starts: Int32Array, ends: Int32Array, lasts: Int32Array, befores: Int32Array, count: number, fresh: Int32Array): number {
+    let { slots, lasts: heldLasts, befores: heldBefores, lengths, froms, units } = this;
     let mask = slots.length - 1;
     let shift = 32 - this.bits;
     let added = 0;
     next: for (let k = 0; k < count; k++) {
-      const hash = hashes[k];
       const start = starts[k];
       const length = ends[k] - start;
-      for (let slot = Math.imul(hash, 0x9e3779b1) >>> shift, at = slots[slot], probes = 0; at !== 0 && probes < MAX_PROBES; slot = (slot + 1) & mask, at = slots[slot], probes++) {
-        if (held[at - 1] === hash && lengths[at - 1] === length && sameUnits(units, froms[at - 1], text, start, length)) continue next;
+      const last = lasts[k];
+      const before = befores[k];
+      const hash = keyHash(last, before, length, text.charCodeAt(start));
+      let slot = Math.imul(hash, 0x9e3779b1) >>> shift;
+      for (let at = slots[slot], probes = 0; at !== 0; slot = (slot + 1) & mask, at = slots[slot]) {
+        const n = at - 1;
+        if (heldLasts[n] === last && heldBefores[n] === before && lengths[n] === length && (length <= EXACT || sameUnits(units, froms[n], text, start, length))) continue next;
+        if (++probes === MAX_PROBES) {
+          slot = -1;
+          break;
+        }
       }
-      this.add(text, start, ends[k], hash);
       fresh[added++] = k;
-      ({ slots, hashes: held, lengths, froms, units } = this);
+      if (slot < 0) continue;
+      this.insert(text, start, ends[k], last, before, length, hash, slot);
+      ({ slots, lasts: heldLasts, befores: heldBefores, lengths, froms, units } = this);
       mask = slots.length - 1;
       shift = 32 - this.bits;
     }
     return added;
+  }
+
+  /** Keeps a token found missing at the empty slot `slot`. */
+  private insert(text: string, start: number, end: number, last: number, before: number, length: number, hash: number, slot: number): void {
+    const count = end - start;
+    // A token too long to keep is new each time it comes.
+    if (count > MAX_UNITS / 2) return;
+    if (this.tokenCount === this.hashes.length || this.unitCount + count > this.units.length) {
+      if (this.tokenCount === this.hashes.length && this.bits < MAX_BITS) this.growTokens();
+      if (this.unitCount + count > this.units.length && this.units.length < MAX_UNITS) this.growUnits();
+      if (this.tokenCount === this.hashes.length || this.unitCount + count > this.units.length) this.forgetTokens();
+      slot = this.freeTokenSlot(hash);
+    }
+    const n = this.tokenCount++;
+    this.lasts[n] = last;
+    this.befores[n] = before;
+    this.lengths[n] = length;
+    this.hashes[n] = hash;
+    this.froms[n] = this.unitCount;
+    for (let k = start; k < end; k++) this.units[this.unitCount++] = text.charCodeAt(k);
+    this.slots[slot] = n + 1;
   }
 
   /** Whether the set did not hold pair `code` (it does now). */
@@ -136,9 +174,11 @@ export class SeenTerms {
       b.set(a);
       return b;
     };
+    this.lasts = grown(this.lasts);
+    this.befores = grown(this.befores);
+    this.lengths = grown(this.lengths);
     this.hashes = grown(this.hashes);
     this.froms = grown(this.froms);
-    this.lengths = grown(this.lengths);
     for (let n = 0; n < this.tokenCount; n++) this.slots[this.freeTokenSlot(this.hashes[n])] = n + 1;
   }
 
@@ -169,14 +209,8 @@ export class SeenTerms {
   }
 }
 
-/**
- * A token's hash: start with 0, then tokenHash(hash, unit) for each UTF-16 code unit (h * 33 + unit).
- * Weak, but a shift and two adds: the longest chain of work per character when text is cut without
- * branches (a multiplication takes three times as long). The tables spread it with a multiplication
- * per token, and never trust it alone.
- */
-export const tokenHash = (hash: number, unit: number) => ((hash << 5) + hash + unit) | 0;
-
+/** Added to a token's length (in `lengths`) when it has a unit from U+0100 on: its keys do not identify it. */
+const WIDE = 1 << 30;
 const MIN_BITS = 9;
 /** Slots looked at for one token or pair at most (at most half the slots are taken: a few, unless made to collide). */
 const MAX_PROBES = 32;

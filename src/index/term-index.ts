@@ -51,7 +51,7 @@ export class TermIndex {
     this.keyOf.push(key);
     this.numbers.set(key, n);
     this.postKnown(terms, 0, terms.ids.length, n);
-    this.postWords(terms.words, 0, terms.words.length, n);
+    this.postWords(terms, 0, terms.words.length, n);
     this.pairs.reserve(terms.pairCount);
     this.postPairs(terms.pairs, 0, terms.pairCount, n);
   }
@@ -73,7 +73,7 @@ export class TermIndex {
     }
     for (let from = 0; from < terms.words.length; from += WORDS_PER_SLICE) {
       if (from > 0) await pause();
-      this.postWords(terms.words, from, Math.min(terms.words.length, from + WORDS_PER_SLICE), n);
+      this.postWords(terms, from, Math.min(terms.words.length, from + WORDS_PER_SLICE), n);
     }
     this.pairs.reserve(terms.pairCount);
     for (let from = 0; from < terms.pairCount; from += PAIRS_PER_SLICE) {
@@ -174,11 +174,12 @@ export class TermIndex {
     const ids = terms.ids;
     if (terms.table === this.table) for (let i = from; i < until; i++) this.postId(ids[i], n);
     // The index renumbered its terms since (it dropped many): find them again by their text.
-    else for (let i = from; i < until; i++) this.post(terms.table.terms[ids[i]], n);
+    else for (let i = from; i < until; i++) this.post(terms.table.terms[ids[i]], terms.table.hashAt(ids[i]), n);
   }
 
-  private postWords(words: readonly string[], from: number, until: number, n: number): void {
-    for (let i = from; i < until; i++) this.post(words[i], n);
+  /** Posts `terms.words[from..until)`: terms this index did not have when they were read. */
+  private postWords(terms: DocTerms, from: number, until: number, n: number): void {
+    for (let i = from; i < until; i++) this.post(terms.words[i], terms.wordHashes[i], n);
   }
 
   private postPairs(codes: Uint32Array, from: number, until: number, n: number): void {
@@ -203,12 +204,12 @@ export class TermIndex {
     }
   }
 
-  /** Adds document `n` to the term's postings (n is the highest number so far; a term may come again). */
-  private post(term: string, n: number): void {
-    const id = this.table.idOf(term);
+  /** Adds document `n` to the term's postings (`hash`: the term's; n is the highest number so far; a term may come again). */
+  private post(term: string, hash: number, n: number): void {
+    const id = this.table.idOf(term, hash);
     if (id >= 0) this.postId(id, n);
     else {
-      this.postings[this.table.add(term)] = n;
+      this.postings[this.table.add(term, hash)] = n;
       this.prefixes.add(term);
     }
   }

@@ -1,8 +1,8 @@
-import { tokenHash } from './seen-terms.ts';
+import { hashRange } from './token-keys.ts';
 
 /**
  * The terms of a TermIndex, each with a number (its place in `terms`), found from a string or
- * straight from a range of a text with the hash the tokenizer computed as it read it: a word a
+ * straight from a range of a text with its hash (token-keys.ts), which the tokenizer has: a word a
  * document shares with documents indexed before costs neither a string nor a Map look-up (which
  * hashes the new string again), and its postings are an array element.
  *
@@ -15,7 +15,7 @@ import { tokenHash } from './seen-terms.ts';
 export class TermTable {
   /** Term number → term. */
   readonly terms: string[] = [];
-  /** Term number → tokenHash() of the term. */
+  /** Term number → the hash of the term (token-keys.ts). */
   private hashes: Int32Array;
   /** Per shard: term number + 1 per slot (0: empty), 32 - log2 of the slot count, slots taken. */
   private readonly slots: Int32Array[] = [];
@@ -38,7 +38,7 @@ export class TermTable {
     return this.terms.length;
   }
 
-  /** The number of the term `text.slice(start, end)`, whose tokenHash() is `hash`, or -1. */
+  /** The number of the term `text.slice(start, end)`, whose hash is `hash` (hashRange()), or -1. */
   find(text: string, start: number, end: number, hash: number): number {
     const mixed = Math.imul(hash, 0x9e3779b1);
     const slots = this.slots[mixed >>> SHARD_SHIFT];
@@ -56,9 +56,8 @@ export class TermTable {
     return this.crowded === null ? -1 : (this.crowded.get(text.slice(start, end)) ?? -1);
   }
 
-  /** The number of `term`, or -1. */
-  idOf(term: string): number {
-    const hash = hashOf(term);
+  /** The number of `term` (`hash`: its hash, hashRange()), or -1. */
+  idOf(term: string, hash = hashOf(term)): number {
     const mixed = Math.imul(hash, 0x9e3779b1);
     const slots = this.slots[mixed >>> SHARD_SHIFT];
     const mask = slots.length - 1;
@@ -71,12 +70,12 @@ export class TermTable {
     return this.crowded === null ? -1 : (this.crowded.get(term) ?? -1);
   }
 
-  /** tokenHash() of term number `id`. */
+  /** The hash of term number `id`. */
   hashAt(id: number): number {
     return this.hashes[id];
   }
 
-  /** Adds a term the table does not hold (`hash`: its tokenHash()); returns its number. */
+  /** Adds a term the table does not hold (`hash`: its hash); returns its number. */
   add(term: string, hash = hashOf(term)): number {
     const id = this.terms.length;
     this.terms.push(term);
@@ -118,12 +117,7 @@ export class TermTable {
   }
 }
 
-/** tokenHash() over the code units of `term`. */
-export function hashOf(term: string): number {
-  let hash = 0;
-  for (let k = 0; k < term.length; k++) hash = tokenHash(hash, term.charCodeAt(k));
-  return hash;
-}
+const hashOf = (term: string) => hashRange(term, 0, term.length);
 
 const SHARD_BITS = 4;
 const SHARDS = 1 << SHARD_BITS;

@@ -9,7 +9,8 @@
 
 import { ASCII_WORD, CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
-import { SeenTerms, tokenHash } from './seen-terms.ts';
+import { SeenTerms } from './seen-terms.ts';
+import { hashRange, keyHash } from './token-keys.ts';
 import { TermTable } from './term-table.ts';
 
 const TOKEN = new RegExp(String.raw`[${UNSPACED_SCRIPTS}][${UNSPACED_SCRIPTS}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED_SCRIPTS}]][[\p{L}\p{N}\p{M}]--[${UNSPACED_SCRIPTS}]]*`, 'gv');
@@ -52,6 +53,8 @@ export function words(text: string): Word[] {
 export class DocTerms {
   readonly ids: number[] = [];
   readonly words: string[] = [];
+  /** The hash (hashRange()) of each of `words`. */
+  readonly wordHashes: number[] = [];
   pairs = new Uint32Array(0);
   pairCount = 0;
   private seenTerms: SeenTerms | null = null;
@@ -61,16 +64,23 @@ export class DocTerms {
 
   /** Adds a word (folded). */
   addWord(word: string): void {
-    const id = this.table.idOf(word);
+    const hash = hashRange(word, 0, word.length);
+    const id = this.table.idOf(word, hash);
     if (id >= 0) this.ids.push(id);
-    else this.words.push(word);
+    else {
+      this.words.push(word);
+      this.wordHashes.push(hash);
+    }
   }
 
-  /** Adds the word `text.slice(start, end)` (folded already; `hash`: its tokenHash()). */
+  /** Adds the word `text.slice(start, end)` (folded already; `hash`: hashRange() of it). */
   addWordAt(text: string, start: number, end: number, hash: number): void {
     const id = this.table.find(text, start, end, hash);
     if (id >= 0) this.ids.push(id);
-    else this.words.push(text.slice(start, end));
+    else {
+      this.words.push(text.slice(start, end));
+      this.wordHashes.push(hash);
+    }
   }
 
   /** What indexTerms() has seen of this document so far. */
@@ -126,11 +136,13 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
   const wordChar = NARROW_WORD;
   const starts = STARTS;
   const ends = ENDS;
-  const hashes = HASHES;
+  const lasts = LASTS;
+  const befores = BEFORES;
   const fresh = FRESH;
-  // 1 inside a word; its hash so far.
+  // 1 inside a word; its keys so far (token-keys.ts: nextBefore, nextLast, and 0 outside words).
   let inWord = 0;
-  let hash = 0;
+  let last = 0;
+  let before = 0;
   for (let i = from; ; ) {
     const stop = Math.min(end, i + BLOCK);
     // Words started (a word still going on at the last block's stop is starts[0]) and ended in this block.
@@ -144,13 +156,18 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
       starts[started] = j;
       started += w & (inWord ^ 1);
       ends[ended] = j;
-      hashes[ended] = hash;
+      lasts[ended] = last;
+      befores[ended] = before;
       ended += inWord & (w ^ 1);
-      hash = tokenHash(hash, c) & -w;
+      before = ((before << 8) | (last >>> 24)) & -w;
+      last = ((last << 8) ^ c) & -w;
       inWord = w;
     }
-    const count = seen.addTokens(lower, starts, ends, hashes, ended, fresh);
-    for (let f = 0; f < count; f++) addNarrow(lower, starts[fresh[f]], ends[fresh[f]], hashes[fresh[f]], into);
+    const count = seen.addNarrow(lower, starts, ends, lasts, befores, ended, fresh);
+    for (let f = 0; f < count; f++) {
+      const k = fresh[f];
+      addNarrow(lower, starts[k], ends[k], keyHash(lasts[k], befores[k], ends[k] - starts[k], lower.charCodeAt(starts[k])), into);
+    }
     if (j === stop && stop < end) {
       starts[0] = starts[ended];
       i = stop;
@@ -158,12 +175,12 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
     }
     if (inWord === 0) return j;
     if (j < end) return starts[ended];
-    if (seen.add(lower, starts[ended], end, hash)) addNarrow(lower, starts[ended], end, hash, into);
+    if (seen.add(lower, starts[ended], end)) addNarrow(lower, starts[ended], end, keyHash(last, before, end - starts[ended], lower.charCodeAt(starts[ended])), into);
     return end;
   }
 }
 
-/** A new token `lower.slice(start, end)` of characters below U+0100: folded if it has a letter from U+00C0 on. */
+/** A new token `lower.slice(start, end)` of characters below U+0100 (`hash`: hashRange() of it): folded if it has a letter from U+00C0 on. */
 function addNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
   for (let k = start; k < end; k++) {
     if (lower.charCodeAt(k) >= 0xc0) {
@@ -178,7 +195,8 @@ function addNarrow(lower: string, start: number, end: number, hash: number, into
 const BLOCK = 1024;
 const STARTS = new Int32Array(BLOCK + 1);
 const ENDS = new Int32Array(BLOCK + 1);
-const HASHES = new Int32Array(BLOCK + 1);
+const LASTS = new Int32Array(BLOCK + 1);
+const BEFORES = new Int32Array(BLOCK + 1);
 const FRESH = new Int32Array(BLOCK + 1);
 
 /**
@@ -213,27 +231,17 @@ function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerm
   const plain = (info & MAY_FOLD) === 0;
   // A run of Chinese or Japanese is rarely seen twice; its pairs and last character often are.
   if (kind === UNSPACED && plain && lower.charCodeAt(start) >= FIRST_UNSPACED) addRun(lower, start, i, seen, into);
-  else {
-    const hash = rangeHash(lower, start, i);
-    if (!seen.add(lower, start, i, hash)) return i;
-    if (plain) into.addWordAt(lower, start, i, hash);
+  else if (seen.add(lower, start, i)) {
+    if (plain) into.addWordAt(lower, start, i, hashRange(lower, start, i));
     else addToken(lower.slice(start, i), into);
   }
   return i;
 }
 
-/** tokenHash() over `text.slice(start, end)`. */
-function rangeHash(text: string, start: number, end: number): number {
-  let hash = 0;
-  for (let k = start; k < end; k++) hash = tokenHash(hash, text.charCodeAt(k));
-  return hash;
-}
-
 /** The terms of an unspaced run `lower.slice(start, end)` of BMP characters that folding leaves as they are. */
 function addRun(lower: string, start: number, end: number, seen: SeenTerms, into: DocTerms): void {
   for (let k = start + 1; k < end; k++) into.addPair(pairCode(lower.charCodeAt(k - 1), lower.charCodeAt(k)));
-  const hash = tokenHash(0, lower.charCodeAt(end - 1));
-  if (seen.add(lower, end - 1, end, hash)) into.addWordAt(lower, end - 1, end, hash);
+  if (seen.add(lower, end - 1, end)) into.addWordAt(lower, end - 1, end, hashRange(lower, end - 1, end));
 }
 
 /** A token with a character outside ASCII: folded, and if unspaced, cut into its pairs and last character. */
