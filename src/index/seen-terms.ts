@@ -87,7 +87,7 @@ export class SeenTerms {
    * many. One call for many tokens, with the tables in locals: most tokens are held, and for them this
    * is the whole work.
    */
-  addNarrow(text: string, starts: Int32Array, ends: Int32Array, lasts: Int32Array, befores: Int32Array, count: number, fresh: Int32Array): number {
+  addNarrowTokens(text: string, starts: Int32Array, ends: Int32Array, lasts: Int32Array, befores: Int32Array, count: number, fresh: Int32Array): number {
     let { slots, lasts: heldLasts, befores: heldBefores, lengths, froms, units } = this;
     let mask = slots.length - 1;
     let shift = 32 - this.bits;
@@ -122,10 +122,14 @@ export class SeenTerms {
     const count = end - start;
     // A token too long to keep is new each time it comes.
     if (count > MAX_UNITS / 2) return;
-    if (this.tokenCount === this.hashes.length || this.unitCount + count > this.units.length) {
-      if (this.tokenCount === this.hashes.length && this.bits < MAX_BITS) this.growTokens();
-      if (this.unitCount + count > this.units.length && this.units.length < MAX_UNITS) this.growUnits();
-      if (this.tokenCount === this.hashes.length || this.unitCount + count > this.units.length) this.forgetTokens();
+    const full = this.tokenCount === this.hashes.length;
+    if (full || this.unitCount + count > this.units.length) {
+      if (full && this.bits < MAX_BITS) this.growTokens();
+      if (this.unitCount + count > this.units.length) this.growUnits(this.unitCount + count);
+      if (this.tokenCount === this.hashes.length || this.unitCount + count > this.units.length) {
+        this.forgetTokens();
+        this.growUnits(count);
+      }
       slot = this.freeTokenSlot(hash);
     }
     const n = this.tokenCount++;
@@ -182,9 +186,13 @@ export class SeenTerms {
     for (let n = 0; n < this.tokenCount; n++) this.slots[this.freeTokenSlot(this.hashes[n])] = n + 1;
   }
 
-  private growUnits(): void {
-    const units = new Uint16Array(this.units.length * 2);
-    units.set(this.units);
+  /** Makes room for `needed` code units, up to MAX_UNITS. */
+  private growUnits(needed: number): void {
+    let size = this.units.length;
+    while (size < needed && size < MAX_UNITS) size *= 2;
+    if (size === this.units.length) return;
+    const units = new Uint16Array(size);
+    units.set(this.units.subarray(0, this.unitCount));
     this.units = units;
   }
 

@@ -51,7 +51,9 @@ export function words(text: string): Word[] {
  * SeenTerms for why that is not a set of all its words). See PairTable for why pairs are not strings.
  */
 export class DocTerms {
+  /** Words the index has: their numbers in `table`. */
   readonly ids: number[] = [];
+  /** Words it had not when they were read. */
   readonly words: string[] = [];
   /** The hash (hashRange()) of each of `words`. */
   readonly wordHashes: number[] = [];
@@ -108,9 +110,9 @@ export class DocTerms {
 /**
  * The terms a text is indexed under: its words, with each unspaced run replaced by its character
  * pairs and its last character (so a one-character query finds the run's end too). The words are
- * those of tokens(), cut by a loop over character codes (see char-classes.ts); only a token the
- * document did not have yet becomes a string, and only one with a letter that folding may change is
- * folded.
+ * those of tokens(), cut by a loop over character codes (see char-classes.ts); a token the document
+ * had already adds nothing, one its index has adds a number, and only one neither has becomes a
+ * string. Only a token with a letter that folding may change is folded.
  */
 export function indexTerms(text: string, into: DocTerms): void {
   // The whole text at once: far cheaper than word by word, and Greek's final sigma depends on what follows the word.
@@ -163,10 +165,10 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
       last = ((last << 8) ^ c) & -w;
       inWord = w;
     }
-    const count = seen.addNarrow(lower, starts, ends, lasts, befores, ended, fresh);
+    const count = seen.addNarrowTokens(lower, starts, ends, lasts, befores, ended, fresh);
     for (let f = 0; f < count; f++) {
       const k = fresh[f];
-      addNarrow(lower, starts[k], ends[k], keyHash(lasts[k], befores[k], ends[k] - starts[k], lower.charCodeAt(starts[k])), into);
+      addFreshNarrow(lower, starts[k], ends[k], keyHash(lasts[k], befores[k], ends[k] - starts[k], lower.charCodeAt(starts[k])), into);
     }
     if (j === stop && stop < end) {
       starts[0] = starts[ended];
@@ -175,13 +177,13 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
     }
     if (inWord === 0) return j;
     if (j < end) return starts[ended];
-    if (seen.add(lower, starts[ended], end)) addNarrow(lower, starts[ended], end, keyHash(last, before, end - starts[ended], lower.charCodeAt(starts[ended])), into);
+    if (seen.add(lower, starts[ended], end)) addFreshNarrow(lower, starts[ended], end, keyHash(last, before, end - starts[ended], lower.charCodeAt(starts[ended])), into);
     return end;
   }
 }
 
-/** A new token `lower.slice(start, end)` of characters below U+0100 (`hash`: hashRange() of it): folded if it has a letter from U+00C0 on. */
-function addNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
+/** A token new to the document, `lower.slice(start, end)`, of characters below U+0100 (`hash`: hashRange() of it): folded if it has a letter from U+00C0 on. */
+function addFreshNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
   for (let k = start; k < end; k++) {
     if (lower.charCodeAt(k) >= 0xc0) {
       addToken(lower.slice(start, end), into);
