@@ -182,15 +182,27 @@ function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerm
   }
 }
 
-/** A token new to the document, `lower.slice(start, end)`, of characters below U+0100 (`hash`: hashRange() of it): folded if it has a letter from U+00C0 on. */
+/**
+ * A token new to the document, `lower.slice(start, end)`, of characters below U+0100 (`hash`:
+ * hashRange() of it). One with a letter from U+00C0 on is folded letter by letter, as foldInPlace()
+ * does: each of those letters is a base and one accent, which folding drops, and nothing composes.
+ */
 function addFreshNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
+  let folded = '';
+  let from = start;
   for (let k = start; k < end; k++) {
-    if (lower.charCodeAt(k) >= 0xc0) {
+    const c = lower.charCodeAt(k);
+    if (c < 0xc0) continue;
+    const f = latinFold(c);
+    if (f === null) {
       addToken(lower.slice(start, end), into);
       return;
     }
+    folded += lower.slice(from, k) + f;
+    from = k + 1;
   }
-  into.addWordAt(lower, start, end, hash);
+  if (from === start) into.addWordAt(lower, start, end, hash);
+  else into.addWord(folded + lower.slice(from, end));
 }
 
 /** Characters narrowWords() reads before it adds the words it found. */
