@@ -8,9 +8,10 @@ import { Random } from './helpers/generate.ts';
 import { oracleTerms } from './helpers/index-terms-oracle.ts';
 
 // What a search finds is decided by the terms each document is indexed under. indexTerms() cuts words
-// with a loop over character codes and skips tokens a document already had; the oracle is the
-// implementation before that (one Unicode pattern over the text). For every text, in one piece or in
-// several (as a large body is indexed a chunk at a time), both must give the same set of terms.
+// with a loop over character codes, skips tokens a document already had and finds the terms its index
+// has by number; the oracle is the implementation before that (one Unicode pattern over the text).
+// For every text, in one piece or in several (as a large body is indexed a chunk at a time), and
+// whether the index has its terms or not, both must give the same set of terms.
 
 interface Terms {
   words: Set<string>;

@@ -2,7 +2,7 @@
  * What each code point is when text is cut into words (see words.ts): the classes of the Unicode
  * pattern words are defined by, found once per block of 256 code points by running that pattern over
  * the block, and kept. Cutting a text is then a loop over its character codes with a table look-up
- * each, about a fifth of the time of running the pattern over the text.
+ * each, a fraction of the time of running the pattern over the text.
  */
 
 /** Scripts without spaces between words, plus the katakana prolonged-sound mark (script Common). */
@@ -38,11 +38,8 @@ const CLASSES = new RegExp(String.raw`([${UNSPACED_SCRIPTS}])|([[\p{L}\p{N}]--[$
 const bmpBlocks = new Uint16Array(256);
 let bmpInfo = new Uint8Array(256);
 let bmpBlockCount = 0;
-/** The same for code points outside the BMP (rare). */
+/** The same for code points outside the BMP (rare; at most 4,352 blocks). */
 const astralBlocks = new Map<number, Uint8Array>();
-
-/** ASCII character → 1 for a letter or digit, else 0. */
-export const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[a-z0-9]/i.test(String.fromCharCode(c)) ? 1 : 0));
 
 /** Character below U+0100 → 1 for a letter or digit (WORD), else 0 (OTHER: there are no others there). */
 export const NARROW_WORD = new Uint8Array(256).map((_, c) => ((infoOf(c) & CLASS) === WORD ? 1 : 0));

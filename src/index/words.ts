@@ -7,7 +7,7 @@
  * every write and start, and still miss words inside compounds.
  */
 
-import { ASCII_WORD, CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
+import { CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
 import { SeenTerms } from './seen-terms.ts';
 import { hashRange, keyHash } from './token-keys.ts';
@@ -233,7 +233,7 @@ function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerm
   for (; i < end; i++) {
     c = lower.charCodeAt(i);
     if (c < 0x80) {
-      if (kind !== WORD || ASCII_WORD[c] === 0) break;
+      if (kind !== WORD || NARROW_WORD[c] === 0) break;
     } else {
       const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(i)! : c;
       const k = infoOf(cp);
