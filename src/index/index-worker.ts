@@ -12,7 +12,7 @@ const port = parentPort!;
 let index = new TermIndex();
 
 port.on('message', ({ documents, last }: Batch) => {
-  for (const [key, title, summary, bodyMd] of documents) index.add(key, documentTerms({ title, summary, bodyMd }));
+  for (const [key, title, summary, bodyMd] of documents) index.add(key, documentTerms(index, { title, summary, bodyMd }));
   if (!last) return;
   const built = index;
   index = new TermIndex();

@@ -6,7 +6,7 @@ import type { Document, IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
-import { DocTerms, indexTerms, queryTerms, words, type Word } from './words.ts';
+import { indexTerms, queryTerms, words, type Word } from './words.ts';
 
 export const MAX_HITS = 50;
 interface LanguageIndex {
@@ -345,7 +345,7 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    index.terms.add(slug, documentTerms(t));
+    index.terms.add(slug, documentTerms(index.terms, t));
     index.docs.set(slug, t);
   }
 }
@@ -439,12 +439,13 @@ function holdsExactly(index: LanguageIndex, state: VersionState, language: strin
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
   dropDocuments(index, state, language, false);
   for (const [slug, t] of documentsToIndex(index, state, language)) {
-    const terms = new DocTerms();
+    const terms = index.terms.docTerms();
     indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {
       indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);
       await pause();
     }
+    terms.done();
     await index.terms.addInSlices(slug, terms, pause);
     index.docs.set(slug, t);
   }

@@ -1,7 +1,7 @@
 import { PairTable, pairCode } from './pair-table.ts';
-import { ShardedMap } from './sharded-map.ts';
 import { SortedTerms } from './sorted-terms.ts';
-import type { DocTerms } from './words.ts';
+import { TermTable } from './term-table.ts';
+import { DocTerms } from './words.ts';
 
 /**
  * An inverted index from terms to the documents holding them, for "every word, in document order"
@@ -12,13 +12,16 @@ import type { DocTerms } from './words.ts';
  * the postings when they outnumber the living ones, so the work stays linear in what changed.
  */
 export class TermIndex {
+  /** The terms, numbered. */
+  private table = new TermTable();
   /**
-   * Term → postings (document numbers, ascending). Most terms are in one document, so those hold the
-   * number itself: a million such terms then make a million map entries, not a million objects too.
+   * Term number → postings (document numbers, ascending). Most terms are in one document, so those
+   * hold the number itself: a million such terms then make a million array elements, not a million
+   * objects too.
    */
-  private readonly postings = new ShardedMap<Postings | number>();
+  private postings: Array<Postings | number> = [];
   /** The same terms in order, for prefix lookups. */
-  private prefixes = new SortedTerms((term) => this.postings.has(term));
+  private prefixes = new SortedTerms((term) => this.table.idOf(term) >= 0);
   /**
    * Character pairs of unspaced scripts → a document number (≥ 0), or -(i + 1) for the postings
    * `multi[i]` of a pair in more than one document.
@@ -36,15 +39,21 @@ export class TermIndex {
     return this.numbers.keys();
   }
 
+  /** An empty DocTerms for a document of this index: terms the index has are found by number as the text is read. */
+  docTerms(): DocTerms {
+    return new DocTerms(this.table);
+  }
+
   add(key: string, terms: DocTerms): void {
     this.remove(key);
     this.changes++;
     const n = this.keyOf.length;
     this.keyOf.push(key);
     this.numbers.set(key, n);
-    for (const term of terms.words) this.post(term, n);
+    this.postKnown(terms, 0, terms.ids.length, n);
+    this.postWords(terms, 0, terms.words.length, n);
     this.pairs.reserve(terms.pairCount);
-    for (let i = 0; i < terms.pairCount; i++) this.postPair(terms.pairs[i], n);
+    this.postPairs(terms.pairs, 0, terms.pairCount, n);
   }
 
   /**
@@ -57,15 +66,19 @@ export class TermIndex {
   async addInSlices(key: string, terms: DocTerms, pause: () => Promise<void>): Promise<void> {
     const n = this.keyOf.length;
     this.keyOf.push(undefined);
-    let i = 0;
-    for (const term of terms.words) {
-      this.post(term, n);
-      if ((++i & 1023) === 0) await pause();
+    // The posting loops are plain methods: as loops of this async function they took about 1.5 times as long.
+    for (let from = 0; from < terms.ids.length; from += WORDS_PER_SLICE) {
+      if (from > 0) await pause();
+      this.postKnown(terms, from, Math.min(terms.ids.length, from + WORDS_PER_SLICE), n);
+    }
+    for (let from = 0; from < terms.words.length; from += WORDS_PER_SLICE) {
+      if (from > 0) await pause();
+      this.postWords(terms, from, Math.min(terms.words.length, from + WORDS_PER_SLICE), n);
     }
     this.pairs.reserve(terms.pairCount);
-    for (let p = 0; p < terms.pairCount; p++) {
-      this.postPair(terms.pairs[p], n);
-      if ((p & 16383) === 16383) await pause();
+    for (let from = 0; from < terms.pairCount; from += PAIRS_PER_SLICE) {
+      if (from > 0) await pause();
+      this.postPairs(terms.pairs, from, Math.min(terms.pairCount, from + PAIRS_PER_SLICE), n);
     }
     const old = this.numbers.get(key);
     this.changes++;
@@ -104,7 +117,7 @@ export class TermIndex {
           partial = true;
           break;
         }
-        markIn(this.postings.get(term)!, bits);
+        markIn(this.postings[this.table.idOf(term)], bits);
       }
       if (!partial) left = this.matchPairs(prefix, bits, left);
       if (left < 0) partial = true;
@@ -156,6 +169,23 @@ export class TermIndex {
     markIn(v >= 0 ? v : this.multi[-v - 1], bits);
   }
 
+  /** Posts `terms.ids[from..until)`: terms this index had when they were read. */
+  private postKnown(terms: DocTerms, from: number, until: number, n: number): void {
+    const ids = terms.ids;
+    if (terms.table === this.table) for (let i = from; i < until; i++) this.postId(ids[i], n);
+    // The index renumbered its terms since (it dropped many): find them again by their text.
+    else for (let i = from; i < until; i++) this.post(terms.table.terms[ids[i]], terms.table.hashAt(ids[i]), n);
+  }
+
+  /** Posts `terms.words[from..until)`: terms this index did not have when they were read. */
+  private postWords(terms: DocTerms, from: number, until: number, n: number): void {
+    for (let i = from; i < until; i++) this.post(terms.words[i], terms.wordHashes[i], n);
+  }
+
+  private postPairs(codes: Uint32Array, from: number, until: number, n: number): void {
+    for (let i = from; i < until; i++) this.postPair(codes[i], n);
+  }
+
   /** Adds document `n` to the pair's postings (n is the highest number so far; a pair may come again). */
   private postPair(code: number, n: number): void {
     const slot = this.pairs.find(code);
@@ -174,14 +204,20 @@ export class TermIndex {
     }
   }
 
-  /** Adds document `n` to the term's postings (n is the highest number so far; a term may come again). */
-  private post(term: string, n: number): void {
-    const p = this.postings.get(term);
-    if (p === undefined) {
-      this.postings.set(term, n);
+  /** Adds document `n` to the term's postings (`hash`: the term's; n is the highest number so far; a term may come again). */
+  private post(term: string, hash: number, n: number): void {
+    const id = this.table.idOf(term, hash);
+    if (id >= 0) this.postId(id, n);
+    else {
+      this.postings[this.table.add(term, hash)] = n;
       this.prefixes.add(term);
-    } else if (typeof p === 'number') {
-      if (p !== n) this.postings.set(term, Postings.of(p, n));
+    }
+  }
+
+  private postId(id: number, n: number): void {
+    const p = this.postings[id];
+    if (typeof p === 'number') {
+      if (p !== n) this.postings[id] = Postings.of(p, n);
     } else if (p.last !== n) p.push(n);
   }
 
@@ -198,12 +234,18 @@ export class TermIndex {
     });
     this.keyOf = keys;
     this.gone = 0;
-    for (const [term, p] of this.postings) {
+    // Terms: a new table with the terms that still have documents.
+    const oldTable = this.table;
+    const oldPostings = this.postings;
+    this.table = new TermTable(oldTable.size);
+    this.postings = [];
+    oldPostings.forEach((p, id) => {
       if (typeof p === 'number') {
-        if (renumber[p] >= 0) this.postings.set(term, renumber[p]);
-        else this.postings.delete(term);
-      } else if (p.renumber(renumber) === 0) this.postings.delete(term);
-    }
+        if (renumber[p] < 0) return;
+        p = renumber[p];
+      } else if (p.renumber(renumber) === 0) return;
+      this.postings[this.table.add(oldTable.terms[id], oldTable.hashAt(id))] = p;
+    });
     this.prefixes.prune();
     // Pairs: a new table with the pairs that still have documents.
     const old = this.pairs;
@@ -254,7 +296,7 @@ export class TermIndex {
         batch = [];
         await pause();
       }
-      const taken = ids.take(this.postings.get(sorted[i])!, renumber);
+      const taken = ids.take(this.postings[this.table.idOf(sorted[i])], renumber);
       if (taken > 0) {
         batch.push(sorted[i]);
         lengths[termCount++] = taken;
@@ -325,13 +367,14 @@ export class TermIndex {
       const index = new TermIndex();
       index.keyOf = head.keys;
       head.keys.forEach((key, n) => index.numbers.set(key, n));
+      index.table = new TermTable(terms.length);
       let from = 0;
       terms.forEach((term, i) => {
         const length = lengths[i];
-        index.postings.set(term, length === 1 ? body[from] : Postings.over(body.subarray(from, from + length)));
+        index.postings[index.table.add(term)] = length === 1 ? body[from] : Postings.over(body.subarray(from, from + length));
         from += length;
       });
-      index.prefixes = SortedTerms.fromSorted(terms, (term) => index.postings.has(term));
+      index.prefixes = SortedTerms.fromSorted(terms, (term) => index.table.idOf(term) >= 0);
       index.pairs = new PairTable(head.pairs);
       for (let i = 0; i < head.pairs; i++) {
         const length = pairLengths[i];
@@ -377,6 +420,10 @@ class GrowingIds {
     return this.ids.subarray(0, this.total);
   }
 }
+
+/** Terms posted by addInSlices() between pauses (a pause yields only once its time slice is used up). */
+const WORDS_PER_SLICE = 1024;
+const PAIRS_PER_SLICE = 16384;
 
 const MAGIC = 0x48534958; // "HSIX"
 const NUL = Buffer.from([0]);

@@ -7,12 +7,14 @@
  * every write and start, and still miss words inside compounds.
  */
 
+import { CLASS, infoOf, MARK, MAY_DECOMPOSE, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import { pairCode } from './pair-table.ts';
+import { SeenTerms } from './seen-terms.ts';
+import { hashRange, keyHash } from './token-keys.ts';
+import { TermTable } from './term-table.ts';
 
-/** Scripts without spaces between words, plus the katakana prolonged-sound mark (script Common). */
-const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC\uFF70`;
-const TOKEN = new RegExp(String.raw`[${UNSPACED}][${UNSPACED}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED}]][[\p{L}\p{N}\p{M}]--[${UNSPACED}]]*`, 'gv');
-const UNSPACED_START = new RegExp(`^[${UNSPACED}]`, 'v');
+const TOKEN = new RegExp(String.raw`[${UNSPACED_SCRIPTS}][${UNSPACED_SCRIPTS}\p{M}]*|[[\p{L}\p{N}]--[${UNSPACED_SCRIPTS}]][[\p{L}\p{N}\p{M}]--[${UNSPACED_SCRIPTS}]]*`, 'gv');
+const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
 const ASCII = /^[\x00-\x7f]*$/;
 /** No script without spaces starts below Thai. */
 const FIRST_UNSPACED = 0x0e00;
@@ -42,20 +44,62 @@ export function words(text: string): Word[] {
 }
 
 /**
- * A document's terms: words as strings, and the character pairs of unspaced scripts as numbers
- * (pairCode) when both characters are in the Basic Multilingual Plane, which nearly all are. Either
- * may come more than once (TermIndex ignores repeats): a set of a document's 600,000 distinct words
- * would hold the event loop for tens of milliseconds each time it grows. See PairTable for why pairs
- * are not strings.
+ * A document's terms: words, by their number in `table` (the terms of the index it is for) if it
+ * has them, else as strings; and the character pairs of unspaced scripts as numbers (pairCode) when
+ * both characters are in the Basic Multilingual Plane, which nearly all are. Any may come more than
+ * once (TermIndex ignores repeats), but rarely: a token the document had before adds nothing (see
+ * SeenTerms for why that is not a set of all its words). See PairTable for why pairs are not strings.
  */
 export class DocTerms {
+  /** Words the index has: their numbers in `table`. */
+  readonly ids: number[] = [];
+  /** Words it had not when they were read. */
   readonly words: string[] = [];
-  pairs = new Uint32Array(256);
+  /** The hash (hashRange()) of each of `words`. */
+  readonly wordHashes: number[] = [];
+  pairs = new Uint32Array(0);
   pairCount = 0;
+  private seenTerms: SeenTerms | null = null;
+
+  /** `table`: the terms of the index the document is for (TermIndex.docTerms()); by default none. */
+  constructor(readonly table = new TermTable()) {}
+
+  /** Adds a word (folded). */
+  addWord(word: string): void {
+    const hash = hashRange(word, 0, word.length);
+    const id = this.table.idOf(word, hash);
+    if (id >= 0) this.ids.push(id);
+    else {
+      this.words.push(word);
+      this.wordHashes.push(hash);
+    }
+  }
+
+  /** Adds the word `text.slice(start, end)` (folded already; `hash`: hashRange() of it). */
+  addWordAt(text: string, start: number, end: number, hash: number): void {
+    const id = this.table.find(text, start, end, hash);
+    if (id >= 0) this.ids.push(id);
+    else {
+      this.words.push(text.slice(start, end));
+      this.wordHashes.push(hash);
+    }
+  }
+
+  /** What indexTerms() has seen of this document so far. */
+  get seen(): SeenTerms {
+    return (this.seenTerms ??= SeenTerms.take());
+  }
+
+  /** Lets go of what indexTerms() kept to skip repeats, for the next document: call it once the text is all in. */
+  done(): void {
+    this.seenTerms?.giveBack();
+    this.seenTerms = null;
+  }
 
   addPair(code: number): void {
+    if (!this.seen.addPair(code)) return;
     if (this.pairCount === this.pairs.length) {
-      const grown = new Uint32Array(this.pairs.length * 2);
+      const grown = new Uint32Array(Math.max(256, this.pairs.length * 2));
       grown.set(this.pairs);
       this.pairs = grown;
     }
@@ -65,49 +109,183 @@ export class DocTerms {
 
 /**
  * The terms a text is indexed under: its words, with each unspaced run replaced by its character
- * pairs and its last character (so a one-character query finds the run's end too).
+ * pairs and its last character (so a one-character query finds the run's end too). The words are
+ * those of tokens(), cut by a loop over character codes (see char-classes.ts); a token the document
+ * had already adds nothing, one its index has adds a number, and only one neither has becomes a
+ * string. Only a token with a letter that folding may change is folded.
  */
 export function indexTerms(text: string, into: DocTerms): void {
-  const found = tokens(text);
-  if (!NON_ASCII.test(text)) {
-    for (const token of found) into.words.push(token);
-    return;
-  }
-  // Texts repeat their words: fold each distinct one once.
-  for (const token of new Set(found)) {
-    const w = foldToken(token);
-    if (w === '') continue;
-    if (!isUnspaced(w)) {
-      into.words.push(w);
+  // The whole text at once: far cheaper than word by word, and Greek's final sigma depends on what follows the word.
+  const lower = text.toLowerCase();
+  const end = lower.length;
+  const seen = into.seen;
+  for (let i = narrowWords(lower, 0, seen, into); i < end; i = narrowWords(lower, i, seen, into)) i = otherToken(lower, i, seen, into);
+}
+
+/**
+ * Adds the words of `lower` from `from` on while its characters are below U+0100 (ASCII and
+ * Latin-1: all of most texts in languages written in Latin script); returns where it stopped: the
+ * end, a character from U+0100 on, or the start of a word that goes on with one (otherToken() takes
+ * it).
+ *
+ * Without a branch per character: where words start and end is written down for every character
+ * and the counts move only at a start or end. A loop that branched at the ends of words, which come
+ * every few characters and cannot be predicted, took twice as long.
+ */
+function narrowWords(lower: string, from: number, seen: SeenTerms, into: DocTerms): number {
+  const end = lower.length;
+  // Locals: module bindings are loaded anew at every use.
+  const wordChar = NARROW_WORD;
+  const starts = STARTS;
+  const ends = ENDS;
+  const lasts = LASTS;
+  const befores = BEFORES;
+  const fresh = FRESH;
+  // 1 inside a word; its keys so far (token-keys.ts: nextBefore, nextLast, and 0 outside words).
+  let inWord = 0;
+  let last = 0;
+  let before = 0;
+  for (let i = from; ; ) {
+    const stop = Math.min(end, i + BLOCK);
+    // Words started (a word still going on at the last block's stop is starts[0]) and ended in this block.
+    let started = inWord;
+    let ended = 0;
+    let j = i;
+    for (; j < stop; j++) {
+      const c = lower.charCodeAt(j);
+      if (c >= 0x100) break;
+      const w = wordChar[c];
+      starts[started] = j;
+      started += w & (inWord ^ 1);
+      ends[ended] = j;
+      lasts[ended] = last;
+      befores[ended] = before;
+      ended += inWord & (w ^ 1);
+      before = ((before << 8) | (last >>> 24)) & -w;
+      last = ((last << 8) ^ c) & -w;
+      inWord = w;
+    }
+    const count = seen.addNarrowTokens(lower, starts, ends, lasts, befores, ended, fresh);
+    for (let f = 0; f < count; f++) {
+      const k = fresh[f];
+      addFreshNarrow(lower, starts[k], ends[k], keyHash(lasts[k], befores[k], ends[k] - starts[k], lower.charCodeAt(starts[k])), into);
+    }
+    if (j === stop && stop < end) {
+      starts[0] = starts[ended];
+      i = stop;
       continue;
     }
-    // Code point by code point: a pair with a character outside the BMP is a string.
-    let start = 0;
-    let code = w.codePointAt(0)!;
-    for (let i = code > 0xffff ? 2 : 1; i < w.length; ) {
-      const nextCode = w.codePointAt(i)!;
-      const size = nextCode > 0xffff ? 2 : 1;
-      if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
-      else into.words.push(w.slice(start, i + size));
-      start = i;
-      code = nextCode;
-      i += size;
-    }
-    into.words.push(w.slice(start));
+    if (inWord === 0) return j;
+    if (j < end) return starts[ended];
+    if (seen.add(lower, starts[ended], end)) addFreshNarrow(lower, starts[ended], end, keyHash(last, before, end - starts[ended], lower.charCodeAt(starts[ended])), into);
+    return end;
   }
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * A token new to the document, `lower.slice(start, end)`, of characters below U+0100 (`hash`:
+ * hashRange() of it). One with a letter from U+00C0 on is folded letter by letter, as foldInPlace()
+ * does: each of those letters is a base and one accent, which folding drops, and nothing composes.
+ */
+function addFreshNarrow(lower: string, start: number, end: number, hash: number, into: DocTerms): void {
+  let folded = '';
+  let from = start;
+  for (let k = start; k < end; k++) {
+    const c = lower.charCodeAt(k);
+    if (c < 0xc0) continue;
+    const f = latinFold(c);
+    if (f === null) {
+      addToken(lower.slice(start, end), into);
+      return;
+    }
+    folded += lower.slice(from, k) + f;
+    from = k + 1;
+  }
+  if (from === start) into.addWordAt(lower, start, end, hash);
+  else into.addWord(folded + lower.slice(from, end));
+}
+
+/** Characters narrowWords() reads before it adds the words it found. */
+const BLOCK = 1024;
+const STARTS = new Int32Array(BLOCK + 1);
+const ENDS = new Int32Array(BLOCK + 1);
+const LASTS = new Int32Array(BLOCK + 1);
+const BEFORES = new Int32Array(BLOCK + 1);
+const FRESH = new Int32Array(BLOCK + 1);
+
+/**
+ * Adds the token that starts at `start`, where narrowWords() stopped (a character from U+0100 on, or
+ * a word that goes on with one), or skips the character there if it starts none; returns where the
+ * next one may start.
+ */
+function otherToken(lower: string, start: number, seen: SeenTerms, into: DocTerms): number {
+  const end = lower.length;
+  let c = lower.charCodeAt(start);
+  let kind = WORD;
+  if (c >= 0x80) {
+    const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(start)! : c;
+    kind = infoOf(cp) & CLASS;
+    if (kind === OTHER || kind === MARK) return start + (cp > 0xffff ? 2 : 1);
+  }
+  // Characters of its kind, and marks; `info` collects MAY_FOLD (without it, the token is its own folded form).
+  let info = 0;
+  let i = start;
+  for (; i < end; i++) {
+    c = lower.charCodeAt(i);
+    if (c < 0x80) {
+      if (kind !== WORD || NARROW_WORD[c] === 0) break;
+    } else {
+      const cp = c >= 0xd800 && c <= 0xdbff ? lower.codePointAt(i)! : c;
+      const k = infoOf(cp);
+      if ((k & CLASS) !== kind && (k & CLASS) !== MARK) break;
+      info |= k;
+      if (cp > 0xffff) i++;
+    }
+  }
+  const plain = (info & MAY_FOLD) === 0;
+  // A run of Chinese or Japanese is rarely seen twice; its pairs and last character often are.
+  if (kind === UNSPACED && plain && lower.charCodeAt(start) >= FIRST_UNSPACED) addRun(lower, start, i, seen, into);
+  else if (seen.add(lower, start, i)) {
+    if (plain) into.addWordAt(lower, start, i, hashRange(lower, start, i));
+    else addToken(lower.slice(start, i), into);
+  }
+  return i;
+}
+
+/** The terms of an unspaced run `lower.slice(start, end)` of BMP characters that folding leaves as they are. */
+function addRun(lower: string, start: number, end: number, seen: SeenTerms, into: DocTerms): void {
+  for (let k = start + 1; k < end; k++) into.addPair(pairCode(lower.charCodeAt(k - 1), lower.charCodeAt(k)));
+  if (seen.add(lower, end - 1, end)) into.addWordAt(lower, end - 1, end, hashRange(lower, end - 1, end));
+}
+
+/** A token with a character outside ASCII: folded, and if unspaced, cut into its pairs and last character. */
+function addToken(token: string, into: DocTerms): void {
+  const w = foldToken(token);
+  if (w === '') return;
+  if (!isUnspaced(w)) {
+    into.addWord(w);
+    return;
+  }
+  // Code point by code point: a pair with a character outside the BMP is a string.
+  let start = 0;
+  let code = w.codePointAt(0)!;
+  for (let i = code > 0xffff ? 2 : 1; i < w.length; ) {
+    const nextCode = w.codePointAt(i)!;
+    const size = nextCode > 0xffff ? 2 : 1;
+    if (code <= 0xffff && nextCode <= 0xffff) into.addPair(pairCode(code, nextCode));
+    else into.addWord(w.slice(start, i + size));
+    start = i;
+    code = nextCode;
+    i += size;
+  }
+  into.addWord(w.slice(start));
+}
 
 /** The words of `text`, lower case (the whole text at once: far cheaper than word by word). */
 const tokens = (text: string): string[] => text.toLowerCase().match(TOKEN) ?? [];
 
-/**
- * fold() for a word already in lower case: only letters that decompose into a base and an accent
- * (Latin, Greek, Cyrillic and a few symbols) need the Unicode normalizations.
- */
+/** fold() for a word already in lower case: only letters that decompose (MAY_DECOMPOSE) need the Unicode normalizations. */
 const foldToken = (token: string) => (MAY_DECOMPOSE.test(token) ? fold(token) : token);
-const MAY_DECOMPOSE = /[\u00c0-\u04ff\u1e00-\u1fff\u2100-\u214f\uf900-\ufaff\ud800-\udfff]/;
 
 const isUnspaced = (w: string) => w.charCodeAt(0) >= FIRST_UNSPACED && UNSPACED_START.test(w);
 

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { mainSet, realisticSet } from '../bench/lib/dataset.ts';
+import { plainLines } from '../src/content/plain-text.ts';
+import { TermIndex } from '../src/index/term-index.ts';
+import { DocTerms, indexTerms } from '../src/index/words.ts';
+import { Random } from './helpers/generate.ts';
+import { oracleTerms } from './helpers/index-terms-oracle.ts';
+
+// What a search finds is decided by the terms each document is indexed under. indexTerms() cuts words
+// with a loop over character codes, skips tokens a document already had and finds the terms its index
+// has by number; the oracle is the implementation before that (one Unicode pattern over the text).
+// For every text, in one piece or in several (as a large body is indexed a chunk at a time), and
+// whether the index has its terms or not, both must give the same set of terms.
+
+interface Terms {
+  words: Set<string>;
+  pairs: Set<number>;
+}
+
+/**
+ * The terms indexTerms() gives `pieces`, read as one document of an index that has no terms yet, or
+ * (`known`) of one that has those of the same pieces already, which finds most of them by number.
+ */
+function termsOf(pieces: readonly string[], known = false): Terms {
+  let into = new DocTerms();
+  if (known) {
+    const index = new TermIndex();
+    for (const piece of pieces) indexTerms(piece, into);
+    index.add('before', into);
+    into = index.docTerms();
+  }
+  for (const piece of pieces) indexTerms(piece, into);
+  into.done();
+  // A term the index has must be found by number as the text is read: as a string, it would be a second term.
+  if (known) for (const word of into.words) assert.equal(into.table.idOf(word), -1, `${JSON.stringify(word)} is in the index but was not found`);
+  return { words: new Set([...into.words, ...into.ids.map((id) => into.table.terms[id])]), pairs: new Set(into.pairs.subarray(0, into.pairCount)) };
+}
+
+function oracleOf(pieces: readonly string[]): Terms {
+  const words = new Set<string>();
+  const pairs = new Set<number>();
+  for (const piece of pieces) {
+    const t = oracleTerms(piece);
+    for (const w of t.words) words.add(w);
+    for (const p of t.pairs) pairs.add(p);
+  }
+  return { words, pairs };
+}
+
+/** The first difference, readable: a term one side has and the other lacks. */
+function difference(actual: Terms, expected: Terms): string | null {
+  const show = (s: string) => JSON.stringify(s) + ` [${Array.from(s, (ch) => ch.codePointAt(0)!.toString(16)).join(' ')}]`;
+  const pair = (p: number) => show(String.fromCharCode(Math.floor(p / 65536), p % 65536));
+  for (const w of expected.words) if (!actual.words.has(w)) return `missing word ${show(w)}`;
+  for (const w of actual.words) if (!expected.words.has(w)) return `extra word ${show(w)}`;
+  for (const p of expected.pairs) if (!actual.pairs.has(p)) return `missing pair ${pair(p)}`;
+  for (const p of actual.pairs) if (!expected.pairs.has(p)) return `extra pair ${pair(p)}`;
+  return null;
+}
+
+function assertSameTerms(pieces: readonly string[], what: string): void {
+  const expected = oracleOf(pieces);
+  for (const known of [false, true]) {
+    const diff = difference(termsOf(pieces, known), expected);
+    assert.equal(diff, null, `${what}${known ? ', terms known to the index' : ''}: ${diff}`);
+  }
+}
+
+/** Pieces of hostile text: every kind of character the cut, the case mapping or the folding treats specially. */
+const PALETTE = [
+  ' ', ' ', '\n', '.', ',', '-', '_', "'", '’', '—', '\u00a0', '\u00ad', '\u200d', '\t', '|', '@', '/', '0', '7', '42', 'x1', 'snake_case', 'Café', 'CAFE', 'café', 'cafe\u0301',
+  'Über', 'GRÖSSE', 'Größe', 'straße', 'ẞ', 'naïve', 'Émile', 'ǅemal', 'ﬁne', 'ŉ', 'Ǆ', 'ı', 'İ', 'İstanbul', 'DİYARBAKIR', 'ΟΔΟΣ', 'ΣΑΣ.', 'ΑΣ\u0301 ', 'ΑΣ.Β', "ΟΔΟΣ'Α", 'ΑΣ\u0301Β', 'Σ', 'σς', 'ΌΣΟΣ',
+  'ά', 'Ё', 'й', 'ЙОД', 'K', 'Ω', 'Å', 'Ⅻ', 'ⅻ', '½', '²', '①', '٣', 'हिन्दी', '한국어', 'العربية', 'Ａｂｃ', '０１２', 'ｶﾀｶﾅ', 'ｰ', 'ー', 'カー', 'バ', 'ハ\u3099',
+  'ひらがな', '漢字', '日本語の文章です', '東京都', '豈', '\uf900\uf901', '𠀀', '𠀀𠀁', '漢𠀀字', '\u{2a6d6}', 'ภาษาไทย', 'ພາສາລາວ', 'ភាសាខ្មែរ', 'မြန်မာ', '\u0301', '\u0301\u0302',
+  '漢\u0301', 'a\u20dd', '😀', '👩\u200d💻', '\ufe0f', '\u{e0100}', 'x\u{e0100}', '\ud800', '\udc00', '\udc00\ud800', 'a\ud800b', '漢\udc00', '\u0345', 'ᾼ', 'ǰ', 'ΐ', 'ﬀ', '\u0130\u0307',
+];
+
+function hostileText(r: Random, length: number): string {
+  const out: string[] = [];
+  const recent: string[] = [];
+  while (out.length < length) {
+    const roll = r.next();
+    let piece: string;
+    if (roll < 0.5) piece = r.pick(PALETTE);
+    else if (roll < 0.6 && recent.length > 0) piece = r.pick(recent);
+    else if (roll < 0.7) piece = String.fromCodePoint(r.int(0, 0x10ffff));
+    else if (roll < 0.8) piece = String.fromCharCode(r.int(0x80, 0xffff));
+    else if (roll < 0.97) {
+      // A word of mixed pieces without separators.
+      piece = '';
+      for (let k = r.int(1, 6); k > 0; k--) piece += r.pick(PALETTE).trim();
+      recent.push(piece);
+    } else piece = r.pick(PALETTE).trim().repeat(r.int(50, 3000));
+    out.push(piece);
+  }
+  return out.join('');
+}
+
+/** `text` cut at `count - 1` random places (a place may split a surrogate pair or a word). */
+function cut(r: Random, text: string, count: number): string[] {
+  const at = Array.from({ length: count - 1 }, () => r.int(0, text.length)).sort((a, b) => a - b);
+  return [0, ...at].map((from, i) => text.slice(from, i < at.length ? at[i] : text.length));
+}
+
+describe('indexTerms', () => {
+  test('indexes every document of the benchmark sets under the terms of the earlier implementation', () => {
+    for (const [name, set] of [
+      ['flat', mainSet(2000)],
+      ['realistic', realisticSet()],
+    ] as const) {
+      for (const file of set.files) {
+        if (!file.path.endsWith('.md')) continue;
+        const body = plainLines(file.content).join('\n');
+        assertSameTerms([body], `${name} ${file.path}`);
+      }
+    }
+  });
+
+  test('indexes seeded hostile text (mixed scripts, marks, surrogates, case mappings, long words) under the same terms, whole or in pieces', () => {
+    for (let seed = 1; seed <= 400; seed++) {
+      const r = new Random(seed);
+      const text = hostileText(r, r.int(1, 400));
+      assertSameTerms([text], `seed ${seed}`);
+      assertSameTerms(cut(r, text, r.int(2, 5)), `seed ${seed} in pieces`);
+    }
+  });
+
+  test('a document with more distinct words and pairs than are remembered at once still gets all of them', () => {
+    const r = new Random(99);
+    const latin: string[] = [];
+    for (let i = 0; i < 30_000; i++) latin.push(`w${(i * 7919).toString(36)}${r.pick(['', 'é', 'Σ', 'ß'])}`);
+    // Each word again, later: after the remembered tokens were dropped.
+    const words = [...latin, ...latin.slice(0, 5000)].join(' ');
+    let cjk = '';
+    for (let i = 0; i < 40_000; i++) cjk += String.fromCharCode(0x4e00 + r.int(0, 20_000));
+    assertSameTerms([words, cjk, cjk.slice(0, 10_000)], 'many distinct terms');
+  });
+
+  test('words that differ only where their keys do not look (the same first letter, last eight letters and length) are all indexed', () => {
+    // 2,048 distinct words with one hash: they must be told apart by their letters, in the document's and the index's tables.
+    const colliding: string[] = [];
+    for (let m = 0; m < 2048; m++) {
+      let word = 'x';
+      for (let b = 0; b < 11; b++) word += (m >> b) & 1 ? 'a' : 'b';
+      colliding.push(`${word}zzzzzzzz`);
+    }
+    const text = [...colliding, ...colliding.reverse()].join(' ');
+    assertSameTerms([text], 'colliding words');
+    assert.equal(termsOf([text]).words.size, 2048);
+  });
+});
+
+describe('TermIndex with terms found by number', () => {
+  /** The keys of the documents holding a term that starts with every prefix. */
+  const found = (index: TermIndex, ...prefixes: string[]) => {
+    const { bits } = index.match(prefixes);
+    const keys: string[] = [];
+    for (let n = 0; n < bits.length * 32; n++) if (bits[n >>> 5] & (1 << (n & 31)) && index.keyAt(n) !== undefined) keys.push(index.keyAt(n)!);
+    return keys.sort();
+  };
+
+  test('a document read before the index renumbered its terms (it dropped many) is indexed under its own terms', async () => {
+    const index = new TermIndex();
+    const read = (text: string) => {
+      const terms = index.docTerms();
+      indexTerms(text, terms);
+      terms.done();
+      return terms;
+    };
+    index.add('other', read('gamma delta'));
+    // Each rewrite leaves a gone document number; past 1,024 the index renumbers, and its terms with them.
+    for (let i = 0; i < 1100; i++) index.add('doc', read(`alpha beta w${i} gamma`));
+    // Read, then the index renumbers (documents went), then added in slices.
+    const terms = read('alpha delta omega');
+    for (let i = 0; i < 1030; i++) index.add(`gone${i}`, read(`epsilon${i}`));
+    for (let i = 0; i < 1030; i++) index.remove(`gone${i}`);
+    await index.addInSlices('late', terms, async () => {});
+    assert.deepEqual(found(index, 'alpha'), ['doc', 'late']);
+    assert.deepEqual(found(index, 'gamma'), ['doc', 'other']);
+    assert.deepEqual(found(index, 'delta'), ['late', 'other']);
+    assert.deepEqual(found(index, 'omega'), ['late']);
+    assert.deepEqual(found(index, 'w1099'), ['doc']);
+    assert.deepEqual(found(index, 'w5'), []);
+    assert.deepEqual(found(index, 'epsilon'), []);
+  });
+});
