@@ -1,12 +1,45 @@
+import { droppedWhole } from './plain-dropped.ts';
+import { afterStartMarkers, collapse, inlineText, isHighSpace, isSpace, skipSpace } from './plain-inline.ts';
+import { plainByRules } from './plain-rules.ts';
+import { structure } from './plain-structure.ts';
+
 /**
  * Markdown → plain text, for the search index and snippets: the words a reader sees, without
  * syntax noise (markers, link targets, HTML tags, table rules). Code stays: readers search for it.
- * Every pattern is bounded (no match spans more than a line or a few hundred characters), so the
- * work is linear in the size of the body whatever a writer puts in it.
+ * Most lines (prose, headings, list items, table rows, emphasis and code) take one scan that makes
+ * their text as it goes; lines with links, HTML, escapes or underscores of emphasis take a scan or
+ * two more (plain-structure.ts, plain-inline.ts), and a rare few the regular expressions of
+ * plain-rules.ts. All of it is linear in the size of the text whatever a writer puts in it.
  */
-export function plainText(markdown: string): string {
-  return plainLines(markdown).join(' ');
+
+/**
+ * The plain text of markdown[from, until): the plain text of its lines that have any, joined with
+ * spaces. For a line (a snippet's), it is plainLines() of it without the array.
+ */
+export function plainText(markdown: string, from = 0, until = markdown.length): string {
+  const start = Math.max(from, 0);
+  const last = Math.min(until, markdown.length);
+  if (last - start > SMALL) return plainLines(markdown, start, last).join(' ');
+  let out = '';
+  const text = start === 0 && last === markdown.length ? markdown : markdown.slice(start, last);
+  for (let s = 0, cr = text.indexOf('\r'); s < text.length; ) {
+    let e = text.indexOf('\n', s);
+    if (e < 0) e = text.length;
+    for (let p = s; ; ) {
+      if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
+      const q = cr >= 0 && cr < e ? cr : e;
+      const plain = lineText(text, p, q);
+      if (plain !== '') out = out === '' ? plain : `${out} ${plain}`;
+      if (q === e) break;
+      p = q + 1;
+    }
+    s = e + 1;
+  }
+  return out;
 }
+
+/** Up to this many characters, plainText() joins the lines as it goes; past it, it joins them once. */
+const SMALL = 1024;
 
 /**
  * The plain text of each Markdown line that has any, white space collapsed: joined with spaces they
@@ -15,144 +48,212 @@ export function plainText(markdown: string): string {
  */
 export function plainLines(markdown: string, from = 0, until = markdown.length): string[] {
   const out: string[] = [];
-  for (let start = from; start < until; ) {
-    let end = markdown.indexOf('\n', start);
-    if (end < 0 || end > until) end = until;
-    const raw = markdown.slice(start, end);
-    // A lone CR ends a line too (old Mac files); CRLF leaves a CR at the end of `raw`.
-    if (raw.includes('\r')) {
-      for (const part of raw.split(/\r\n?/)) {
-        const line = plainLineText(part);
-        if (line !== '') out.push(line);
-      }
-    } else if (raw !== '') {
-      const line = plainLineText(raw);
-      if (line !== '') out.push(line);
+  const start = Math.max(from, 0);
+  const last = Math.min(until, markdown.length);
+  if (start >= last) return out;
+  // The searches for a line's end and for CRs must not run past `until`: they go over this piece alone.
+  const text = start === 0 && last === markdown.length ? markdown : markdown.slice(start, last);
+  const n = text.length;
+  // Where the next unit is that makes its line more than prose (the engine finds each for many lines
+  // at once): the lines before it are prose, unless they start or end with what lineText() looks at.
+  const wide = WIDE.test(text);
+  const marks = wide ? MARKS_WIDE : MARKS;
+  const odd = wide ? '>' : '\u00a0';
+  let mark = -1;
+  let double = -1;
+  let oddAt = -1;
+  let held = -1;
+  for (let s = 0, cr = text.indexOf('\r'); s < n; ) {
+    let e = text.indexOf('\n', s);
+    if (e < 0) e = n;
+    if (held < s) {
+      if (mark < s) mark = searchFrom(marks, text, s);
+      if (double < s) double = searchFrom(DOUBLE_SPACE, text, s);
+      if (oddAt < s) oddAt = found(text.indexOf(odd, s), n);
+      held = Math.min(mark, double, oddAt);
     }
-    start = end + 1;
+    if (held >= e && e > s) {
+      const c = text.charCodeAt(s);
+      if (text.charCodeAt(e - 1) !== 0x20) {
+        if (c < 0x80 ? MAY_START[c] === 0 : !isHighSpace(c)) {
+          // Prose: as it is.
+          out.push(text.slice(s, e));
+          s = e + 1;
+          continue;
+        }
+        if (!isSpace(c)) {
+          // A heading, quote or list item of prose: its marker goes, the rest stays as it is.
+          if (!droppedWhole(text, s, e, s)) {
+            const rest = afterStartMarkers(text, s, e);
+            if (rest < e) out.push(text.slice(rest, e));
+          }
+          s = e + 1;
+          continue;
+        }
+      }
+    }
+    // A lone CR ends a line too (old Mac files); CRLF leaves an empty line after the CR.
+    for (let p = s; ; ) {
+      if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
+      const q = cr >= 0 && cr < e ? cr : e;
+      const plain = lineText(text, p, q, held < e && q === e && p === s);
+      if (plain !== '') out.push(plain);
+      if (q === e) break;
+      p = q + 1;
+    }
+    s = e + 1;
   }
   return out;
 }
 
-/** One line's plain text, trimmed and with white space collapsed ('' when nothing is left). */
-function plainLineText(raw: string): string {
-  if (!SYNTAX.test(raw)) return SPACE_RUN.test(raw) ? collapse(raw) : raw;
-  if (!FULL_RULES.test(raw)) return plainSimpleLine(raw);
-  const line = plainLine(raw);
-  return SPACE_RUN.test(line) ? collapse(line) : line;
-}
-
-const collapse = (line: string) => line.replace(/\s+/g, ' ').trim();
-
-/** A line without any of these characters is plain text as it is (most lines of prose). */
-const SYNTAX = /[<>[\]!|*_~`\\#]|^\s*(?:[-+:]|\d{1,9}[.)])|-->/;
-/** White space other than single inner spaces (\s less the space, two spaces, a space at either end). */
-const SPACE_RUN = /[^\S ]|  |^ | $/;
-
 /**
- * Characters whose rules (HTML, links, quotes, escapes) only plainLine() applies. Lines without them
- * (table rows, list items, headings, emphasis and code, most lines with syntax) take
- * plainSimpleLine(), which gives the same text in one pass instead of a regular expression per rule:
- * snippets convert a dozen lines for each of up to 50 hits.
+ * The plain text of the line s[from, end) (no LF or CR). A line that starts with white space or a
+ * marker first loses what a heading, quote or list item starts with (or is dropped whole). A short
+ * rest takes simpleText(), a loop over its units; a long line is first searched by the engine for
+ * what it holds (several times faster than such a loop), and prose is then done.
  */
-const FULL_RULES = /[<>[\\]/;
-
-/** Whether a line is dropped whole; `first` is its first character that is not white space. */
-function dropped(line: string, first: string): boolean {
-  if ((first === '`' || first === '~') && /^ {0,3}(```|~~~)/.test(line)) return true; // code fences (the code itself stays)
-  if (first === '[' && /^\s*\[[^\]\n]{1,200}\]:\s+\S/.test(line)) return true; // link definitions
-  if ((first === '|' || first === ':' || first === '-') && line.includes('---') && /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{0,200}:?\s*){0,100}\|?\s*$/.test(line)) return true; // table rules
-  if ((first === '-' || first === '*' || first === '_') && /^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return true; // thematic breaks
-  return false;
-}
-
-/**
- * plainLineText() of a line without FULL_RULES characters: what plainLine() does to it (heading and
- * list markers, table pipes, emphasis and code markers, underscores), then white space collapsed.
- */
-function plainSimpleLine(line: string): string {
-  let at = firstNonSpace(line, 0);
-  if (at === line.length || dropped(line, line[at])) return '';
-  let s = line;
-  if (s[at] === '#' && at <= 3) {
-    s = s.replace(/^ {0,3}#{1,6}\s+/, '');
-    at = firstNonSpace(s, 0);
+function lineText(s: string, from: number, end: number, holds = false): string {
+  if (from === end) return '';
+  const c = s.charCodeAt(from);
+  const starts = c < 0x80 ? MAY_START[c] === 1 : isHighSpace(c);
+  if (end - from >= LONG) {
+    const line = s.slice(from, end);
+    if (!holds && !HOLDS.test(line) && line.charCodeAt(line.length - 1) !== 0x20) {
+      if (!starts) return line;
+      if (!isSpace(c)) return droppedWhole(line, 0, line.length, 0) ? '' : line.slice(afterStartMarkers(line, 0, line.length));
+    }
+    return convert(line);
   }
-  const c = s.charCodeAt(at);
-  if (c === 0x2d || c === 0x2a || c === 0x2b || (c >= 0x30 && c <= 0x39)) s = s.replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, '');
-  if (!s.includes('_')) return inline(s, true);
-  s = inline(s, false).replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1');
-  return SPACE_RUN.test(s) ? collapse(s) : s;
+  let rest = from;
+  if (starts) {
+    const first = skipSpace(s, from, end);
+    if (first === end || droppedWhole(s, from, end, first)) return '';
+    rest = afterStartMarkers(s, from, end);
+  }
+  return simpleText(s, rest, end) ?? convert(s.slice(from, end));
 }
 
+/** From this many units on, lineText() looks at a line with the engine's searches first. */
+const LONG = 48;
+
 /**
- * `s` with table pipes as spaces and emphasis and code markers (`*` runs, `~~`, backtick runs)
- * gone, as plainLine() does it; with `collapsed`, white space collapsed and trimmed too.
+ * What makes a line more than prose, when it does not start with a marker: links, HTML, markers,
+ * escapes and underscores, white space other than single spaces. As one class and two short
+ * alternatives, the engine scans for it fast in text of either width.
  */
-function inline(s: string, collapsed: boolean): string {
+const HOLDS = /[<[|*`~_\\\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|  |-->/;
+/**
+ * What HOLDS finds, and CR, as searched for through a whole text in pieces the engine scans for
+ * fastest (which depend on whether the text has units past U+00FF): markers and such, double spaces,
+ * and the no-break space (the only other white space below U+0100) or `>` (for `-->`).
+ */
+const MARKS = /[<>[|*`~_\\\t\v\f\r]/g;
+const MARKS_WIDE = /[<[|*`~_\\\t\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/g;
+const DOUBLE_SPACE = /  /g;
+const WIDE = /[^\x00-\xff]/;
+
+/** Where `pattern` (global) next matches in `text` from `from` (anywhere in the match), or text.length. */
+function searchFrom(pattern: RegExp, text: string, from: number): number {
+  pattern.lastIndex = from;
+  return pattern.test(text) ? pattern.lastIndex - 1 : text.length;
+}
+
+const found = (i: number, none: number) => (i < 0 ? none : i);
+
+/** White space and what may start a heading, quote, list item, table rule, fence, link definition or thematic break. */
+const MAY_START = new Uint8Array(128);
+for (const c of '\t\v\f -+:#>0123456789`~[|*_') MAY_START[c.charCodeAt(0)] = 1;
+
+// What simpleText() does at each ASCII unit.
+const TEXT = 0;
+const SPACE = 1;
+const BLANK = 2;
+const PIPE = 3;
+const DROP = 4;
+const TILDE = 5;
+const GT = 6;
+const UNDERSCORE = 7;
+const OTHER = 8;
+const KIND = new Uint8Array(128);
+for (const c of '\t\n\v\f\r') KIND[c.charCodeAt(0)] = BLANK;
+KIND[0x20] = SPACE;
+KIND[0x7c] = PIPE;
+KIND[0x2a] = DROP;
+KIND[0x60] = DROP;
+KIND[0x7e] = TILDE;
+KIND[0x3e] = GT;
+KIND[0x5f] = UNDERSCORE;
+for (const c of '<[\\') KIND[c.charCodeAt(0)] = OTHER;
+
+/**
+ * The plain text of s[from, end), the rest of a line after its start markers, when it holds only
+ * text, white space, table pipes, emphasis and code markers (`*` and backtick runs, `~~`) and
+ * underscores inside words: pipes become spaces, markers go, white space collapses; runs of text
+ * with single spaces inside are copied whole. `null` when it holds anything else (a link, HTML, a
+ * comment marker, an escape, an underscore that may be emphasis): then the line takes convert().
+ */
+function simpleText(s: string, from: number, end: number): string | null {
   let out = '';
   let space = false;
-  let from = 0;
-  for (let i = 0; i < s.length; i++) {
+  let run = from;
+  for (let i = from; i < end; i++) {
     const c = s.charCodeAt(i);
-    const pipe = c === 0x7c;
-    const drop = c === 0x2a || c === 0x60 || (c === 0x7e && s.charCodeAt(i + 1) === 0x7e);
-    const blank = collapsed && (pipe || isSpace(c));
-    if (!drop && !blank && !pipe) continue;
-    if (i > from) {
+    let kind = BLANK;
+    if (c < 0x80) {
+      kind = KIND[c];
+      if (kind === TEXT) continue;
+      if (kind === SPACE) {
+        // A single space between two units of text stays in the run.
+        if (i > run && i + 1 < end && isText(s.charCodeAt(i + 1))) continue;
+      } else if (kind === TILDE) {
+        if (i + 1 === end || s.charCodeAt(i + 1) !== 0x7e) continue;
+      } else if (kind === GT) {
+        // `>` is text, but not in a comment marker.
+        if (s.charCodeAt(i - 1) === 0x2d && s.charCodeAt(i - 2) === 0x2d) return null;
+        continue;
+      } else if (kind === UNDERSCORE) {
+        // snake_case stays; any other underscore may be emphasis.
+        if (i > from && i + 1 < end && isAlnum(s.charCodeAt(i - 1)) && isAlnum(s.charCodeAt(i + 1))) continue;
+        return null;
+      } else if (kind === OTHER) return null;
+    } else if (!isHighSpace(c)) continue;
+    if (i > run) {
       if (space && out !== '') out += ' ';
-      out += s.slice(from, i);
+      out += s.slice(run, i);
       space = false;
     }
-    if (blank) space = true;
-    else if (pipe) out += ' ';
-    if (c === 0x7e) i++;
-    from = i + 1;
+    if (kind === TILDE) i++;
+    else if (kind !== DROP) space = true;
+    run = i + 1;
   }
-  if (from < s.length) {
+  if (run === from) return s.slice(from, end);
+  if (run < end) {
     if (space && out !== '') out += ' ';
-    out += from === 0 ? s : s.slice(from);
+    out += s.slice(run, end);
   }
   return out;
 }
 
-/** The index of the first character at or after `from` that is not white space (\s), or the length. */
-function firstNonSpace(s: string, from: number): number {
-  let i = from;
-  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
-  return i;
-}
+const isText = (c: number) => (c < 0x80 ? KIND[c] === TEXT : !isHighSpace(c));
+const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
 
-/** Whether a UTF-16 unit is white space as \s and trim() see it. */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+/** Pipes, markers and white space other than the space. */
+const MARKERS = /[|*`~\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
-function plainLine(line: string): string {
-  // The lines dropped whole all start (after indentation) with one of a few markers.
-  if (dropped(line, line.charAt(line.search(/\S/)))) return '';
-  // Each step runs only when its marker is there: most lines need few of them.
-  let s = line;
-  if (s.includes('<')) {
-    s = s
-      .replace(/<!--|-->/g, ' ')
-      .replace(/<\/?[A-Za-z][^<>\n]{0,500}>/g, ' '); // HTML tags
-  } else if (s.includes('-->')) s = s.replace(/-->/g, ' ');
-  if (s.includes('[')) {
-    s = s
-      .replace(/!\[([^[\]\n]{0,500})\]\([^()\n]{0,2000}\)/g, '$1') // images → alt text
-      .replace(/\[([^[\]\n]{0,500})\]\([^()\n]{0,2000}\)/g, '$1') // links → their text
-      .replace(/\[([^[\]\n]{0,500})\]\[[^[\]\n]{0,200}\]/g, '$1'); // reference links
+/** The plain text of a line that simpleText() leaves: one with links, HTML, escapes or underscores. */
+function convert(line: string): string {
+  const n = line.length;
+  const first = skipSpace(line, 0, n);
+  if (first === n || droppedWhole(line, 0, n, first)) return '';
+  const special = line.includes('_') || line.includes('\\');
+  if (line.includes('<') || line.includes('[') || line.includes('-->')) {
+    const done = structure(line, 0, n);
+    if (done === null) {
+      const plain = plainByRules(line);
+      return collapse(plain, 0, plain.length);
+    }
+    if (done !== undefined) return inlineText(done, 0, done.length, special, true);
   }
-  if (s.includes('<')) s = s.replace(/<(https?:\/\/[^<>\s]{1,2000})>/g, '$1'); // autolinks
-  if (s.includes('#')) s = s.replace(/^ {0,3}#{1,6}\s+/, ''); // heading markers
-  if (s.includes('>')) s = s.replace(/^(\s*>)+\s?/, ''); // quotes
-  s = s.replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, ''); // list markers and task boxes
-  if (s.includes('|')) s = s.replace(/\|/g, ' ');
-  if (/[*~`]/.test(s)) s = s.replace(/\*+|~~|`+/g, ''); // emphasis and code markers
-  if (s.includes('_')) s = s.replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1'); // _emphasis_, not snake_case
-  if (s.includes('\\')) s = s.replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, '$1');
-  return s;
+  const marked = line.charCodeAt(0) === 0x20 || line.charCodeAt(n - 1) === 0x20 || line.includes('  ') || MARKERS.test(line);
+  return inlineText(line, 0, n, special, marked);
 }
