@@ -38,7 +38,11 @@ export function plainText(markdown: string, from = 0, until = markdown.length): 
   return out;
 }
 
-/** Up to this many characters, plainText() joins the lines as it goes; past it, it joins them once. */
+/**
+ * Up to this many characters, each line is looked at on its own and plainText() joins them as it
+ * goes; past it, plainLines() has the engine find what makes lines more than prose for many lines at
+ * once, which costs a few searches more to start.
+ */
 const SMALL = 1024;
 
 /**
@@ -54,6 +58,21 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
   // The searches for a line's end and for CRs must not run past `until`: they go over this piece alone.
   const text = start === 0 && last === markdown.length ? markdown : markdown.slice(start, last);
   const n = text.length;
+  if (n <= SMALL) {
+    for (let s = 0, cr = text.indexOf('\r'); s < n; s++) {
+      let e = text.indexOf('\n', s);
+      if (e < 0) e = n;
+      for (let p = s; ; p = cr + 1) {
+        if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
+        const q = cr >= 0 && cr < e ? cr : e;
+        const plain = lineText(text, p, q);
+        if (plain !== '') out.push(plain);
+        if (q === e) break;
+      }
+      s = e;
+    }
+    return out;
+  }
   // Where the next unit is that makes its line more than prose (the engine finds each for many lines
   // at once): the lines before it are prose, unless they start or end with what lineText() looks at.
   const wide = WIDE.test(text);
@@ -63,45 +82,48 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
   let double = -1;
   let oddAt = -1;
   let held = -1;
-  for (let s = 0, cr = text.indexOf('\r'); s < n; ) {
+  for (let s = 0, cr = text.indexOf('\r'); s < n; s++) {
     let e = text.indexOf('\n', s);
     if (e < 0) e = n;
-    if (held < s) {
-      if (mark < s) mark = searchFrom(marks, text, s);
-      if (double < s) double = searchFrom(DOUBLE_SPACE, text, s);
-      if (oddAt < s) oddAt = found(text.indexOf(odd, s), n);
-      held = Math.min(mark, double, oddAt);
-    }
-    if (held >= e && e > s) {
-      const c = text.charCodeAt(s);
-      if (text.charCodeAt(e - 1) !== 0x20) {
-        if (c < 0x80 ? MAY_START[c] === 0 : !isHighSpace(c)) {
-          // Prose: as it is.
-          out.push(text.slice(s, e));
-          s = e + 1;
-          continue;
+    if (e === s) continue;
+    if (cr >= 0 && cr < s) cr = text.indexOf('\r', s);
+    const c = text.charCodeAt(s);
+    if (cr >= 0 && cr < e) {
+      // A lone CR ends a line too (old Mac files); CRLF leaves an empty line after the CR.
+      for (let p = s; ; p = cr + 1, cr = text.indexOf('\r', p)) {
+        const q = cr >= 0 && cr < e ? cr : e;
+        const plain = lineText(text, p, q);
+        if (plain !== '') out.push(plain);
+        if (q === e) break;
+      }
+    } else if (c < 0x80 && MAY_START[c] === HOLDS_ITSELF) {
+      const plain = lineText(text, s, e, true);
+      if (plain !== '') out.push(plain);
+    } else {
+      const first = isSpace(c) ? skipSpace(text, s, e) : s;
+      if (first === e) {
+        s = e;
+        continue;
+      }
+      if (held < first) {
+        if (mark < first) mark = searchFrom(marks, text, first);
+        if (double < first) double = searchFrom(DOUBLE_SPACE, text, first);
+        if (oddAt < first) oddAt = found(text.indexOf(odd, first), n);
+        held = Math.min(mark, double, oddAt);
+      }
+      if (held >= e && text.charCodeAt(e - 1) !== 0x20) {
+        if (first === s && (c < 0x80 ? MAY_START[c] === 0 : true)) out.push(text.slice(s, e));
+        else if (!droppedWhole(text, s, e, first)) {
+          // A heading, quote or list item of prose (or indented prose): its marker goes, the rest stays.
+          const rest = afterStartMarkers(text, s, e);
+          if (rest < e) out.push(text.slice(rest === s ? first : rest, e));
         }
-        if (!isSpace(c)) {
-          // A heading, quote or list item of prose: its marker goes, the rest stays as it is.
-          if (!droppedWhole(text, s, e, s)) {
-            const rest = afterStartMarkers(text, s, e);
-            if (rest < e) out.push(text.slice(rest, e));
-          }
-          s = e + 1;
-          continue;
-        }
+      } else {
+        const plain = lineText(text, s, e, held < e);
+        if (plain !== '') out.push(plain);
       }
     }
-    // A lone CR ends a line too (old Mac files); CRLF leaves an empty line after the CR.
-    for (let p = s; ; ) {
-      if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
-      const q = cr >= 0 && cr < e ? cr : e;
-      const plain = lineText(text, p, q, held < e && q === e && p === s);
-      if (plain !== '') out.push(plain);
-      if (q === e) break;
-      p = q + 1;
-    }
-    s = e + 1;
+    s = e;
   }
   return out;
 }
@@ -115,8 +137,8 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
 function lineText(s: string, from: number, end: number, holds = false): string {
   if (from === end) return '';
   const c = s.charCodeAt(from);
-  const starts = c < 0x80 ? MAY_START[c] === 1 : isHighSpace(c);
-  if (end - from >= LONG) {
+  const starts = c < 0x80 ? MAY_START[c] !== 0 : isHighSpace(c);
+  if (end - from >= LONG && c !== 0x7c) {
     const line = s.slice(from, end);
     if (!holds && !HOLDS.test(line) && line.charCodeAt(line.length - 1) !== 0x20) {
       if (!starts) return line;
@@ -160,9 +182,14 @@ function searchFrom(pattern: RegExp, text: string, from: number): number {
 
 const found = (i: number, none: number) => (i < 0 ? none : i);
 
-/** White space and what may start a heading, quote, list item, table rule, fence, link definition or thematic break. */
+/**
+ * White space and what may start a heading, quote, list item, table rule, fence, link definition or
+ * thematic break (1); of those, what makes its line more than prose wherever it is (HOLDS_ITSELF).
+ */
 const MAY_START = new Uint8Array(128);
 for (const c of '\t\v\f -+:#>0123456789`~[|*_') MAY_START[c.charCodeAt(0)] = 1;
+const HOLDS_ITSELF = 2;
+for (const c of '`~[|*_<\\') MAY_START[c.charCodeAt(0)] = HOLDS_ITSELF;
 
 // What simpleText() does at each ASCII unit.
 const TEXT = 0;
