@@ -24,11 +24,79 @@ export function skipSpace(s: string, i: number, end: number): number {
 /** The unit at `i`, or -1 at or past `end` (so a look past the range never matches). */
 const at = (s: string, i: number, end: number) => (i < end ? s.charCodeAt(i) : -1);
 
-/** Units that end a run of text in the scans below (white space, `|`, `*`, `` ` ``, `~`), by ASCII code. */
-const INLINE = new Uint8Array(128);
-for (const c of '\t\n\v\f\r |*`~') INLINE[c.charCodeAt(0)] = 1;
-/** A unit that is text to the marker scan: not white space, a pipe or a marker. */
-const isText = (c: number) => (c < 0x80 ? INLINE[c] === 0 : !isHighSpace(c));
+// What simpleText() does at each ASCII unit.
+const TEXT = 0;
+const SPACE = 1;
+const BLANK = 2;
+const PIPE = 3;
+const DROP = 4;
+const TILDE = 5;
+const GT = 6;
+const UNDERSCORE = 7;
+const OTHER = 8;
+const KIND = new Uint8Array(128);
+for (const c of '\t\n\v\f\r') KIND[c.charCodeAt(0)] = BLANK;
+KIND[0x20] = SPACE;
+KIND[0x7c] = PIPE;
+KIND[0x2a] = DROP;
+KIND[0x60] = DROP;
+KIND[0x7e] = TILDE;
+KIND[0x3e] = GT;
+KIND[0x5f] = UNDERSCORE;
+for (const c of '<[\\') KIND[c.charCodeAt(0)] = OTHER;
+
+/**
+ * The plain text of s[from, end), the rest of a line after its start markers, when it holds only
+ * text, white space, table pipes, emphasis and code markers (`*` and backtick runs, `~~`) and
+ * underscores inside words: pipes become spaces, markers go, white space collapses; runs of text
+ * with single spaces inside are copied whole. `null` when it holds anything else (a link, HTML, a
+ * comment marker, an escape, an underscore that may be emphasis).
+ */
+export function simpleText(s: string, from: number, end: number): string | null {
+  let out = '';
+  let space = false;
+  let run = from;
+  for (let i = from; i < end; i++) {
+    const c = s.charCodeAt(i);
+    let kind = BLANK;
+    if (c < 0x80) {
+      kind = KIND[c];
+      if (kind === TEXT) continue;
+      if (kind === SPACE) {
+        // A single space between two units of text stays in the run.
+        if (i > run && i + 1 < end && isText(s.charCodeAt(i + 1))) continue;
+      } else if (kind === TILDE) {
+        if (i + 1 === end || s.charCodeAt(i + 1) !== 0x7e) continue;
+      } else if (kind === GT) {
+        // `>` is text, but not in a comment marker.
+        if (s.charCodeAt(i - 1) === 0x2d && s.charCodeAt(i - 2) === 0x2d) return null;
+        continue;
+      } else if (kind === UNDERSCORE) {
+        // snake_case stays; any other underscore may be emphasis.
+        if (i > from && i + 1 < end && isAsciiAlnum(s.charCodeAt(i - 1)) && isAsciiAlnum(s.charCodeAt(i + 1))) continue;
+        return null;
+      } else if (kind === OTHER) return null;
+    } else if (!isHighSpace(c)) continue;
+    if (i > run) {
+      if (space && out !== '') out += ' ';
+      out += s.slice(run, i);
+      space = false;
+    }
+    if (kind === TILDE) i++;
+    else if (kind !== DROP) space = true;
+    run = i + 1;
+  }
+  if (run === from) return s.slice(from, end);
+  if (run < end) {
+    if (space && out !== '') out += ' ';
+    out += s.slice(run, end);
+  }
+  return out;
+}
+
+
+/** A unit that the marker scans keep as it is (so a single space before it stays in the run of text). */
+const isText = (c: number) => (c < 0x80 ? KIND[c] === TEXT : !isHighSpace(c));
 
 /**
  * The plain text of s[from, end), a line whose links and HTML are done: `special` says whether it
@@ -153,7 +221,7 @@ function markersCollapsedLoop(s: string, from: number, end: number): string {
   let run = from;
   for (let i = from; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (isText(c)) continue;
+    if (c < 0x80 ? KIND[c] === TEXT || KIND[c] >= GT : !isHighSpace(c)) continue;
     // A single space between two units of text stays in the run.
     if (c === 0x20 && i > run && i + 1 < end && isText(s.charCodeAt(i + 1))) continue;
     const pair = c === 0x7e && at(s, i + 1, end) === 0x7e;

@@ -1,15 +1,17 @@
 import { droppedWhole } from './plain-dropped.ts';
-import { afterStartMarkers, collapse, inlineText, isHighSpace, isSpace, skipSpace } from './plain-inline.ts';
+import { afterStartMarkers, collapse, inlineText, isHighSpace, isSpace, simpleText, skipSpace } from './plain-inline.ts';
 import { plainByRules } from './plain-rules.ts';
 import { structure } from './plain-structure.ts';
 
 /**
  * Markdown → plain text, for the search index and snippets: the words a reader sees, without
  * syntax noise (markers, link targets, HTML tags, table rules). Code stays: readers search for it.
- * Most lines (prose, headings, list items, table rows, emphasis and code) take one scan that makes
- * their text as it goes; lines with links, HTML, escapes or underscores of emphasis take a scan or
- * two more (plain-structure.ts, plain-inline.ts), and a rare few the regular expressions of
- * plain-rules.ts. All of it is linear in the size of the text whatever a writer puts in it.
+ * Prose stays as it is and a heading or list item of prose loses its marker, once the engine's
+ * searches (several times faster here than a loop over the units) have found that the line holds
+ * nothing else. Short lines with table pipes, emphasis and code markers take one loop that makes
+ * their text as it goes (plain-inline.ts); lines with links or HTML a scan that jumps from one to the
+ * next (plain-structure.ts) before it; a rare few the regular expressions of plain-rules.ts, which
+ * define what all the others do. All of it is linear in the size of the text whatever it holds.
  */
 
 /**
@@ -112,7 +114,9 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
         held = Math.min(mark, double, oddAt);
       }
       if (held >= e && text.charCodeAt(e - 1) !== 0x20) {
+        const item = first === s ? simpleItem(text, s, e) : s;
         if (first === s && (c < 0x80 ? MAY_START[c] === 0 : true)) out.push(text.slice(s, e));
+        else if (item > s) out.push(text.slice(item, e));
         else if (!droppedWhole(text, s, e, first)) {
           // A heading, quote or list item of prose (or indented prose): its marker goes, the rest stays.
           const rest = afterStartMarkers(text, s, e);
@@ -140,17 +144,27 @@ function lineText(s: string, from: number, end: number, holds = false): string {
   const starts = c < 0x80 ? MAY_START[c] !== 0 : isHighSpace(c);
   if (end - from >= LONG && c !== 0x7c) {
     const line = s.slice(from, end);
-    if (!holds && !HOLDS.test(line) && line.charCodeAt(line.length - 1) !== 0x20) {
+    const n = line.length;
+    // White space at the start goes whatever follows: what follows is what may make the line more than prose.
+    const first = starts ? skipSpace(line, 0, n) : 0;
+    if (first === n) return '';
+    HELD.lastIndex = first;
+    if (!holds && !HELD.test(line) && line.charCodeAt(n - 1) !== 0x20) {
       if (!starts) return line;
-      if (!isSpace(c)) return droppedWhole(line, 0, line.length, 0) ? '' : line.slice(afterStartMarkers(line, 0, line.length));
+      if (droppedWhole(line, 0, n, first)) return '';
+      const rest = afterStartMarkers(line, 0, n);
+      return line.slice(rest === 0 ? first : rest);
     }
     return convert(line);
   }
   let rest = from;
   if (starts) {
-    const first = skipSpace(s, from, end);
-    if (first === end || droppedWhole(s, from, end, first)) return '';
-    rest = afterStartMarkers(s, from, end);
+    rest = simpleItem(s, from, end);
+    if (rest === from) {
+      const first = skipSpace(s, from, end);
+      if (first === end || droppedWhole(s, from, end, first)) return '';
+      rest = afterStartMarkers(s, from, end);
+    }
   }
   return simpleText(s, rest, end) ?? convert(s.slice(from, end));
 }
@@ -163,9 +177,9 @@ const LONG = 48;
  * escapes and underscores, white space other than single spaces. As one class and two short
  * alternatives, the engine scans for it fast in text of either width.
  */
-const HOLDS = /[<[|*`~_\\\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|  |-->/;
+const HELD = /[<[|*`~_\\\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|  |-->/g;
 /**
- * What HOLDS finds, and CR, as searched for through a whole text in pieces the engine scans for
+ * What HELD finds, and CR, as searched for through a whole text in pieces the engine scans for
  * fastest (which depend on whether the text has units past U+00FF): markers and such, double spaces,
  * and the no-break space (the only other white space below U+0100) or `>` (for `-->`).
  */
@@ -180,6 +194,33 @@ function searchFrom(pattern: RegExp, text: string, from: number): number {
   return pattern.test(text) ? pattern.lastIndex - 1 : text.length;
 }
 
+/**
+ * Where the text of the line text[s, e) starts when it is a list item or heading of the common forms
+ * (`- `, `* `, `+ `, `1. `, `1) `, `## ` and then what is neither white space nor a marker that the
+ * rules would take next), which are not dropped whole; else `s`.
+ */
+function simpleItem(text: string, s: number, e: number): number {
+  const c = text.charCodeAt(s);
+  let rest = s;
+  if (c === 0x2d || c === 0x2a || c === 0x2b) rest = s + 2;
+  else if (c >= 0x30 && c <= 0x39) {
+    const d = text.charCodeAt(s + 1);
+    if (d === 0x2e || d === 0x29) rest = s + 3;
+  } else if (c === 0x23) {
+    rest = s + 1;
+    while (rest < e && rest - s < 7 && text.charCodeAt(rest) === 0x23) rest++;
+    if (rest - s > 6) return s;
+    rest++;
+  }
+  if (rest === s || rest >= e || text.charCodeAt(rest - 1) !== 0x20) return s;
+  const next = text.charCodeAt(rest);
+  return (next < 0x80 ? ITEM_STOP[next] === 1 : isHighSpace(next)) ? s : rest;
+}
+
+/** What may follow a simpleItem() marker only in lines it leaves to afterStartMarkers(). */
+const ITEM_STOP = new Uint8Array(128);
+for (const c of '\t\n\v\f\r -+*:#>[0123456789') ITEM_STOP[c.charCodeAt(0)] = 1;
+
 const found = (i: number, none: number) => (i < 0 ? none : i);
 
 /**
@@ -191,83 +232,10 @@ for (const c of '\t\v\f -+:#>0123456789`~[|*_') MAY_START[c.charCodeAt(0)] = 1;
 const HOLDS_ITSELF = 2;
 for (const c of '`~[|*_<\\') MAY_START[c.charCodeAt(0)] = HOLDS_ITSELF;
 
-// What simpleText() does at each ASCII unit.
-const TEXT = 0;
-const SPACE = 1;
-const BLANK = 2;
-const PIPE = 3;
-const DROP = 4;
-const TILDE = 5;
-const GT = 6;
-const UNDERSCORE = 7;
-const OTHER = 8;
-const KIND = new Uint8Array(128);
-for (const c of '\t\n\v\f\r') KIND[c.charCodeAt(0)] = BLANK;
-KIND[0x20] = SPACE;
-KIND[0x7c] = PIPE;
-KIND[0x2a] = DROP;
-KIND[0x60] = DROP;
-KIND[0x7e] = TILDE;
-KIND[0x3e] = GT;
-KIND[0x5f] = UNDERSCORE;
-for (const c of '<[\\') KIND[c.charCodeAt(0)] = OTHER;
-
 /**
- * The plain text of s[from, end), the rest of a line after its start markers, when it holds only
- * text, white space, table pipes, emphasis and code markers (`*` and backtick runs, `~~`) and
- * underscores inside words: pipes become spaces, markers go, white space collapses; runs of text
- * with single spaces inside are copied whole. `null` when it holds anything else (a link, HTML, a
- * comment marker, an escape, an underscore that may be emphasis): then the line takes convert().
+ * The plain text of a line that simpleText() leaves: one with links, HTML, escapes or underscores,
+ * or a long one. markersCollapsed() looks for its markers itself, which costs less than a look first.
  */
-function simpleText(s: string, from: number, end: number): string | null {
-  let out = '';
-  let space = false;
-  let run = from;
-  for (let i = from; i < end; i++) {
-    const c = s.charCodeAt(i);
-    let kind = BLANK;
-    if (c < 0x80) {
-      kind = KIND[c];
-      if (kind === TEXT) continue;
-      if (kind === SPACE) {
-        // A single space between two units of text stays in the run.
-        if (i > run && i + 1 < end && isText(s.charCodeAt(i + 1))) continue;
-      } else if (kind === TILDE) {
-        if (i + 1 === end || s.charCodeAt(i + 1) !== 0x7e) continue;
-      } else if (kind === GT) {
-        // `>` is text, but not in a comment marker.
-        if (s.charCodeAt(i - 1) === 0x2d && s.charCodeAt(i - 2) === 0x2d) return null;
-        continue;
-      } else if (kind === UNDERSCORE) {
-        // snake_case stays; any other underscore may be emphasis.
-        if (i > from && i + 1 < end && isAlnum(s.charCodeAt(i - 1)) && isAlnum(s.charCodeAt(i + 1))) continue;
-        return null;
-      } else if (kind === OTHER) return null;
-    } else if (!isHighSpace(c)) continue;
-    if (i > run) {
-      if (space && out !== '') out += ' ';
-      out += s.slice(run, i);
-      space = false;
-    }
-    if (kind === TILDE) i++;
-    else if (kind !== DROP) space = true;
-    run = i + 1;
-  }
-  if (run === from) return s.slice(from, end);
-  if (run < end) {
-    if (space && out !== '') out += ' ';
-    out += s.slice(run, end);
-  }
-  return out;
-}
-
-const isText = (c: number) => (c < 0x80 ? KIND[c] === TEXT : !isHighSpace(c));
-const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
-
-/** Pipes, markers and white space other than the space. */
-const MARKERS = /[|*`~\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
-
-/** The plain text of a line that simpleText() leaves: one with links, HTML, escapes or underscores. */
 function convert(line: string): string {
   const n = line.length;
   const first = skipSpace(line, 0, n);
@@ -281,6 +249,5 @@ function convert(line: string): string {
     }
     if (done !== undefined) return inlineText(done, 0, done.length, special, true);
   }
-  const marked = line.charCodeAt(0) === 0x20 || line.charCodeAt(n - 1) === 0x20 || line.includes('  ') || MARKERS.test(line);
-  return inlineText(line, 0, n, special, marked);
+  return inlineText(line, 0, n, special, true);
 }
