@@ -24,12 +24,13 @@ export function plainText(markdown: string, from = 0, until = markdown.length): 
   if (last - start > SMALL) return plainLines(markdown, start, last).join(' ');
   let out = '';
   const text = start === 0 && last === markdown.length ? markdown : markdown.slice(start, last);
-  for (let s = 0, cr = text.indexOf('\r'); s < text.length; ) {
+  const n = text.length;
+  for (let s = 0, cr = found(text.indexOf('\r'), n); s < n; ) {
     let e = text.indexOf('\n', s);
-    if (e < 0) e = text.length;
+    if (e < 0) e = n;
     for (let p = s; ; ) {
-      if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
-      const q = cr >= 0 && cr < e ? cr : e;
+      if (cr < p) cr = found(text.indexOf('\r', p), n);
+      const q = cr < e ? cr : e;
       const plain = lineText(text, p, q);
       if (plain !== '') out = out === '' ? plain : `${out} ${plain}`;
       if (q === e) break;
@@ -61,12 +62,12 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
   const text = start === 0 && last === markdown.length ? markdown : markdown.slice(start, last);
   const n = text.length;
   if (n <= SMALL) {
-    for (let s = 0, cr = text.indexOf('\r'); s < n; s++) {
+    for (let s = 0, cr = found(text.indexOf('\r'), n); s < n; s++) {
       let e = text.indexOf('\n', s);
       if (e < 0) e = n;
       for (let p = s; ; p = cr + 1) {
-        if (cr >= 0 && cr < p) cr = text.indexOf('\r', p);
-        const q = cr >= 0 && cr < e ? cr : e;
+        if (cr < p) cr = found(text.indexOf('\r', p), n);
+        const q = cr < e ? cr : e;
         const plain = lineText(text, p, q);
         if (plain !== '') out.push(plain);
         if (q === e) break;
@@ -80,20 +81,20 @@ export function plainLines(markdown: string, from = 0, until = markdown.length):
   const wide = WIDE.test(text);
   const marks = wide ? MARKS_WIDE : MARKS;
   const odd = wide ? '>' : '\u00a0';
-  let mark = -1;
-  let double = -1;
-  let oddAt = -1;
-  let held = -1;
-  for (let s = 0, cr = text.indexOf('\r'); s < n; s++) {
+  let mark = searchFrom(marks, text, 0);
+  let double = searchFrom(DOUBLE_SPACE, text, 0);
+  let oddAt = found(text.indexOf(odd), n);
+  let held = Math.min(mark, double, oddAt);
+  for (let s = 0, cr = found(text.indexOf('\r'), n); s < n; s++) {
     let e = text.indexOf('\n', s);
     if (e < 0) e = n;
     if (e === s) continue;
-    if (cr >= 0 && cr < s) cr = text.indexOf('\r', s);
+    if (cr < s) cr = found(text.indexOf('\r', s), n);
     const c = text.charCodeAt(s);
-    if (cr >= 0 && cr < e) {
+    if (cr < e) {
       // A lone CR ends a line too (old Mac files); CRLF leaves an empty line after the CR.
-      for (let p = s; ; p = cr + 1, cr = text.indexOf('\r', p)) {
-        const q = cr >= 0 && cr < e ? cr : e;
+      for (let p = s; ; p = cr + 1, cr = found(text.indexOf('\r', p), n)) {
+        const q = cr < e ? cr : e;
         const plain = lineText(text, p, q);
         if (plain !== '') out.push(plain);
         if (q === e) break;
