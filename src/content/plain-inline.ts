@@ -94,7 +94,6 @@ export function simpleText(s: string, from: number, end: number): string | null 
   return out;
 }
 
-
 /** A unit that the marker scans keep as it is (so a single space before it stays in the run of text). */
 const isText = (c: number) => (c < 0x80 ? KIND[c] === TEXT : !isHighSpace(c));
 
