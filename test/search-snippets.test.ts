@@ -57,6 +57,18 @@ describe('plain text of lines with syntax', () => {
   test('lines with links keep the link text', () => {
     assert.equal(plainText('| [Docs](https://example.com/docs) | `a` |'), 'Docs a');
   });
+
+  test('images keep their alt text, HTML tags and comment markers go, escapes resolve', () => {
+    assert.equal(plainText('[![Logo](logo.png)](https://example.com) <kbd>Ctrl</kbd>+<kbd>S</kbd> <!-- note --> \\#1 \\[not a link\\]'), 'Logo Ctrl + S note #1 [not a link]');
+  });
+
+  test('the plain text of one line of a body, asked for by its range, is that line alone', () => {
+    const body = '# Title\n\n- First **step**\r\n| a | b |\nLast line.';
+    const second = body.indexOf('- First');
+    assert.equal(plainText(body, second, body.indexOf('\n', second)), 'First step');
+    assert.equal(plainText(body, body.indexOf('|'), body.indexOf('\nLast')), 'a b');
+    assert.equal(plainText(body, 0, body.length), 'Title First step a b Last line.');
+  });
 });
 
 describe('snippets', () => {
