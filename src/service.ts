@@ -63,7 +63,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
-    const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, log, options.indexWorker) : null;
+    const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, config.indexWorkersMinChars, log, options.indexWorker) : null;
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);

@@ -111,7 +111,7 @@ describe('the built server (npm start)', () => {
     await fastImport(contentGit(dataDir), versionCommit('v1', set.files, 'a version without snapshots'));
     const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
       cwd: dataDir,
-      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2' },
+      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2', HELP_INDEX_WORKERS_MIN_MB: '2' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';

@@ -18,6 +18,8 @@ import { commitWithGit } from './helpers/git.ts';
 // when the main thread builds every index.
 
 const LANGUAGES = ['en', 'de', 'ja'];
+/** Text a version must have to be built on the workers here (the default, 32 M characters, is too large for a test). */
+const TEST_MIN_CHARS = 2_000_000;
 /** Words of the large document: the first, one in the middle, the last. */
 const LARGE_WORDS = ['quillfirst', 'quillmiddle', 'quilllast'];
 
@@ -58,7 +60,7 @@ async function startWithoutSnapshots(dataDir: string, workers: number, indexWork
 async function start(dataDir: string, workers: number, indexWorker?: URL): Promise<Started> {
   const logs: Array<Record<string, any>> = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const config = loadConfig({ HELP_INDEX_WORKERS: String(workers) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+  const config = loadConfig({ HELP_INDEX_WORKERS: String(workers), HELP_INDEX_WORKERS_MIN_MB: String(TEST_MIN_CHARS / 1_000_000) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
   const service = await startService(config, log, { snapshotQuietMs: 60_000, indexWorker });
   await service.ready;
   return { service, logs };
@@ -179,7 +181,7 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
   const withWorker = () => {
     const builds: string[] = [];
     const log = pino({ level: 'debug' }, { write: (line: string) => void builds.push(JSON.parse(line).msg) });
-    const workers = new IndexWorkers(1, log);
+    const workers = new IndexWorkers(1, TEST_MIN_CHARS, log);
     return { index: new SearchIndex(() => {}, workers), workers, builds };
   };
 
@@ -236,4 +238,11 @@ test('HELP_INDEX_WORKERS: one worker per core Node.js may use unless set, 0 turn
   assert.equal(loadConfig({ HELP_INDEX_WORKERS: '0' }).indexWorkers, 0);
   assert.equal(loadConfig({ HELP_INDEX_WORKERS: '3' }).indexWorkers, 3);
   for (const bad of ['off', '-1', '1.5', '65']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS/.test(err.message), bad);
+});
+
+test('HELP_INDEX_WORKERS_MIN_MB: versions of more than 32 M characters go to the workers unless set; anything but a whole number stops the start', () => {
+  assert.equal(loadConfig({}).indexWorkersMinChars, 32_000_000);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MB: '0' }).indexWorkersMinChars, 0);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MB: '4' }).indexWorkersMinChars, 4_000_000);
+  for (const bad of ['big', '-1', '2.5']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS_MIN_MB: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS_MIN_MB/.test(err.message), bad);
 });

@@ -13,6 +13,8 @@ export interface Batch {
 
 /** Builds a term index somewhere else than on the thread that asks for it. */
 export interface IndexBuilder {
+  /** Characters of text a version must have to be built here rather than on the caller's thread. */
+  readonly minChars: number;
   /** The index of `documents`, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
   build(documents: readonly Document[]): Promise<Uint8Array>;
 }
@@ -54,6 +56,7 @@ export class IndexWorkers implements IndexBuilder {
   /** `script`: the worker's module (tests give one that fails). */
   constructor(
     private readonly size: number,
+    readonly minChars: number,
     private readonly log: Logger,
     private readonly script: URL = WORKER_SCRIPT,
   ) {}

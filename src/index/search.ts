@@ -67,7 +67,7 @@ export class SearchIndex {
    * loaded at the same time from identical files), that version's indexes once they are built.
    */
   private async build(slug: string, state: VersionState | null): Promise<void> {
-    if (state !== null && this.builder !== null && !this.versions.has(slug) && this.cost(slug, state) > ELSEWHERE_CHARS) {
+    if (state !== null && this.builder !== null && !this.versions.has(slug) && this.cost(slug, state) > this.builder.minChars) {
       const twin = [...this.building].find(([other, building]) => other !== slug && sameTranslations(building, state));
       if (twin) await this.busy.get(twin[0]);
       if (twin && this.adoptTwin(slug, state)) return;
@@ -370,12 +370,6 @@ function* documentsToIndex(index: LanguageIndex, state: VersionState, language: 
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;
-/**
- * A version indexed from nothing with more text than this is indexed on the builder's threads. Below it
- * the main thread is as fast: a worker's start and its first documents (regular expressions compiled,
- * code optimized anew) cost about 100 ms, what the main thread, warm, takes to index 3 to 4 M characters.
- */
-const ELSEWHERE_CHARS = 4 * 1024 * 1024;
 /** Work done in one turn of the event loop before other requests get theirs, in ms. */
 const SLICE_MS = 5;
 /** Text converted and cut into terms at once, in characters. */
