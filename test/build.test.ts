@@ -22,6 +22,19 @@ function startFlags(): string[] {
   return m[1].trim().split(' ').filter(Boolean);
 }
 
+/** dist/main.js started as `npm start` starts it on `dataDir` (port 0, loopback), with `env` added; `log` is its output so far. */
+function startBuilt(dataDir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
+    cwd: dataDir,
+    env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const served = { child, log: '', exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (served.log += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (served.log += d));
+  return served;
+}
+
 /** Builds dist/ once for the tests of this file (they run one after the other). */
 let built: Promise<void> | null = null;
 const buildOnce = () =>
@@ -39,18 +52,11 @@ describe('the built server (npm start)', () => {
   test('builds, imports the sample content, serves content, the push script and fonts, and stops cleanly on SIGTERM', async () => {
     await buildOnce();
     const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
-    const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
-      cwd: dataDir,
-      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const served = startBuilt(dataDir, { LOG_LEVEL: 'info' });
+    const { child, exited } = served;
     try {
-      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(log)?.[1], 20_000, () => log);
-      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 20_000, () => log);
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(served.log)?.[1], 20_000, () => served.log);
+      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 20_000, () => served.log);
 
       const versions = (await (await fetch(`${url}/versions`)).json()) as Array<{ slug: string }>;
       assert.deepEqual(versions.map((v) => v.slug), ['v1'], 'the sample content is imported');
@@ -95,7 +101,7 @@ describe('the built server (npm start)', () => {
       }
 
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, log);
+      assert.equal(await exited, 0, served.log);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -109,26 +115,19 @@ describe('the built server (npm start)', () => {
     const set = generateDocSet({ nodes: 200, seed: 3, languages: ['en', 'ja'], bodyBytes: { min: 10_000, max: 20_000 }, label: 'Workers', status: 'published' });
     gitInitBare(contentGit(dataDir));
     await fastImport(contentGit(dataDir), versionCommit('v1', set.files, 'a version without snapshots'));
-    const child = spawn(process.execPath, [...startFlags(), join(PROJECT, 'dist', 'main.js')], {
-      cwd: dataDir,
-      env: { PATH: process.env.PATH, HELP_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2', HELP_INDEX_WORKERS_MIN_MB: '2' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const served = startBuilt(dataDir, { LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2', HELP_INDEX_WORKERS_MIN_MB: '2' });
+    const { child, exited } = served;
     try {
-      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(log)?.[1], 20_000, () => log);
-      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 30_000, () => log);
-      assert.equal((log.match(/"msg":"search index built on a worker thread"/g) ?? []).length, 2, `one worker build per language:\n${log}`);
-      assert.doesNotMatch(log, /an index worker failed/);
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(served.log)?.[1], 20_000, () => served.log);
+      await waitFor(async () => (await fetch(url.replace('/help/v1', '/healthz'))).status === 200 || undefined, 30_000, () => served.log);
+      assert.equal((served.log.match(/"msg":"search index built on a worker thread"/g) ?? []).length, 2, `one worker build per language:\n${served.log}`);
+      assert.doesNotMatch(served.log, /an index worker failed/);
       for (const probe of set.probes) {
         const found = (await (await fetch(`${url}/versions/v1/search?${new URLSearchParams({ q: probe.word, lang: probe.language })}`)).json()) as { hits: Array<{ slug: string }> };
         assert.deepEqual(found.hits.map((h) => h.slug), [probe.slug], `${probe.language} "${probe.word}"`);
       }
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, log);
+      assert.equal(await exited, 0, served.log);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
