@@ -50,7 +50,7 @@ export interface Config {
   readonly indexWorkers: number;
   /**
    * Characters of text a version indexed from nothing must have for the workers to build its indexes
-   * (`HELP_INDEX_WORKERS_MIN_MB`, millions of characters, default 32): below that the main thread is as fast.
+   * (`HELP_INDEX_WORKERS_MIN_MCHARS`, millions of characters, default 32): below that the main thread is as fast.
    */
   readonly indexWorkersMinChars: number;
   /** Publishing through pull requests; null when off (`HELP_PUBLISH_VIA_PR`). */
@@ -299,8 +299,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,
-    indexWorkers: integer(env, 'HELP_INDEX_WORKERS', availableParallelism(), 0, 64),
-    indexWorkersMinChars: integer(env, 'HELP_INDEX_WORKERS_MIN_MB', 32, 0, 1_000_000) * 1_000_000,
+    indexWorkers: integer(env, 'HELP_INDEX_WORKERS', Math.min(availableParallelism(), 64), 0, 64),
+    indexWorkersMinChars: integer(env, 'HELP_INDEX_WORKERS_MIN_MCHARS', 32, 0, 1_000_000) * 1_000_000,
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),

@@ -41,11 +41,13 @@ const buildOnce = () =>
   (built ??= runProcess(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT, env: { PATH: process.env.PATH }, timeout: 60_000 }).then((build) => assert.equal(build.code, 0, build.stderr)));
 
 describe('the built server (npm start)', () => {
-  test('the example systemd unit, the deployment notes and the benchmark start the server with the flags npm start uses', () => {
+  test('the example systemd unit, the container image, the deployment notes and the benchmark start the server with the flags npm start uses', () => {
     const flags = startFlags().join(' ');
     assert.match(flags, /--max-semi-space-size=\d+/);
     assert.match(fs.readFileSync(join(PROJECT, 'examples', 'deploy', 'help-content.service'), 'utf8'), new RegExp(`^ExecStart=/usr/bin/node ${flags} dist/main\\.js$`, 'm'));
     assert.ok(fs.readFileSync(join(PROJECT, 'docs', 'operations.md'), 'utf8').includes(`node ${flags} dist/main.js`));
+    const cmd = JSON.stringify(['node', ...startFlags(), 'dist/main.js']).replaceAll(',', ', ');
+    assert.ok(fs.readFileSync(join(PROJECT, 'examples', 'deploy', 'Containerfile'), 'utf8').includes(`CMD ${cmd}`), `the Containerfile runs CMD ${cmd}`);
     assert.equal(SERVICE_NODE_FLAGS.join(' '), flags);
   });
 
@@ -115,7 +117,7 @@ describe('the built server (npm start)', () => {
     const set = generateDocSet({ nodes: 200, seed: 3, languages: ['en', 'ja'], bodyBytes: { min: 10_000, max: 20_000 }, label: 'Workers', status: 'published' });
     gitInitBare(contentGit(dataDir));
     await fastImport(contentGit(dataDir), versionCommit('v1', set.files, 'a version without snapshots'));
-    const served = startBuilt(dataDir, { LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2', HELP_INDEX_WORKERS_MIN_MB: '2' });
+    const served = startBuilt(dataDir, { LOG_LEVEL: 'debug', HELP_SAMPLE_CONTENT: 'off', HELP_INDEX_WORKERS: '2', HELP_INDEX_WORKERS_MIN_MCHARS: '2' });
     const { child, exited } = served;
     try {
       const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(served.log)?.[1], 20_000, () => served.log);

@@ -43,6 +43,12 @@ describe('Errors and bad input', () => {
     assert.equal(s.git('ls-tree', '--name-only', 'main').includes('v9'), false);
   });
 
+  test('a body of a +json type is read as JSON, not as an empty body', async () => {
+    const res = await s.request('POST', '/versions', { raw: JSON.stringify({ slug: 'v8', label: 'Eight', languages: ['en'] }), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.slug, 'v8');
+  });
+
   test('a body over the limit is 413 naming the limit', async () => {
     const res = await s.request('PUT', '/versions/v1/topics/x/translations/en', { body: { title: 'x', bodyMd: 'y'.repeat(10_000) } });
     assertError(res, 413, 'payload_too_large');

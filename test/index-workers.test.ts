@@ -60,7 +60,7 @@ async function startWithoutSnapshots(dataDir: string, workers: number, indexWork
 async function start(dataDir: string, workers: number, indexWorker?: URL): Promise<Started> {
   const logs: Array<Record<string, any>> = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const config = loadConfig({ HELP_INDEX_WORKERS: String(workers), HELP_INDEX_WORKERS_MIN_MB: String(TEST_MIN_CHARS / 1_000_000) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+  const config = loadConfig({ HELP_INDEX_WORKERS: String(workers), HELP_INDEX_WORKERS_MIN_MCHARS: String(TEST_MIN_CHARS / 1_000_000) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
   const service = await startService(config, log, { snapshotQuietMs: 60_000, indexWorker });
   await service.ready;
   return { service, logs };
@@ -234,15 +234,15 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
 });
 
 test('HELP_INDEX_WORKERS: one worker per core Node.js may use unless set, 0 turns them off, anything but a whole number stops the start', () => {
-  assert.equal(loadConfig({}).indexWorkers, availableParallelism());
+  assert.equal(loadConfig({}).indexWorkers, Math.min(availableParallelism(), 64));
   assert.equal(loadConfig({ HELP_INDEX_WORKERS: '0' }).indexWorkers, 0);
   assert.equal(loadConfig({ HELP_INDEX_WORKERS: '3' }).indexWorkers, 3);
   for (const bad of ['off', '-1', '1.5', '65']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS/.test(err.message), bad);
 });
 
-test('HELP_INDEX_WORKERS_MIN_MB: versions of more than 32 M characters go to the workers unless set; anything but a whole number stops the start', () => {
+test('HELP_INDEX_WORKERS_MIN_MCHARS: versions of more than 32 M characters go to the workers unless set; anything but a whole number stops the start', () => {
   assert.equal(loadConfig({}).indexWorkersMinChars, 32_000_000);
-  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MB: '0' }).indexWorkersMinChars, 0);
-  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MB: '4' }).indexWorkersMinChars, 4_000_000);
-  for (const bad of ['big', '-1', '2.5']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS_MIN_MB: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS_MIN_MB/.test(err.message), bad);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MCHARS: '0' }).indexWorkersMinChars, 0);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS_MIN_MCHARS: '4' }).indexWorkersMinChars, 4_000_000);
+  for (const bad of ['big', '-1', '2.5']) assert.throws(() => loadConfig({ HELP_INDEX_WORKERS_MIN_MCHARS: bad }), (err: Error) => err instanceof ConfigError && /HELP_INDEX_WORKERS_MIN_MCHARS/.test(err.message), bad);
 });

@@ -99,12 +99,11 @@ const isText = (c: number) => (c < 0x80 ? KIND[c] === TEXT : !isHighSpace(c));
 
 /**
  * The plain text of s[from, end), a line whose links and HTML are done: `special` says whether it
- * may hold an underscore or a backslash, `marked` whether markers, pipes or white space to collapse
- * (when neither, the text after the start markers stays as it is; when only that, one scan does it).
+ * may hold an underscore or a backslash (when not, one scan does it).
  */
-export function inlineText(s: string, from: number, end: number, special: boolean, marked: boolean): string {
+export function inlineText(s: string, from: number, end: number, special: boolean): string {
   const start = afterStartMarkers(s, from, end);
-  const text = marked ? markersCollapsed(s, start, end) : s.slice(start, end);
+  const text = markersCollapsed(s, start, end);
   if (!special) return text;
   // The rules remove underscores and escapes before collapsing white space; doing it after gives the
   // same text, but for the white space an underscore that goes leaves.
@@ -287,7 +286,7 @@ function isLetterOrNumberBefore(s: string, i: number): boolean {
   return LETTER_OR_NUMBER.test(s.slice(i - width, i));
 }
 
-export const isAsciiAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+const isAsciiAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
 
 /** `s` with backslash escapes of Markdown punctuation resolved, as s.replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, '$1'). */
 function escapes(s: string): string {

@@ -251,7 +251,7 @@ function convert(line: string): string {
       const plain = plainByRules(line);
       return collapse(plain, 0, plain.length);
     }
-    if (done !== undefined) return inlineText(done, 0, done.length, special, true);
+    if (done !== undefined) return inlineText(done, 0, done.length, special);
   }
-  return inlineText(line, 0, n, special, true);
+  return inlineText(line, 0, n, special);
 }

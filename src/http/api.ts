@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
-import { jsonBodyParser, rawBodyOf } from './body.ts';
+import { jsonBodyParser } from './body.ts';
 import { anonymousWithoutBody, type ResponseCache } from './cache.ts';
 import { PATH_PARAMS, type EndpointDoc } from '../schemas/endpoint.ts';
 
@@ -60,7 +60,7 @@ async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams:
   }
   const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
   const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
-  if (e.rawBody) ctx.state.rawBody = rawBodyOf(ctx.request as { rawBody?: unknown });
+  if (e.rawBody) ctx.state.rawBody = ctx.request.rawBody ?? '';
   const run = async () => e.handle({ ctx, actor, params, query, body });
   if (e.cache && cache) return cache.serve(ctx, actor, run);
   const res = await run();

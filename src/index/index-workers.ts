@@ -47,8 +47,6 @@ interface Job {
 export class IndexWorkers implements IndexBuilder {
   /** Each worker started and not ended, with the job it runs (null: idle). */
   private readonly workers = new Map<Worker, Job | null>();
-  /** Workers ended on purpose: their exit is no failure. */
-  private readonly ending = new WeakSet<Worker>();
   private readonly queue: Job[] = [];
   private failure: Error | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -86,7 +84,7 @@ export class IndexWorkers implements IndexBuilder {
       worker.ref();
       void this.send(worker, job);
     }
-    if (this.workers.size > 0 && this.idleWorker() !== null && [...this.workers.values()].every((job) => job === null)) {
+    if (this.workers.size > 0 && [...this.workers.values()].every((job) => job === null)) {
       this.idleTimer = setTimeout(() => this.endIdle(), IDLE_MS).unref();
     }
   }
@@ -116,7 +114,8 @@ export class IndexWorkers implements IndexBuilder {
     });
     worker.on('error', (err) => this.fail(err));
     worker.on('exit', (code) => {
-      if (!this.ending.has(worker)) this.fail(new Error(`an index worker stopped with exit code ${code}`));
+      // A worker ended on purpose is gone from `workers` before it exits: only another exit is a failure.
+      if (this.workers.has(worker)) this.fail(new Error(`an index worker stopped with exit code ${code}`));
     });
     this.workers.set(worker, null);
     return worker;
@@ -146,7 +145,6 @@ export class IndexWorkers implements IndexBuilder {
   }
 
   private end(worker: Worker): void {
-    this.ending.add(worker);
     this.workers.delete(worker);
     void worker.terminate();
   }

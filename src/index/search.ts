@@ -2,7 +2,7 @@ import { plainLines } from '../content/plain-text.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { documentTerms } from './document-terms.ts';
-import type { Document, IndexBuilder } from './index-workers.ts';
+import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
@@ -83,7 +83,7 @@ export class SearchIndex {
    */
   private async buildElsewhere(slug: string, state: VersionState): Promise<boolean> {
     const languages = state.meta.languages;
-    const documents = languages.map((language) => documentsIn(state, language));
+    const documents = languages.map((language) => [...documentsToIndex(new Map(), state, language)]);
     let saved: Uint8Array[];
     this.building.set(slug, state);
     try {
@@ -194,19 +194,10 @@ export class SearchIndex {
 
   /**
    * The version's index in a form that can be kept on disk beside a snapshot of its state, so a
-   * restart adopts it instead of rebuilding it; null when the version is not indexed. It is the index
-   * as it is when called: written out in slices, while the version's updates wait (searches go on).
-   */
-  save(slug: string): Promise<Uint8Array | null> {
-    return this.inTurn(slug, async () => {
-      const pieces = await this.piecesNow(slug);
-      return pieces && Buffer.concat(pieces);
-    });
-  }
-
-  /**
-   * save(), as the pieces that make its bytes when written one after the other: a snapshot writes
-   * them as they are, without a copy of the whole index that would stay allocated in an idle service.
+   * restart adopts it instead of rebuilding it (restore() takes these pieces written one after the
+   * other); null when the version is not indexed. It is the index as it is when called: written out
+   * in slices, while the version's updates wait (searches go on). Pieces, so a snapshot writes them
+   * as they are, without a copy of the whole index that would stay allocated in an idle service.
    */
   savePieces(slug: string): Promise<Uint8Array[] | null> {
     return this.inTurn(slug, () => this.piecesNow(slug));
@@ -225,7 +216,7 @@ export class SearchIndex {
   }
 
   /**
-   * Adopts an index made by save() for `state` (the same state it was saved with, as restored from
+   * Adopts an index made by savePieces() (its pieces in one buffer) for `state` (the same state it was saved with, as restored from
    * the snapshot). Returns false when `saved` cannot be used (another format, or documents the state
    * does not have); the caller then lets update() build the index. Call it before the state is set
    * in the catalog, so update() finds nothing to do.
@@ -315,16 +306,6 @@ function loadIndex(saved: Uint8Array, state: VersionState, language: string): La
   return { terms, docs };
 }
 
-/** The state's documents in `language`, in the order patch() adds them. */
-function documentsIn(state: VersionState, language: string): Document[] {
-  const out: Document[] = [];
-  for (const [slug, byLanguage] of state.translations) {
-    const t = byLanguage.get(language);
-    if (t) out.push([slug, t]);
-  }
-  return out;
-}
-
 /**
  * Each document number's index in document order, kept until the tree or the numbering changes: a
  * search then maps its matches with array reads instead of a map lookup by slug each.
@@ -344,7 +325,7 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
-  for (const [slug, t] of documentsToIndex(index, state, language)) {
+  for (const [slug, t] of documentsToIndex(index.docs, state, language)) {
     index.terms.add(slug, documentTerms(index.terms, t));
     index.docs.set(slug, t);
   }
@@ -360,11 +341,11 @@ function dropDocuments(index: LanguageIndex, state: VersionState, language: stri
   }
 }
 
-/** The state's translations in `language` that the index does not hold as they are. */
-function* documentsToIndex(index: LanguageIndex, state: VersionState, language: string): Generator<[string, Translation]> {
+/** The state's translations in `language` that `docs` (an index's) does not hold as they are. */
+function* documentsToIndex(docs: LanguageIndex['docs'], state: VersionState, language: string): Generator<[string, Translation]> {
   for (const [slug, byLanguage] of state.translations) {
     const t = byLanguage.get(language);
-    if (t && index.docs.get(slug) !== t) yield [slug, t];
+    if (t && docs.get(slug) !== t) yield [slug, t];
   }
 }
 
@@ -432,7 +413,7 @@ function holdsExactly(index: LanguageIndex, state: VersionState, language: strin
  */
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
   dropDocuments(index, state, language, false);
-  for (const [slug, t] of documentsToIndex(index, state, language)) {
+  for (const [slug, t] of documentsToIndex(index.docs, state, language)) {
     const terms = index.terms.docTerms();
     indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {

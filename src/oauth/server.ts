@@ -10,7 +10,7 @@ import { unauthorized, type OAuthActor } from '../http/actor.ts';
 import { interactionRoutes } from './interactions.ts';
 import type { ServerSecrets } from './keys.ts';
 import { loadOidcProvider, type OidcProviderModule } from './library.ts';
-import { HELP_SCOPES, INTERACTION_PATH, isAuthorizationServerPath, OAUTH_ROUTES, UPSTREAM_CALLBACK } from './paths.ts';
+import { HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES, UPSTREAM_CALLBACK } from './paths.ts';
 import { createProvider } from './provider.ts';
 import { RateLimit } from './rate-limit.ts';
 import type { ProtectedResources } from './resource.ts';
@@ -69,7 +69,6 @@ export class AuthorizationServer {
       const path = ctx.path;
       if (path.startsWith(`${INTERACTION_PATH}/`)) return interactions(ctx, next);
       if (upstream && path === UPSTREAM_CALLBACK) return upstream(ctx, next);
-      if (!isAuthorizationServerPath(path)) return next();
       if (path === OAUTH_ROUTES.token && ctx.method === 'POST') {
         const wait = tokenLimit.take(ctx.ip);
         if (wait > 0) {

@@ -29,8 +29,7 @@ export class Upkeep {
   private packedAtRepack: number | null = null;
   /** False once git could not be run: merging alone then. */
   private canRepack = true;
-  /** The service is shutting down: nothing new starts, and a repack under way stops. */
-  private stopped = false;
+  /** Aborted when the service shuts down: nothing new starts, and a repack under way stops. */
   private readonly stopping = new AbortController();
   private idleTimer: NodeJS.Timeout | null = null;
   private readsInFlight = 0;
@@ -53,7 +52,7 @@ export class Upkeep {
   }
 
   /** After each commit (one new pack of `packBytes`): schedules what is due. */
-  committed(packBytes = 0): void {
+  committed(packBytes: number): void {
     this.writtenSinceRepack += packBytes;
     this.maybeCompact();
     this.maybeGc();
@@ -80,7 +79,6 @@ export class Upkeep {
    * (Compaction merely tidies: stopping before it loses nothing.)
    */
   async settle(): Promise<void> {
-    this.stopped = true;
     this.stopping.abort();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
@@ -118,7 +116,7 @@ export class Upkeep {
 
   /** Repacks with deltas (it also merges every small pack); merges instead where git cannot run or the repack failed. */
   private repack(): void {
-    if (this.stopped || !this.repackDue) return;
+    if (this.stopping.signal.aborted || !this.repackDue) return;
     if (this.compaction || this.readsInFlight > 0 || this.housekeeping.busy) {
       // Busy with other upkeep or a read: try again once writes have paused again.
       if (!this.idleTimer) this.idleTimer = setTimeout(() => ((this.idleTimer = null), this.repack()), COMPACTION.IDLE_MS);
@@ -144,7 +142,7 @@ export class Upkeep {
       )
       .finally(() => {
         this.compaction = null;
-        if (failed && !this.stopped) this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
+        if (failed && !this.stopping.signal.aborted) this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
       });
   }
 

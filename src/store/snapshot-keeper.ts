@@ -110,7 +110,7 @@ export class SnapshotKeeper {
       this.pointers.delete(slug);
       await removePointer(this.dir, slug);
     }
-    await this.removeUnneeded(folders, true);
+    await this.pruneSnapshots(folders, true);
   }
 
   /** Follows the catalog: every version set from now on gets a new snapshot once writes are quiet. */
@@ -155,7 +155,7 @@ export class SnapshotKeeper {
         await this.snapshot(slug);
         changed = true;
       }
-      if (changed && this.loaded && this.repo) await this.removeUnneeded(this.repo.folders(), false).catch((err: unknown) => this.log.warn({ err }, 'unneeded snapshots could not be removed'));
+      if (changed && this.loaded && this.repo) await this.pruneSnapshots(this.repo.folders(), false).catch((err: unknown) => this.log.warn({ err }, 'unneeded snapshots could not be removed'));
     });
     this.running = run.finally(() => {
       if (this.running === tracked) this.running = null;
@@ -165,7 +165,7 @@ export class SnapshotKeeper {
   }
 
   /** Snapshots of trees that neither a version's folder nor its pointer names. */
-  private async removeUnneeded(folders: ReadonlyMap<string, TreeNode>, temps: boolean): Promise<void> {
+  private async pruneSnapshots(folders: ReadonlyMap<string, TreeNode>, temps: boolean): Promise<void> {
     const keep = new Set([...this.pointers.values(), ...[...folders.values()].map((tree) => tree.oid)]);
     for (const tree of await removeUnneeded(this.dir, keep, temps)) this.trees.delete(tree);
   }
