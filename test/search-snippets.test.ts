@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { plainText } from '../src/content/plain-text.ts';
 import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
+import { REALISTIC_LANGUAGES, SHAPES, summarize } from '../bench/lib/dataset.ts';
+import { plainLines } from '../src/content/plain-text.ts';
+import { rawMatcher } from '../src/index/raw-matcher.ts';
 import { MAX_HITS, SearchIndex } from '../src/index/search.ts';
+import { snippet } from '../src/index/snippets.ts';
+import { fold, words, type Word } from '../src/index/words.ts';
+import { generatedLine, random } from './helpers/hostile-markdown.ts';
+import * as earlier from './helpers/snippets-reference.ts';
 
 // What a search answers for the cases the cheap paths of the index and the snippets take apart:
 // lines converted in one pass, excerpts that stop converting once full, the raw-text pattern and its
@@ -144,5 +151,102 @@ describe('the index after writes', () => {
     index.update('v1', state);
     assert.deepEqual(index.search(state, 'en', 'word1').hits.map((h) => h.slug), ['n1', 'n10', 'n11', 'n12', 'n13', 'n14', 'n15', 'n16', 'n17', 'n18', 'n19', 'late']);
     assert.deepEqual(index.search(state, 'en', 'unrel').hits.map((h) => h.slug), ['other']);
+  });
+});
+
+// Snippets are cut from the plain text of the whole body, kept beside its translation; the earlier
+// snippets (test/helpers/snippets-reference.ts) converted the Markdown lines around the first place
+// where the raw Markdown might hold a match. They must agree, except where the earlier code missed
+// the match: a possible match in Markdown syntax (a link target) made it show the word's letters
+// inside another word of that line ("board" in "dashboard"), and a word split by inline Markdown
+// (`**nar**whal`) was no match in the raw text, so it showed the start of the body.
+describe('snippets', () => {
+  /** Whether `shown` has a word of the query where a word starts (anywhere, for scripts without spaces). */
+  const showsWord = (shown: string, query: Word[]) => {
+    const folded = fold(shown);
+    return query.some((w) => {
+      for (let i = folded.indexOf(w.text); i >= 0; i = folded.indexOf(w.text, i + 1)) if (w.unspaced || i === 0 || !/[\p{L}\p{N}]/u.test(folded[i - 1])) return true;
+      return false;
+    });
+  };
+  const snippetOf = (t: Translation, query: Word[]) => snippet(t, query, rawMatcher(query));
+  const earlierOf = (t: Translation, query: Word[]) => earlier.snippet(t, query, rawMatcher(query));
+  /** Each query of the benchmark's set, its words alone and together, against every translation in its language. */
+  function* cases(set: ReturnType<typeof SHAPES.flat.set>, languages: string[], perLanguage: number): Generator<[Translation, Word[]]> {
+    for (const { language, q } of summarize(set, languages, perLanguage).queries) {
+      const both = words(q);
+      for (const query of [both, both.slice(0, 1), both.slice(1)]) {
+        for (const node of set.nodes) {
+          const t = node.translations[language];
+          if (t) yield [{ ...t, updatedAt: STAMP }, query];
+        }
+      }
+    }
+  }
+
+  test('are the earlier ones for every translation of the realistic set and the benchmark queries', () => {
+    let compared = 0;
+    for (const [t, query] of cases(SHAPES.realistic.set(0), REALISTIC_LANGUAGES, 12)) {
+      assert.equal(snippetOf(t, query), earlierOf(t, query), `${JSON.stringify(query.map((w) => w.text))} in ${JSON.stringify(t.bodyMd.slice(0, 200))}`);
+      compared++;
+    }
+    assert.ok(compared > 30_000, `${compared}`);
+  });
+
+  test('are the earlier ones on the flat set, or show the word where the earlier ones showed letters inside another word', () => {
+    const outcomes = { same: 0, 'word found': 0 };
+    for (const [t, query] of cases(SHAPES.flat.set(300), ['en', 'de', 'ja'], 12)) {
+      const now = snippetOf(t, query);
+      const before = earlierOf(t, query);
+      if (now === before) outcomes.same++;
+      else {
+        assert.ok(showsWord(now, query) && !showsWord(before, query), `${JSON.stringify(query.map((w) => w.text))}: ${JSON.stringify(now)}, earlier ${JSON.stringify(before)}`);
+        outcomes['word found']++;
+      }
+    }
+    assert.ok(outcomes.same > 20_000, JSON.stringify(outcomes));
+  });
+
+  test('show a word split by inline Markdown, and the word itself where a link target holds its letters', () => {
+    const filler = 'Some words here to fill the line. '.repeat(8);
+    const split = { title: 't', summary: 'S', bodyMd: `${filler}\n\nThe **nar**whal swims.\n\n${filler}`, updatedAt: STAMP };
+    assert.match(snippetOf(split, words('narwhal')), /^….* The narwhal swims\. Some words.*…$/);
+    assert.match(earlierOf(split, words('narwhal')), /^Some words/);
+    const link = { title: 't', summary: 'S', bodyMd: `${filler}\n\nSee [the dashboard](https://example.com/board).\n\n${filler}\n\nThe board moves.`, updatedAt: STAMP };
+    assert.match(snippetOf(link, words('board')), /^….* The board moves\.$/);
+    assert.match(earlierOf(link, words('board')), /See the dashboard/);
+  });
+
+  test('show a word of the query where it starts, before letters of another inside a longer word', () => {
+    const filler = 'Some words here to fill the line. '.repeat(8);
+    const t = { title: 't', summary: 'S', bodyMd: `${filler}\n\nDas Benutzerkonto ${filler} kann man teilen. ${filler}`, updatedAt: STAMP };
+    assert.match(snippetOf(t, words('konto teilen')), /^….* kann man teilen\. Some.*…$/);
+    // Letters inside a word alone are no match to show: the snippet is the start of the body.
+    assert.match(snippetOf(t, words('konto')), /^Some words/);
+  });
+
+  test('of 3,000 generated bodies mixing every syntax character, Unicode and white space show a word of the query where the text has one, in at most 160 columns', () => {
+    const next = random(7);
+    for (let i = 0; i < 3000; i++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 30) }, () => generatedLine(next));
+      const bodyMd = lines.join(['\n', '\r\n', '\n\n', '\r'][i % 4]);
+      const plain = plainLines(bodyMd).join(' ');
+      const found = words(plain);
+      const pick = () => found[Math.floor(next() * found.length)];
+      // (Prefixes of up to 40 characters: a longer word may not fit in a snippet.)
+      const query = found.length === 0 ? words('word') : [pick(), pick()].map((w) => ({ ...w, text: Array.from(w.text).slice(0, 1 + Math.floor(next() * 40)).join('') }));
+      const shown = snippetOf({ title: 't', summary: 'Summary', bodyMd, updatedAt: STAMP }, query);
+      const about = `${JSON.stringify(query.map((w) => w.text))} in ${JSON.stringify(bodyMd.slice(0, 300))}: ${JSON.stringify(shown)}`;
+      assert.equal(showsWord(shown, query), showsWord(plain, query) || (plain === '' && showsWord('Summary', query)), about);
+      // Wide characters take two columns; every unit at least one, but the low half of a surrogate pair.
+      const units = shown.replace(/^…|…$/g, '').replace(/[\ud800-\udbff][\udc00-\udfff]/g, 'x').length;
+      assert.ok(units <= 160, `${units} units: ${about}`);
+    }
+  });
+
+  test('of a body with a long run of lone low surrogates stay within 160 columns', () => {
+    const bodyMd = `Start word ${'\udc00'.repeat(5000)} end`;
+    const shown = snippetOf({ title: 't', summary: 'S', bodyMd, updatedAt: STAMP }, words('word'));
+    assert.equal(shown, `Start word ${'\udc00'.repeat(149)}…`);
   });
 });
