@@ -11,11 +11,10 @@ interface CachedAnswer {
   generation: number;
   etag: string;
   /**
-   * The JSON as first sent (a string: the miss that built it skips encoding it, and Node writes a
-   * string to the socket without a copy of its own), turned into bytes when the entry is first read
-   * again, so hits send bytes without encoding them each time.
+   * The JSON as sent, as bytes: encoded once when built (a string body would be measured for its
+   * Content-Length and then encoded again as it is written, two passes over a search answer).
    */
-  body: Buffer | string;
+  body: Buffer;
   /** The route template that produced it, for metrics of answers served before the router. */
   route: string | undefined;
   /** The endpoint's own headers (e.g. `Link`), sent again with every copy. */
@@ -83,7 +82,7 @@ export class ResponseCache {
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
     // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
-    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => byteSize(v.body) + k.length + 128 }) : null;
+    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
     this.encoder = new JsonEncoder(maxBytes >> 2);
     this.seen = maxBytes > 0 ? new LRUCache<string, true>({ max: SEEN_URLS }) : null;
   }
@@ -101,7 +100,7 @@ export class ResponseCache {
     if (entry === undefined || entry.generation !== this.generation(ctx)) return false;
     ctx.state.route = entry.route;
     this.observe('hit');
-    this.send(ctx, 'public', entry.etag, this.bytesOf(key, entry), entry.headers);
+    this.send(ctx, 'public', entry.etag, entry.body, entry.headers);
     return true;
   }
 
@@ -113,7 +112,7 @@ export class ResponseCache {
     const entry = this.lru?.get(key);
     if (entry !== undefined && entry.generation === generation) {
       this.observe('hit');
-      return this.send(ctx, visibility, entry.etag, this.bytesOf(key, entry), entry.headers);
+      return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
     }
     const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
     if (matches(ctx, etag)) {
@@ -122,7 +121,8 @@ export class ResponseCache {
     }
     this.observe('miss');
     const res = await produce();
-    const body = this.encoder.serialize(res.body);
+    const serialized = this.encoder.serialize(res.body);
+    const body = typeof serialized === 'string' ? Buffer.from(serialized, 'utf8') : serialized;
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
     if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && this.admits(key)) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
@@ -140,19 +140,11 @@ export class ResponseCache {
     return false;
   }
 
-  /** The entry's body as bytes, encoded (and the entry re-weighed) on its first hit. */
-  private bytesOf(key: string, entry: CachedAnswer): Buffer {
-    if (typeof entry.body !== 'string') return entry.body;
-    entry.body = Buffer.from(entry.body, 'utf8');
-    this.lru!.set(key, entry);
-    return entry.body;
-  }
-
   /**
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
-  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | string | null, headers?: Record<string, string>): void {
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null, headers?: Record<string, string>): void {
     // Straight onto the response: the same headers Koa's setters would write, without their lookups.
     const res = ctx.res;
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -205,7 +197,6 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
 const SEEN_URLS = 16_384;
 
 /** What a body takes in memory, at most: a string's characters take one or two bytes each. */
-const byteSize = (body: Buffer | string) => (typeof body === 'string' ? body.length * 2 : body.length);
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 

@@ -13,7 +13,11 @@ import { fold, type Word } from './words.ts';
  * Latin, Greek and Cyrillic (MARKS), not all of \p{M}.
  */
 export function rawMatcher(query: Word[]): RegExp {
-  const spaced = query.filter((w) => !w.unspaced).map((w) => Array.from(w.text, (ch) => `${letterClass(ch)}${MARKS}*`).join(''));
+  const spaced = query.filter((w) => !w.unspaced).map((w) => {
+    let pattern = '';
+    for (const ch of w.text) pattern += letterClass(ch);
+    return pattern;
+  });
   const unspaced = query.filter((w) => w.unspaced).map((w) => escapeRegExp(w.text));
   return new RegExp([...(spaced.length > 0 ? [`(${spaced.join('|')})`] : []), ...unspaced].join('|'), 'giu');
 }
@@ -35,8 +39,12 @@ const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 
 /** Folded letter → the letters that fold to it (é, è, É, … for e), for rawMatcher. */
 let variants: Map<string, string> | null = null;
+/** Folded letter → its class in the pattern, as letterClass() made it: queries keep using the same few letters. */
+const classes = new Map<string, string>();
 
 function letterClass(folded: string): string {
+  let made = classes.get(folded);
+  if (made !== undefined) return made;
   if (variants === null) {
     variants = new Map();
     for (const [from, to] of [[0xc0, 0x24f], [0x370, 0x3ff], [0x400, 0x4ff], [0x1e00, 0x1eff]]) {
@@ -48,5 +56,9 @@ function letterClass(folded: string): string {
     }
   }
   const more = variants.get(folded);
-  return more ? `[${escapeRegExp(folded)}${escapeRegExp(more)}]` : escapeRegExp(folded);
+  made = more ? `[${escapeRegExp(folded)}${escapeRegExp(more)}]${MARKS}*` : `${escapeRegExp(folded)}${MARKS}*`;
+  // Bounded by the characters a query can hold; past this many distinct ones (a flood of rare scripts), start again.
+  if (classes.size >= 4096) classes.clear();
+  classes.set(folded, made);
+  return made;
 }
