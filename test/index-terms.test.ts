@@ -160,6 +160,32 @@ describe('TermIndex with terms found by number', () => {
     return keys.sort();
   };
 
+  test('a large document of pairs added in slices pauses while the grown table is written page by page, and every pair is found', async () => {
+    const index = new TermIndex();
+    const read = (text: string) => {
+      const terms = index.docTerms();
+      indexTerms(text, terms);
+      terms.done();
+      return terms;
+    };
+    index.add('small', read('日本語の文書'));
+    const r = new Random(5);
+    let cjk = '';
+    for (let i = 0; i < 300_000; i++) cjk += String.fromCharCode(0x4e00 + r.int(0, 20_000));
+    const terms = read(cjk);
+    let pauses = 0;
+    await index.addInSlices('large', terms, async () => {
+      pauses++;
+    });
+    // 16,384 pairs are posted between pauses; before them, the table grown for 300,000 pairs (three arrays of
+    // 2^20 slots) is written 256 pages at a time.
+    const postingSlices = Math.ceil(terms.pairCount / 16_384);
+    assert.equal(pauses, postingSlices - 1 + 4);
+    assert.deepEqual(found(index, '日本'), ['small']);
+    for (let i = 0; i < cjk.length - 1; i += 9973) assert.deepEqual(found(index, cjk.slice(i, i + 2)).includes('large'), true, cjk.slice(i, i + 2));
+    assert.deepEqual(found(index, cjk.slice(0, 2), cjk.slice(-2)), ['large']);
+  });
+
   test('a document read before the index renumbered its terms (it dropped many) is indexed under its own terms', async () => {
     const index = new TermIndex();
     const read = (text: string) => {

@@ -24,6 +24,8 @@ export class PairTable {
   private heads: Int32Array | null = null;
   private bits: number;
   size = 0;
+  /** Slots (from here on) of arrays grown but not yet written page by page (touchPages). */
+  private untouched = 0;
 
   constructor(expected = 0) {
     this.bits = bitsFor(expected);
@@ -51,6 +53,24 @@ export class PairTable {
   /** Makes room for `more` pairs at once, so adding them never grows the table midway. */
   reserve(more: number): void {
     if ((this.size + more) * 2 > this.keys.length) this.grow(this.size + more);
+  }
+
+  /**
+   * Writes to every memory page of arrays the last reserve() made, PAGE_SLOTS * `pages` slots a step:
+   * the system maps a fresh array's pages at their first write, and pairs posted at random otherwise
+   * take those faults all at once (about 6,000 for a million pairs, 20 ms in the first slice of posting).
+   */
+  *touchPages(pages: number): Generator<void, void, undefined> {
+    const { keys, values, next } = this;
+    for (let from = this.untouched; from < keys.length; from += PAGE_SLOTS * pages) {
+      for (let i = from, end = Math.min(keys.length, from + PAGE_SLOTS * pages); i < end; i += PAGE_SLOTS) {
+        keys[i] = keys[i];
+        values[i] = values[i];
+        next[i] = next[i];
+      }
+      this.untouched = from + PAGE_SLOTS * pages;
+      yield;
+    }
   }
 
   valueAt(slot: number): number {
@@ -105,11 +125,15 @@ export class PairTable {
     this.keys = new Uint32Array(1 << this.bits);
     this.values = new Int32Array(1 << this.bits);
     this.next = new Int32Array(1 << this.bits);
+    this.untouched = 0;
     this.heads?.fill(-1);
     this.size = 0;
     for (let slot = 0; slot < keys.length; slot++) if (keys[slot] !== 0) this.place(keys[slot], values[slot]);
   }
 }
+
+/** Slots of 4 bytes in a memory page of 4 KB. */
+const PAGE_SLOTS = 1024;
 
 /** The code of the pair of code units `a`, `b`. */
 export const pairCode = (a: number, b: number) => a * 65536 + b;

@@ -76,6 +76,7 @@ export class TermIndex {
       this.postWords(terms, from, Math.min(terms.words.length, from + WORDS_PER_SLICE), n);
     }
     this.pairs.reserve(terms.pairCount);
+    for (const _ of this.pairs.touchPages(PAGES_PER_SLICE)) await pause();
     for (let from = 0; from < terms.pairCount; from += PAIRS_PER_SLICE) {
       if (from > 0) await pause();
       this.postPairs(terms.pairs, from, Math.min(terms.pairCount, from + PAIRS_PER_SLICE), n);
@@ -424,6 +425,8 @@ class GrowingIds {
 /** Terms posted by addInSlices() between pauses (a pause yields only once its time slice is used up). */
 const WORDS_PER_SLICE = 1024;
 const PAIRS_PER_SLICE = 16384;
+/** Memory pages of a grown pair table written between pauses (PairTable.touchPages): about 1 ms. */
+const PAGES_PER_SLICE = 256;
 
 const MAGIC = 0x48534958; // "HSIX"
 const NUL = Buffer.from([0]);
