@@ -111,7 +111,7 @@ const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWo
  * Where in `text` the earliest word of the query occurs (-1: none): where a word starts (any
  * occurrence of a word of a script without spaces), else, when no word does, inside another word.
  */
-function firstMatch(text: string, query: Word[]): number {
+export function firstMatch(text: string, query: Word[]): number {
   let folded = foldInPlace(text) ?? fold(text);
   let source: number[] | null = null;
   // Folding keeps one character per character almost always; where it does not, map positions back.

@@ -1,11 +1,12 @@
 // The earlier snippets, which converted only the Markdown lines around a match, kept as the oracle the
 // differential test compares src/index/snippets.ts with (test/search-snippets.test.ts); with one
-// change made to both, firstMatch()'s preference for a word that starts where it occurs.
+// change made to both: firstMatch(), now imported from there, prefers a word that starts where it occurs.
 import { plainLines } from '../../src/content/plain-text.ts';
 import type { Translation } from '../../src/domain/types.ts';
 import { columnsBack, columnsForward } from '../../src/index/columns.ts';
 import { startsWord } from '../../src/index/raw-matcher.ts';
-import { fold, foldInPlace, foldWithMap, type Word } from '../../src/index/words.ts';
+import { firstMatch } from '../../src/index/snippets.ts';
+import type { Word } from '../../src/index/words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -184,41 +185,12 @@ function clipFrom(text: string, pos: number, start: number, cutBefore: boolean, 
 }
 
 const SPACE = /\s/;
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** A letter, digit or mark of a script written with spaces between words. */
 const isWordChar = (text: string, i: number) => SPACED_WORD_CHAR.test(text[i] ?? '');
 const SPACED_WORD_CHAR = new RegExp(String.raw`^[[\p{L}\p{N}\p{M}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]]$`, 'v');
 /** Whether a cut before index `i` falls inside a word. */
 const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWordChar(text, i - 1) && isWordChar(text, i);
-
-/**
- * Where in `text` the earliest word of the query occurs (-1: none): where a word starts (any
- * occurrence of a word of a script without spaces), else, when no word does, inside another word.
- */
-function firstMatch(text: string, query: Word[]): number {
-  let folded = foldInPlace(text) ?? fold(text);
-  let source: number[] | null = null;
-  // Folding keeps one character per character almost always; where it does not, map positions back.
-  if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));
-  let at = -1;
-  let inside = -1;
-  for (const w of query) {
-    const i = folded.indexOf(w.text);
-    if (i < 0) continue;
-    const start = w.unspaced ? i : wordStart(folded, w.text, i);
-    if (start >= 0 && (at < 0 || start < at)) at = start;
-    if (inside < 0 || i < inside) inside = i;
-  }
-  if (at < 0) at = inside;
-  return at < 0 || source === null ? at : source[at];
-}
-
-/** The first occurrence of `term` at the start of a word, from its first occurrence `i` on (-1: none). */
-function wordStart(text: string, term: string, i: number): number {
-  for (; i >= 0; i = text.indexOf(term, i + 1)) if (i === 0 || !LETTER_OR_DIGIT.test(text[i - 1])) return i;
-  return -1;
-}
 
 const isNarrow = (text: string) => !/[\u1100-\uffff]/.test(text);
 
