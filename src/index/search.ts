@@ -1,6 +1,7 @@
 import { plainLines } from '../content/plain-text.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
+import { AHEAD_CHARS, hasBodyText, makeBodyTexts } from './body-text.ts';
 import { documentTerms } from './document-terms.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
@@ -34,6 +35,8 @@ export class SearchIndex {
   private readonly busy = new Map<string, Promise<void>>();
   /** Versions whose indexes are being built on the builder's threads, with the state they are built for. */
   private readonly building = new Map<string, VersionState>();
+  /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
+  private ahead: Promise<void> = Promise.resolve();
 
   /**
    * `settled` is told, with the version's slug, when an update done in slices or on other threads has
@@ -58,7 +61,27 @@ export class SearchIndex {
       this.apply(slug, state, null);
       return;
     }
-    return this.inTurn(slug, () => this.build(slug, state)).finally(() => this.settled(slug));
+    return this.inTurn(slug, () => this.build(slug, state)).finally(() => {
+      this.settled(slug);
+      if (state !== null) this.textsAhead(state);
+    });
+  }
+
+  /**
+   * Has the plain texts of the state's bodies longer than AHEAD_CHARS made for snippets, in slices after
+   * the batches before, where they are not kept yet (body-text.ts): a search then makes at most short ones.
+   */
+  private textsAhead(state: VersionState): void {
+    const long: Translation[] = [];
+    for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) if (t.bodyMd.length > AHEAD_CHARS && !hasBodyText(t)) long.push(t);
+    if (long.length === 0) return;
+    // (Making a text throws nothing; and a text not made is made by the first search that shows it.)
+    this.ahead = this.ahead.then(() => makeBodyTexts(long, slicer())).catch(() => {});
+  }
+
+  /** Resolves when the texts of long bodies asked for so far are made (see textsAhead). */
+  textsMade(): Promise<void> {
+    return this.ahead;
   }
 
   /**
@@ -237,6 +260,7 @@ export class SearchIndex {
       }
       if (at !== bytes.length) return false;
       this.versions.set(slug, byLanguage);
+      this.textsAhead(state);
       return true;
     } catch {
       return false;

@@ -1,5 +1,5 @@
-import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
+import { bodyText } from './body-text.ts';
 import { columnsBack, columnsForward, isNarrowIn } from './columns.ts';
 import { startsWord } from './raw-matcher.ts';
 import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
@@ -16,20 +16,6 @@ import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
 const SNIPPET_COLUMNS = 160;
 /** How much of the text before a match the snippet shows, in columns. */
 const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
-
-/**
- * The plain text of each body a snippet was cut from, its lines joined by \n, kept while its
- * translation is current (an edit makes a new translation object, and the old text goes with it).
- * Converting the Markdown lines around each match again for every search was four fifths of a
- * snippet's cost; kept, the text costs at most the body's size once more, for the bodies searches show.
- */
-const bodyTexts = new WeakMap<Translation, string>();
-
-function bodyText(t: Translation): string {
-  let text = bodyTexts.get(t);
-  if (text === undefined) bodyTexts.set(t, (text = plainLines(t.bodyMd).join('\n')));
-  return text;
-}
 
 /**
  * A short excerpt of plain text around the first match in the body (else the summary, else the
