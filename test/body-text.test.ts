@@ -3,7 +3,10 @@ import { describe, test } from 'node:test';
 import { plainLines } from '../src/content/plain-text.ts';
 import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
 import { AHEAD_CHARS, bodyText, hasBodyText, makeBodyTexts } from '../src/index/body-text.ts';
+import { rawMatcher } from '../src/index/raw-matcher.ts';
 import { SearchIndex } from '../src/index/search.ts';
+import { snippet } from '../src/index/snippets.ts';
+import { words } from '../src/index/words.ts';
 import { generatedLine, random } from './helpers/hostile-markdown.ts';
 
 // Snippets are cut from the plain text of a body, kept beside its translation. A search makes the text of
@@ -80,5 +83,37 @@ describe('plain text of bodies for snippets', () => {
     assert.equal(hasBodyText(again.translations.get('long')!.get('en')!), true);
     assert.equal(hasBodyText(again.translations.get('short')!.get('en')!), false);
     assert.equal(restored.search(again, 'en', 'narwhal').hits.length, 2);
+  });
+
+  test('a snippet from a long body whose text is not made yet is cut from the lines around the match, and makes no text', async () => {
+    const filler = 'Plain words to fill a line of the body. '.repeat(4);
+    const lines = Array.from({ length: 3000 }, (_, i) => (i === 1800 ? `The *narwhal* swims here. ${filler}` : `${filler}${i}`));
+    // The first place the Markdown may hold the word is a link target; the word itself is far past it.
+    lines[10] = `See [the dashboard](https://example.com/narwhal-facts). ${filler}`;
+    const t = translation(lines.join('\n'));
+    assert.ok(t.bodyMd.length > AHEAD_CHARS);
+    const query = words('narwhal');
+    const before = snippet(t, query, rawMatcher(query));
+    assert.equal(hasBodyText(t), false);
+    await makeBodyTexts([t], async () => {});
+    assert.equal(before, snippet(t, query, rawMatcher(query)));
+    assert.match(before, /^….* The narwhal swims here\. Plain words.*…$/);
+    // No match in the lines looked at: the start of the body, with … where it goes on.
+    const other = translation(lines.join('\n').replace(/narwhal/g, 'walrus'));
+    assert.match(snippet(other, query, rawMatcher(query)), /^Plain words to fill a line of the body\..*…$/);
+    assert.equal(hasBodyText(other), false);
+  });
+
+  test('the texts of a version gone before their turn are not made', async () => {
+    const state = stateOf({ long: longBody(6, AHEAD_CHARS * 2, '\n') });
+    const built = new SearchIndex();
+    await built.update('v1', state);
+    const bytes = Buffer.concat((await built.savePieces('v1'))!);
+    const again = stateOf({ long: state.translations.get('long')!.get('en')!.bodyMd });
+    const index = new SearchIndex();
+    assert.ok(index.restore('v1', again, bytes));
+    index.update('v1', null);
+    await index.textsMade();
+    assert.equal(hasBodyText(again.translations.get('long')!.get('en')!), false);
   });
 });

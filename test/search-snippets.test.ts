@@ -8,6 +8,7 @@ import { rawMatcher } from '../src/index/raw-matcher.ts';
 import { MAX_HITS, SearchIndex } from '../src/index/search.ts';
 import { snippet } from '../src/index/snippets.ts';
 import { fold, words, type Word } from '../src/index/words.ts';
+import { makeBodyTexts } from '../src/index/body-text.ts';
 import { generatedLine, random } from './helpers/hostile-markdown.ts';
 import * as earlier from './helpers/snippets-reference.ts';
 
@@ -160,6 +161,17 @@ describe('the index after writes', () => {
 // the match: a possible match in Markdown syntax (a link target) made it show the word's letters
 // inside another word of that line ("board" in "dashboard"), and a word split by inline Markdown
 // (`**nar**whal`) was no match in the raw text, so it showed the start of the body.
+/** Display columns of `text`: two for a character of the East Asian wide and fullwidth ranges or outside the BMP, else one. */
+function columnsOf(text: string): number {
+  let columns = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    const wide = c > 0xffff || (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) || (c >= 0xffe0 && c <= 0xffe6);
+    columns += wide ? 2 : 1;
+  }
+  return columns;
+}
+
 describe('snippets', () => {
   /** Whether `shown` has a word of the query where a word starts (anywhere, for scripts without spaces). */
   const showsWord = (shown: string, query: Word[]) => {
@@ -238,10 +250,29 @@ describe('snippets', () => {
       const shown = snippetOf({ title: 't', summary: 'Summary', bodyMd, updatedAt: STAMP }, query);
       const about = `${JSON.stringify(query.map((w) => w.text))} in ${JSON.stringify(bodyMd.slice(0, 300))}: ${JSON.stringify(shown)}`;
       assert.equal(showsWord(shown, query), showsWord(plain, query) || (plain === '' && showsWord('Summary', query)), about);
-      // Wide characters take two columns; every unit at least one, but the low half of a surrogate pair.
-      const units = shown.replace(/^…|…$/g, '').replace(/[\ud800-\udbff][\udc00-\udfff]/g, 'x').length;
-      assert.ok(units <= 160, `${units} units: ${about}`);
+      const columns = columnsOf(shown.replace(/^…|…$/g, ''));
+      assert.ok(columns <= 160, `${columns} columns: ${about}`);
     }
+  });
+
+  test('of a hostile body cost about what a body of prose of the same size costs', async () => {
+    const SIZE = 1 << 20;
+    const timed = (bodyMd: string, q: string) => {
+      const t = { title: 't', summary: 'S', bodyMd, updatedAt: STAMP };
+      return async () => {
+        await makeBodyTexts([t], async () => {});
+        const runs = [0, 1, 2].map(() => {
+          const started = performance.now();
+          snippetOf(t, words(q));
+          return performance.now() - started;
+        });
+        return runs.sort((a, b) => a - b)[1];
+      };
+    };
+    const prose = await timed('Some words here to fill the line. '.repeat(SIZE / 34), 'absent')();
+    // One word of a million characters made of the query repeated: no place in it starts a word.
+    const oneWord = await timed('xab'.repeat(SIZE / 3), 'ab')();
+    assert.ok(oneWord < Math.max(10 * prose, 5), `${oneWord.toFixed(1)} ms against ${prose.toFixed(1)} ms of prose`);
   });
 
   test('of a body with a long run of lone low surrogates stay within 160 columns', () => {

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../store/catalog.ts';
 import { canReadUnpublished, type Actor } from './actor.ts';
-import { JsonEncoder } from './encoded-json.ts';
+import { JsonEncoder, ownBytes } from './encoded-json.ts';
 
 /** A serialized answer, as it was sent the first time. */
 interface CachedAnswer {
@@ -125,7 +125,7 @@ export class ResponseCache {
     const body = typeof serialized === 'string' ? Buffer.from(serialized, 'utf8') : serialized;
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && this.admits(key)) this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && this.admits(key)) this.lru.set(key, { generation, etag, body: ownBytes(body), route: typeof route === 'string' ? route : undefined, headers: res.headers });
     this.send(ctx, visibility, etag, body, res.headers);
   }
 
@@ -195,8 +195,6 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
 
 /** How many URLs asked for once are remembered, so that their second request is kept. */
 const SEEN_URLS = 16_384;
-
-/** What a body takes in memory, at most: a string's characters take one or two bytes each. */
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 

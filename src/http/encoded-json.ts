@@ -69,8 +69,19 @@ export class JsonEncoder {
   private textOf(s: EncodedString): Buffer {
     const kept = this.memo!.get(s.owner);
     if (kept !== undefined && kept.value === s.value) return kept.bytes;
-    const bytes = Buffer.from(JSON.stringify(s.value), 'utf8');
+    const bytes = ownBytes(Buffer.from(JSON.stringify(s.value), 'utf8'));
     this.memo!.set(s.owner, { value: s.value, bytes });
     return bytes;
   }
+}
+
+/**
+ * `bytes`, in memory of their own: Buffer.from() puts a small string's bytes in a shared 8 KB slab,
+ * and a kept answer of 100 bytes would hold the whole slab while the cache counted 100.
+ */
+export function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
 }

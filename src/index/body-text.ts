@@ -10,7 +10,8 @@ import type { Translation } from '../domain/types.ts';
  * lines around each match again for every search was four fifths of a snippet's cost; kept, a text
  * costs at most its body's size once more. A search makes the text of a body it shows the first time
  * (about 0.3 ms for 64 KB); longer bodies get theirs made ahead, in slices (makeBodyTexts), so that
- * no search has to convert megabytes while other requests wait.
+ * no search has to convert megabytes while other requests wait (until then, a snippet from one is cut
+ * from the lines around its match alone).
  */
 const texts = new WeakMap<Translation, string>();
 
@@ -20,6 +21,9 @@ export function bodyText(t: Translation): string {
   if (text === undefined) texts.set(t, (text = plainLines(t.bodyMd).join('\n')));
   return text;
 }
+
+/** The plain text of `t`'s body if it is kept. */
+export const keptBodyText = (t: Translation): string | undefined => texts.get(t);
 
 /** Whether the plain text of `t`'s body is kept. */
 export const hasBodyText = (t: Translation): boolean => texts.has(t);

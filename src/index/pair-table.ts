@@ -62,7 +62,8 @@ export class PairTable {
    */
   *touchPages(pages: number): Generator<void, void, undefined> {
     const { keys, values, next } = this;
-    for (let from = this.untouched; from < keys.length; from += PAGE_SLOTS * pages) {
+    // (Should the table grow between steps, these are no longer its arrays: stop.)
+    for (let from = this.untouched; from < keys.length && this.keys === keys; from += PAGE_SLOTS * pages) {
       for (let i = from, end = Math.min(keys.length, from + PAGE_SLOTS * pages); i < end; i += PAGE_SLOTS) {
         keys[i] = keys[i];
         values[i] = values[i];

@@ -62,21 +62,29 @@ export class SearchIndex {
       return;
     }
     return this.inTurn(slug, () => this.build(slug, state)).finally(() => {
+      if (state !== null) this.textsAhead(slug, state);
       this.settled(slug);
-      if (state !== null) this.textsAhead(state);
     });
   }
 
   /**
-   * Has the plain texts of the state's bodies longer than AHEAD_CHARS made for snippets, in slices after
-   * the batches before, where they are not kept yet (body-text.ts): a search then makes at most short ones.
+   * Has the plain texts of the version's bodies longer than AHEAD_CHARS made for snippets, in slices
+   * after the batches before, where they are not kept yet (body-text.ts): a search then makes at most
+   * short ones. A translation the version's index no longer holds when its turn comes (edited, or the
+   * version gone) is skipped.
    */
-  private textsAhead(state: VersionState): void {
-    const long: Translation[] = [];
-    for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) if (t.bodyMd.length > AHEAD_CHARS && !hasBodyText(t)) long.push(t);
+  private textsAhead(slug: string, state: VersionState): void {
+    const long: Array<[string, string, Translation]> = [];
+    for (const [node, byLanguage] of state.translations) {
+      for (const [language, t] of byLanguage) if (t.bodyMd.length > AHEAD_CHARS && !hasBodyText(t)) long.push([language, node, t]);
+    }
     if (long.length === 0) return;
-    // (Making a text throws nothing; and a text not made is made by the first search that shows it.)
-    this.ahead = this.ahead.then(() => makeBodyTexts(long, slicer())).catch(() => {});
+    const versions = this.versions;
+    function* current(): Generator<Translation> {
+      for (const [language, node, t] of long) if (versions.get(slug)?.get(language)?.docs.get(node) === t) yield t;
+    }
+    // (Making a text throws nothing; and a text not made yet only means snippets from the lines around the match.)
+    this.ahead = this.ahead.then(() => makeBodyTexts(current(), slicer())).catch(() => {});
   }
 
   /** Resolves when the texts of long bodies asked for so far are made (see textsAhead). */
@@ -260,7 +268,7 @@ export class SearchIndex {
       }
       if (at !== bytes.length) return false;
       this.versions.set(slug, byLanguage);
-      this.textsAhead(state);
+      this.textsAhead(slug, state);
       return true;
     } catch {
       return false;

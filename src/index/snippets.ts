@@ -1,5 +1,7 @@
+import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { bodyText } from './body-text.ts';
+import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
+import { CLASS, infoOf, MARK, NARROW_WORD, WORD } from './char-classes.ts';
 import { columnsBack, columnsForward, isNarrowIn } from './columns.ts';
 import { startsWord } from './raw-matcher.ts';
 import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
@@ -23,12 +25,83 @@ const SNIPPET_BEFORE = SNIPPET_COLUMNS / 3;
  * points at are folded.
  */
 export function snippet(t: Translation, query: Word[], candidates: RegExp): string {
-  const text = bodyText(t);
+  const kept = keptBodyText(t);
+  if (kept === undefined && t.bodyMd.length > AHEAD_CHARS) return snippetNearMatch(t, query, candidates);
+  const text = kept ?? bodyText(t);
   const at = firstMatchIn(text, query, candidates);
   if (at >= 0) return clip(text, at, SNIPPET_BEFORE, true);
+  return fromSummaryOrStart(t, query, text, false);
+}
+
+/** The snippet of the summary's match, else of the start of the body's plain text `text` (`more`: the body goes on past it). */
+function fromSummaryOrStart(t: Translation, query: Word[], text: string, more: boolean): string {
   const inSummary = firstMatch(t.summary, query);
   if (inSummary >= 0) return clip(t.summary, inSummary, SNIPPET_BEFORE, false);
-  return text === '' ? clip(t.summary, 0, 0, false) : clip(text, 0, 0, true);
+  return text === '' ? clip(t.summary, 0, 0, false) : clip(text, 0, 0, true, false, more);
+}
+
+/**
+ * The snippet of a long body whose plain text is not made yet (body-text.ts makes it ahead, in
+ * slices, once the body is indexed): cut from the plain text of the whole lines within WINDOW_CHARS
+ * of the first places where the Markdown may hold a match (at most WINDOWS of them), else from the
+ * summary or the body's first lines. Converting the whole body here would hold every other request.
+ */
+function snippetNearMatch(t: Translation, query: Word[], candidates: RegExp): string {
+  const body = t.bodyMd;
+  let m = nextCandidate(body, candidates, 0);
+  for (let windows = 0; m !== null && windows < WINDOWS; windows++) {
+    const from = m.index <= WINDOW_CHARS ? 0 : body.lastIndexOf('\n', m.index - WINDOW_CHARS) + 1;
+    const until = lineEndFrom(body, m.index + WINDOW_CHARS);
+    const text = plainLines(body, from, until).join('\n');
+    const at = firstMatchIn(text, query, candidates);
+    if (at >= 0) return clip(text, at, SNIPPET_BEFORE, true, from > 0, until < body.length);
+    m = nextCandidate(body, candidates, until + 1);
+  }
+  const until = lineEndFrom(body, WINDOW_CHARS);
+  return fromSummaryOrStart(t, query, plainLines(body, 0, until).join('\n'), until < body.length);
+}
+
+/** Markdown converted on each side of a possible match in a long body without its text (snippetNearMatch). */
+const WINDOW_CHARS = 2048;
+/** Possible matches in such a body looked at, at most: each costs a window converted. */
+const WINDOWS = 8;
+
+/** The end of the line holding index `i` of `text` (its length past the end). */
+function lineEndFrom(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  const end = text.indexOf('\n', i);
+  return end < 0 ? text.length : end;
+}
+
+/**
+ * The next place from `from` on where `candidates` finds what may be a match: a word of a script
+ * without spaces anywhere, another one where a word starts. Past a place inside a word, the rest of
+ * that word is skipped: no place in it starts a word either (hostile text of one long word made of a
+ * query word repeated otherwise cost a match per character).
+ */
+function nextCandidate(text: string, candidates: RegExp, from: number): RegExpExecArray | null {
+  candidates.lastIndex = from;
+  for (let m = candidates.exec(text); m !== null; m = candidates.exec(text)) {
+    if (m[1] === undefined || startsWord(text, m.index)) return m;
+    candidates.lastIndex = Math.max(spacedWordEnd(text, m.index), m.index + 1);
+  }
+  return null;
+}
+/** Where the word of a script written with spaces going on at `i` ends (a word of one without them may follow it directly). */
+function spacedWordEnd(text: string, i: number): number {
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c < 256) {
+      if (NARROW_WORD[c] === 0) return i;
+      i++;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    const cls = infoOf(cp) & CLASS;
+    if (cls !== WORD && cls !== MARK) return i;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
 }
 
 /**
@@ -36,19 +109,13 @@ export function snippet(t: Translation, query: Word[], candidates: RegExp): stri
  * match in the first line where `candidates` finds one.
  */
 function firstMatchIn(text: string, query: Word[], candidates: RegExp): number {
-  candidates.lastIndex = 0;
-  for (let m = candidates.exec(text); m !== null; m = candidates.exec(text)) {
-    if (m[1] !== undefined && !startsWord(text, m.index)) {
-      candidates.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
-      continue;
-    }
+  for (let m = nextCandidate(text, candidates, 0); m !== null; ) {
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
-    let lineEnd = text.indexOf('\n', m.index);
-    if (lineEnd < 0) lineEnd = text.length;
+    const lineEnd = lineEndFrom(text, m.index);
     const at = firstMatch(text.slice(lineStart, lineEnd), query);
     if (at >= 0) return lineStart + at;
     // (The pattern is looser than folding: no match in this line after all.)
-    candidates.lastIndex = lineEnd + 1;
+    m = nextCandidate(text, candidates, lineEnd + 1);
   }
   return -1;
 }
@@ -57,8 +124,9 @@ function firstMatchIn(text: string, query: Word[], candidates: RegExp): number {
  * SNIPPET_COLUMNS of `text` from `before` columns ahead of `pos`, not starting or ending inside a
  * word of a spaced script (scripts without spaces can be cut anywhere), with … where text goes on;
  * `lines`: the text is a body's plain lines joined by \n, which the snippet shows as spaces.
+ * `moreBefore`, `moreAfter`: the body goes on before or after `text` (a part of it).
  */
-function clip(text: string, pos: number, before: number, lines: boolean): string {
+function clip(text: string, pos: number, before: number, lines: boolean, moreBefore = false, moreAfter = false): string {
   // Every unit the cut looks at lies in this window, so whether they all take one column is asked of it alone.
   const narrow = isNarrowIn(text, pos - Math.ceil(before) - 1, pos + SNIPPET_COLUMNS + 1);
   const start = clipStart(text, pos, before, narrow);
@@ -70,7 +138,7 @@ function clip(text: string, pos: number, before: number, lines: boolean): string
   }
   while (end > start && SPACE.test(text[end - 1])) end--;
   const shown = text.slice(start, end);
-  return `${start > 0 ? '…' : ''}${lines ? shown.replaceAll('\n', ' ') : shown}${end < text.length ? '…' : ''}`;
+  return `${start > 0 || moreBefore ? '…' : ''}${lines ? shown.replaceAll('\n', ' ') : shown}${end < text.length || moreAfter ? '…' : ''}`;
 }
 
 /**
