@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { plainLines } from '../src/content/plain-text.ts';
 import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
-import { AHEAD_CHARS, bodyText, hasBodyText, makeBodyTexts } from '../src/index/body-text.ts';
+import { AHEAD_CHARS, bodyText, hasBodyText, keptBodyText, makeBodyTexts } from '../src/index/body-text.ts';
 import { rawMatcher } from '../src/index/raw-matcher.ts';
 import { SearchIndex } from '../src/index/search.ts';
 import { snippet } from '../src/index/snippets.ts';
@@ -63,6 +63,7 @@ describe('plain text of bodies for snippets', () => {
     await index.textsMade();
     const [long, short] = ['long', 'short'].map((slug) => state.translations.get(slug)!.get('en')!);
     assert.equal(hasBodyText(long), true);
+    assert.equal(keptBodyText(long), plainLines(long.bodyMd).join('\n'));
     assert.equal(hasBodyText(short), false);
     const hits = index.search(state, 'en', 'narwhal').hits;
     assert.deepEqual(hits.map((h) => h.slug), ['long', 'short']);

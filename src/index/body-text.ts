@@ -22,6 +22,9 @@ export function bodyText(t: Translation): string {
   return text;
 }
 
+/** Keeps `text`, the plain lines of `t`'s body joined by \n (made where the body was converted anyway). */
+export const keepBodyText = (t: Translation, text: string): void => void texts.set(t, text);
+
 /** The plain text of `t`'s body if it is kept. */
 export const keptBodyText = (t: Translation): string | undefined => texts.get(t);
 

@@ -1,7 +1,7 @@
 import { plainLines } from '../content/plain-text.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
-import { AHEAD_CHARS, hasBodyText, makeBodyTexts } from './body-text.ts';
+import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
 import { documentTerms } from './document-terms.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
@@ -448,10 +448,17 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
   for (const [slug, t] of documentsToIndex(index.docs, state, language)) {
     const terms = index.terms.docTerms();
     indexTerms(`${t.title}\n${t.summary}`, terms);
+    // The plain lines of a long body are its snippets' text too (body-text.ts): kept, unless a chunk was
+    // cut inside a line (its lines are then not the whole body's), so textsAhead has nothing to convert again.
+    let lines: string[] | null = t.bodyMd.length > AHEAD_CHARS ? [] : null;
     for (const chunk of chunks(t.bodyMd)) {
-      indexTerms(plainLines(t.bodyMd, chunk.from, chunk.until).join('\n'), terms);
+      const plain = plainLines(t.bodyMd, chunk.from, chunk.until);
+      indexTerms(plain.join('\n'), terms);
+      if (lines !== null && (chunk.until === t.bodyMd.length || t.bodyMd.charCodeAt(chunk.until - 1) === 10)) lines.push(...plain);
+      else lines = null;
       await pause();
     }
+    if (lines !== null) keepBodyText(t, lines.join('\n'));
     terms.done();
     await index.terms.addInSlices(slug, terms, pause);
     index.docs.set(slug, t);
