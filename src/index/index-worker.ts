@@ -1,21 +1,27 @@
 /**
- * An index worker (see index-workers.ts): builds one language's term index from the documents the
- * main thread sends in batches, and answers the index as TermIndex.save() writes it, its buffer
- * transferred, not copied. One index at a time: the next batch after a `last` one starts a new index.
+ * An index worker (see index-workers.ts): builds term indexes from the documents the main thread
+ * sends in batches, each batch tagged with its build, and answers each index, once its last batch is
+ * in, as TermIndex.save() writes it, its buffer transferred, not copied. Builds whose batches come
+ * interleaved (documents read from git as they come) are held side by side.
  */
 import { parentPort } from 'node:worker_threads';
 import { documentTerms } from './document-terms.ts';
-import type { Batch } from './index-workers.ts';
+import type { Batch, Built } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 
 const port = parentPort!;
-let index = new TermIndex();
+const indexes = new Map<number, TermIndex>();
 
-port.on('message', ({ documents, last }: Batch) => {
-  for (const [key, title, summary, bodyMd] of documents) index.add(key, documentTerms(index, { title, summary, bodyMd }));
-  if (!last) return;
-  const built = index;
-  index = new TermIndex();
+port.on('message', (batch: Batch) => {
+  if (batch.drop) {
+    indexes.delete(batch.job);
+    return;
+  }
+  let index = indexes.get(batch.job);
+  if (index === undefined) indexes.set(batch.job, (index = new TermIndex()));
+  for (const [key, title, summary, bodyMd] of batch.documents) index.add(key, documentTerms(index, { title, summary, bodyMd }));
+  if (!batch.last) return;
+  indexes.delete(batch.job);
   // A failure here is the worker's end: the main thread then builds the index itself.
-  void built.save().then((bytes) => port.postMessage(bytes, [bytes.buffer as ArrayBuffer]));
+  void index.save().then((bytes) => port.postMessage({ job: batch.job, bytes } satisfies Built, [bytes.buffer as ArrayBuffer]));
 });

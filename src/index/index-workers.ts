@@ -5,22 +5,39 @@ import type { Translation } from '../domain/types.ts';
 /** A document to index: its key (the node's slug) and its translation in the index's language. */
 export type Document = readonly [key: string, translation: Translation];
 
-/** What the main thread sends an index worker: documents, and whether they complete the index. */
-export interface Batch {
-  documents: Array<[key: string, title: string, summary: string, bodyMd: string]>;
-  last: boolean;
+/**
+ * What the main thread sends an index worker: documents of build `job`, and whether they complete
+ * its index; or, with `drop`, that the build is given up (the worker lets its index go).
+ */
+export type Batch = { job: number; documents: Array<[key: string, title: string, summary: string, bodyMd: string]>; last: boolean; drop?: undefined } | { job: number; drop: true };
+
+/** What an index worker answers: the index of build `job`, as TermIndex.save() writes it. */
+export interface Built {
+  job: number;
+  bytes: Uint8Array;
 }
 
-/** Builds a term index somewhere else than on the thread that asks for it. */
+/** One index being built from documents given as they come (a version read from git, document by document). */
+export interface BuildStream {
+  add(key: string, translation: Translation): void;
+  /** No more documents: the index, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
+  finish(): Promise<Uint8Array>;
+  /** Gives the build up: its documents are not needed (nothing awaits finish()). */
+  abandon(): void;
+}
+
+/** Builds term indexes somewhere else than on the thread that asks for them. */
 export interface IndexBuilder {
   /** Characters of text a version must have to be built here rather than on the caller's thread. */
   readonly minChars: number;
   /** The index of `documents`, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
   build(documents: readonly Document[]): Promise<Uint8Array>;
+  /** An index built from documents added one by one, as they are read. */
+  stream(): BuildStream;
 }
 
-/** Text sent to a worker in one message, in characters: a message is copied while the event loop waits. */
-const BATCH_CHARS = 1 << 20;
+/** Text sent to a worker in one message, in characters: a message is copied while the event loop waits, and a worker starts on a build once its first batch is in. */
+const BATCH_CHARS = 256 * 1024;
 /** Workers without work end after this long, in ms: a service at rest keeps no worker's heap. */
 const IDLE_MS = 1000;
 
@@ -28,28 +45,83 @@ const IDLE_MS = 1000;
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 const WORKER_SCRIPT = new URL(FROM_SOURCES ? './index-worker.ts' : './index-worker.js', import.meta.url);
 
-interface Job {
-  documents: readonly Document[];
-  /** When a worker took it (performance.now()). */
-  started?: number;
-  resolve(saved: Uint8Array): void;
-  reject(err: Error): void;
+/** One index being built on a worker. */
+class Job implements BuildStream {
+  private batch: Extract<Batch, { documents: unknown }>['documents'] = [];
+  private batchChars = 0;
+  /** Characters sent or to be sent: what the worker has yet to index, while the job runs. */
+  chars = 0;
+  documents = 0;
+  private finished = false;
+  readonly started = performance.now();
+  readonly result: Promise<Uint8Array>;
+  resolve!: (saved: Uint8Array) => void;
+  reject!: (err: Error) => void;
+
+  constructor(
+    readonly id: number,
+    private readonly pool: IndexWorkers,
+    readonly worker: Worker | null,
+  ) {
+    this.result = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A build given up, or failed with nobody waiting, is no unhandled rejection.
+    this.result.catch(() => undefined);
+  }
+
+  /** Adds a document; true when it filled a batch, which went to the worker. */
+  add(key: string, t: Translation): boolean {
+    if (this.finished) return false;
+    this.batch.push([key, t.title, t.summary, t.bodyMd]);
+    const chars = t.title.length + t.summary.length + t.bodyMd.length;
+    this.batchChars += chars;
+    this.chars += chars;
+    this.documents++;
+    if (this.batchChars < BATCH_CHARS) return false;
+    this.flush(false);
+    return true;
+  }
+
+  finish(): Promise<Uint8Array> {
+    if (!this.finished) {
+      this.flush(true);
+      this.finished = true;
+    }
+    return this.result;
+  }
+
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.batch = [];
+    this.pool.drop(this);
+  }
+
+  private flush(last: boolean): void {
+    const documents = this.batch;
+    this.batch = [];
+    this.batchChars = 0;
+    this.pool.post(this, { job: this.id, documents, last });
+  }
 }
 
 /**
- * Term indexes built on worker threads (index-worker.ts), one language's index per worker at a time:
- * a version loaded without its snapshot is indexed on other cores while the main thread answers
- * requests and reads and parses the next version. Workers start on first need, at most `size`, and
- * end once idle for IDLE_MS. When a worker cannot start or dies (a build without the worker's file,
- * a worker out of memory), the reason is logged once, the builds in progress are rejected, and every
- * later one too: their callers index on the main thread, as without workers.
+ * Term indexes built on worker threads (index-worker.ts): a version loaded without its snapshot is
+ * indexed on other cores, as it is read, while the main thread answers requests and reads and parses
+ * the rest. Each build goes to the worker with the least text still to index; a worker may hold
+ * several (their batches interleave). Workers start on first need, at most `size`, and end once idle
+ * for IDLE_MS. When a worker cannot start or dies (a build without the worker's file, a worker out
+ * of memory), the reason is logged once, the builds in progress are rejected, and every later one
+ * too: their callers index on the main thread, as without workers.
  */
 export class IndexWorkers implements IndexBuilder {
-  /** Each worker started and not ended, with the job it runs (null: idle). */
-  private readonly workers = new Map<Worker, Job | null>();
-  private readonly queue: Job[] = [];
+  /** Each worker started and not ended, with the builds it runs. */
+  private readonly workers = new Map<Worker, Set<Job>>();
   private failure: Error | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  private nextId = 1;
 
   /** `script`: the worker's module (tests give one that fails). */
   constructor(
@@ -59,12 +131,26 @@ export class IndexWorkers implements IndexBuilder {
     private readonly script: URL = WORKER_SCRIPT,
   ) {}
 
-  build(documents: readonly Document[]): Promise<Uint8Array> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ documents, resolve, reject });
-      this.dispatch();
-    });
+  async build(documents: readonly Document[]): Promise<Uint8Array> {
+    const job = this.stream();
+    for (const [key, t] of documents) {
+      // Between batches, other work runs: copying a large version's text into messages would hold the event loop.
+      if (job.add(key, t)) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return job.finish();
+  }
+
+  stream(): Job {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const worker = this.failure === null ? this.leastBusy() : null;
+    const job = new Job(this.nextId++, this, worker);
+    if (worker === null) job.reject(this.failure ?? new Error('no index worker'));
+    else {
+      this.workers.get(worker)!.add(job);
+      worker.ref();
+    }
+    return job;
   }
 
   /** Ends every worker; builds asked for from now on are rejected (the service is stopping). */
@@ -72,26 +158,33 @@ export class IndexWorkers implements IndexBuilder {
     this.stop(new Error('index workers closed'));
   }
 
-  private dispatch(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    while (this.queue.length > 0 && this.failure === null) {
-      const worker = this.idleWorker() ?? (this.workers.size < this.size ? this.start() : null);
-      if (worker === null) break;
-      const job = this.queue.shift()!;
-      job.started = performance.now();
-      this.workers.set(worker, job);
-      worker.ref();
-      void this.send(worker, job);
-    }
-    if (this.workers.size > 0 && [...this.workers.values()].every((job) => job === null)) {
-      this.idleTimer = setTimeout(() => this.endIdle(), IDLE_MS).unref();
-    }
+  /** Sends a batch of the job's to its worker (nothing when the job has none: it was rejected). */
+  post(job: Job, batch: Batch): void {
+    if (job.worker === null || this.workers.get(job.worker)?.has(job) !== true) return;
+    job.worker.postMessage(batch);
   }
 
-  private idleWorker(): Worker | null {
-    for (const [worker, job] of this.workers) if (job === null) return worker;
-    return null;
+  /** A build given up: the worker forgets it. */
+  drop(job: Job): void {
+    this.post(job, { job: job.id, drop: true });
+    if (job.worker !== null) this.done(job.worker, job);
+    job.reject(new Error('index build given up'));
+  }
+
+  /** A worker not started yet while fewer than `size` run, else the one with the least text to index. */
+  private leastBusy(): Worker | null {
+    if (this.workers.size < this.size) {
+      const started = this.start();
+      if (started !== null || this.failure !== null) return started;
+    }
+    let best: Worker | null = null;
+    let least = Infinity;
+    for (const [worker, jobs] of this.workers) {
+      let chars = 0;
+      for (const job of jobs) chars += job.chars;
+      if (chars < least) [best, least] = [worker, chars];
+    }
+    return best;
   }
 
   private start(): Worker | null {
@@ -102,46 +195,36 @@ export class IndexWorkers implements IndexBuilder {
       this.fail(err as Error);
       return null;
     }
-    worker.on('message', (saved: Uint8Array) => {
-      const job = this.workers.get(worker);
+    worker.on('message', ({ job: id, bytes }: Built) => {
+      const jobs = this.workers.get(worker);
+      const job = jobs && [...jobs].find((j) => j.id === id);
       if (!job) return;
-      this.workers.set(worker, null);
-      // An idle worker does not keep the process alive.
-      worker.unref();
-      this.log.debug({ documents: job.documents.length, ms: Math.round(performance.now() - job.started!) }, 'search index built on a worker thread');
-      job.resolve(saved);
-      this.dispatch();
+      this.log.debug({ documents: job.documents, ms: Math.round(performance.now() - job.started) }, 'search index built on a worker thread');
+      this.done(worker, job);
+      job.resolve(bytes);
     });
     worker.on('error', (err) => this.fail(err));
     worker.on('exit', (code) => {
       // A worker ended on purpose is gone from `workers` before it exits: only another exit is a failure.
       if (this.workers.has(worker)) this.fail(new Error(`an index worker stopped with exit code ${code}`));
     });
-    this.workers.set(worker, null);
+    this.workers.set(worker, new Set());
     return worker;
   }
 
-  /** Sends the job's documents in batches, letting other work run between them. */
-  private async send(worker: Worker, job: Job): Promise<void> {
-    let documents: Batch['documents'] = [];
-    let chars = 0;
-    for (const [key, t] of job.documents) {
-      documents.push([key, t.title, t.summary, t.bodyMd]);
-      chars += t.title.length + t.summary.length + t.bodyMd.length;
-      if (chars < BATCH_CHARS) continue;
-      worker.postMessage({ documents, last: false } satisfies Batch);
-      documents = [];
-      chars = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      // The worker failed meanwhile: the job was rejected.
-      if (this.workers.get(worker) !== job) return;
+  /** The job is no longer the worker's; a worker left without any does not keep the process alive, and all idle end after IDLE_MS. */
+  private done(worker: Worker, job: Job): void {
+    const jobs = this.workers.get(worker);
+    if (!jobs?.delete(job)) return;
+    if (jobs.size === 0) worker.unref();
+    if ([...this.workers.values()].every((j) => j.size === 0) && this.idleTimer === null) {
+      this.idleTimer = setTimeout(() => this.endIdle(), IDLE_MS).unref();
     }
-    worker.postMessage({ documents, last: true } satisfies Batch);
   }
 
   private endIdle(): void {
     this.idleTimer = null;
-    for (const [worker, job] of this.workers) if (job === null) this.end(worker);
+    for (const [worker, jobs] of this.workers) if (jobs.size === 0) this.end(worker);
   }
 
   private end(worker: Worker): void {
@@ -159,7 +242,7 @@ export class IndexWorkers implements IndexBuilder {
     this.failure ??= reason;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    const jobs = [...this.queue.splice(0), ...[...this.workers.values()].filter((job) => job !== null)];
+    const jobs = [...this.workers.values()].flatMap((set) => [...set]);
     for (const worker of [...this.workers.keys()]) this.end(worker);
     for (const job of jobs) job.reject(reason);
   }

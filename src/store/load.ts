@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { readFileSet } from '../content/file-set.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
-import { isVersionSlug } from '../domain/names.ts';
+import { canonicalLanguage, isVersionSlug } from '../domain/names.ts';
 import type { NodeRec, Translation, TranslationsOf, VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchIndex } from '../index/search.ts';
@@ -114,13 +114,13 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
     return;
   }
-  let result: { state: VersionState | null; problems: ProblemList; read: number };
+  let result: { state: VersionState | null; problems: ProblemList; read: number; indexedAsRead?: boolean };
   try {
-    result = snap ? await patchFromSnapshot(repo, snap, tree, parsed) : await readWhole(repo, slug, tree, parsed);
+    result = snap ? await patchFromSnapshot(repo, snap, tree, parsed) : await readWhole(repo, slug, tree, parsed, opts.search);
   } catch (err) {
     return broken(`a file cannot be read from git: ${(err as Error).message}`);
   }
-  const { state, problems, read } = result;
+  const { state, problems, read, indexedAsRead = false } = result;
   if (state === null) return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
   // The index saved with the older state is adopted first; indexing the new state then re-indexes only the changed documents.
   if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
@@ -132,7 +132,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     return;
   }
   opts.snapshots?.markDirty(slug);
-  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms }, snap ? 'version patched from an older snapshot' : 'version read from git');
+  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, indexedAsRead, ms }, snap ? 'version patched from an older snapshot' : 'version read from git');
 }
 
 /**
@@ -204,44 +204,58 @@ function readOptions(slug: string) {
   return { slug, fallbackStamp: UNSTAMPED, idFor: (s: string) => derivedId(slug, s) };
 }
 
-async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed: ParsedBlobs) {
+async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed: ParsedBlobs, search: SearchIndex | undefined) {
   const files = new Map<string, string | Translation>();
   const toRead: Array<[string, string]> = [];
-  for (const [path, oid] of blobsOf(tree)) {
+  const blobs = blobsOf(tree);
+  // Its documents go to the index workers as they are read, once the version promises enough text.
+  const ahead = search?.indexAhead(slug, blobs.filter(([path]) => TRANSLATION_FILE.test(path)).length) ?? null;
+  const feed = (path: string, t: Translation) => {
+    const m = TRANSLATION_FILE.exec(path)!;
+    const language = canonicalLanguage(m[1]);
+    if (language !== null) ahead?.add(language, m[2], t);
+  };
+  for (const [path, oid] of blobs) {
     const known = parsed.get(oid);
-    if (known && TRANSLATION_FILE.test(path)) files.set(path, known);
-    else {
+    if (known && TRANSLATION_FILE.test(path)) {
+      files.set(path, known);
+      feed(path, known);
+    } else {
       files.set(path, ''); // keeps the tree's order; filled in below
       toRead.push([path, oid]);
     }
   }
-  await parseInSlices(await readFiles(repo, toRead), toRead, files, parsed);
+  try {
+    await readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
+  } catch (err) {
+    ahead?.abandon();
+    throw err;
+  }
   const problems = new ProblemList();
-  return { state: readFileSet(files, readOptions(slug), problems), problems, read: toRead.length };
+  const state = readFileSet(files, readOptions(slug), problems);
+  // A version that cannot be served needs none of what was built ahead.
+  if (state === null) ahead?.abandon();
+  return { state, problems, read: toRead.length, indexedAsRead: ahead?.started === true };
 }
 
 /**
- * Parses the Markdown files read from git into translations, yielding to other work every few
- * milliseconds. A file that does not parse is left as text: reading the file set reports its problems.
+ * Reads the blobs and parses the Markdown files among them into translations, each as it arrives
+ * (`onTranslation` is told of each). A file that does not parse is left as text: reading the file set
+ * reports its problems.
  */
-async function parseInSlices(texts: Map<string, string>, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs): Promise<void> {
-  let slice = performance.now();
+async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, onTranslation?: (path: string, t: Translation) => void): Promise<void> {
   const scratch = new ProblemList();
-  for (const [path, oid] of blobs) {
-    const text = texts.get(path) ?? '';
+  await readFiles(repo, blobs, (i, text) => {
+    const [path, oid] = blobs[i];
     files.set(path, text);
-    if (!TRANSLATION_FILE.test(path)) continue;
+    if (!TRANSLATION_FILE.test(path)) return;
     const md = parseMarkdownFile(path, text, scratch);
-    if (md !== null) {
-      const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
-      files.set(path, translation);
-      parsed.set(oid, translation);
-    }
-    if (performance.now() - slice > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
-  }
+    if (md === null) return;
+    const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
+    files.set(path, translation);
+    parsed.set(oid, translation);
+    onTranslation?.(path, translation);
+  });
 }
 
 /**
@@ -262,7 +276,7 @@ async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNod
       toRead.push([path, oid]);
     }
   }
-  await parseInSlices(await readFiles(repo, toRead), toRead, files, parsed);
+  await readAndParse(repo, toRead, files, parsed);
   const problems = new ProblemList();
   return { state: readFileSet(files, readOptions(snap.slug), problems), problems, read: toRead.length };
 }
@@ -298,17 +312,20 @@ function blobsOf(tree: TreeNode): Array<[string, string]> {
   return out;
 }
 
-/** Blobs as text: through `git cat-file --batch` when git can be run, else through isomorphic-git. */
-async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (blobs.length === 0) return out;
+/**
+ * Blobs as text, each given to `onText` with its index in `blobs` as it is read: through `git cat-file
+ * --batch` when git can be run (the texts come as git sends them, a chunk at a time), else through
+ * isomorphic-git, yielding to other work every few milliseconds.
+ */
+async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>, onText: (index: number, text: string) => void): Promise<void> {
+  if (blobs.length === 0) return;
   try {
     await catFileBlobs(
       repo.gitdir,
       blobs.map(([, oid]) => oid),
-      (i, bytes) => out.set(blobs[i][0], bytes.toString('utf8')),
+      (i, bytes) => onText(i, bytes.toString('utf8')),
     );
-    return out;
+    return;
   } catch (err) {
     if (err instanceof DamagedObjectError) {
       const path = blobs.find(([, oid]) => oid === err.oid)?.[0];
@@ -316,7 +333,15 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
     }
     if (!(err instanceof GitUnavailableError)) throw err;
   }
-  return repo.readBlobs(blobs);
+  const texts = await repo.readBlobs(blobs);
+  let slice = performance.now();
+  for (const [i, [path]] of blobs.entries()) {
+    onText(i, texts.get(path) ?? '');
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
 }
 
 function observeStamps(state: VersionState, clock: Clock): void {
