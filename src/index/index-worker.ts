@@ -7,10 +7,13 @@
 import { parentPort } from 'node:worker_threads';
 import { documentTerms } from './document-terms.ts';
 import type { Batch, Built } from './index-workers.ts';
+import { primeIndexing } from './prime.ts';
 import { TermIndex } from './term-index.ts';
 
 const port = parentPort!;
 const indexes = new Map<number, TermIndex>();
+// A worker starts to index large amounts of text: see primeIndexing for why the sample goes first.
+primeIndexing();
 
 port.on('message', (batch: Batch) => {
   if (batch.drop) {

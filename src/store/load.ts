@@ -7,6 +7,7 @@ import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { canonicalLanguage, isVersionSlug } from '../domain/names.ts';
 import type { NodeRec, Translation, TranslationsOf, VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
+import { primeIndexing } from '../index/prime.ts';
 import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
@@ -226,7 +227,10 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
     }
   }
   try {
-    await readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
+    const reading = readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
+    // While git starts: the version is about to be indexed from nothing (see primeIndexing).
+    if (search) primeIndexing();
+    await reading;
   } catch (err) {
     ahead?.abandon();
     throw err;
