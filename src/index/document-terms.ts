@@ -10,7 +10,8 @@ import { DocTerms, indexTerms } from './words.ts';
  */
 export function documentTerms(index: TermIndex, t: Pick<Translation, 'title' | 'summary' | 'bodyMd'>): DocTerms {
   const terms = index.docTerms();
-  indexTerms(`${t.title}\n${t.summary}\n${plainLines(t.bodyMd).join('\n')}`, terms);
+  indexTerms(`${t.title}\n${t.summary}`, terms);
+  indexTerms(plainLines(t.bodyMd).join('\n'), terms);
   terms.done();
   return terms;
 }
