@@ -68,7 +68,7 @@ const USAGE = `usage: npm run bench -- [--shape flat,realistic] [--nodes 2000|10
   --duration S      seconds of each measured HTTP run and of the sequential writes (default 10)
   --warmup S        seconds of warm-up before each measured run (default 3)
   --connections N   concurrent connections of the read scenarios (default 50)
-  --restarts N      most cold starts measured in P5 (default 3; fewer when they take over ${RESTART_BUDGET_MS / 1000} s together)
+  --restarts N      most cold starts measured in P5, and starts without snapshots in P5c (default 3; fewer when they take over ${RESTART_BUDGET_MS / 1000} s together)
   --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')},${MANY_SCENARIOS.join(',')})
   --profile DIR     run the service children with --cpu-prof, writing profiles to DIR
   --keep            keep the temporary data directories (their path is printed)
@@ -559,16 +559,22 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     rows.push({ id: 'P5', scenario: `cold start to ready (spawn → /healthz 200), median of ${starts.length}`, measured: ms, unit: 'ms', baseline: catMs, baselineLabel: 'git ls-tree + cat-file --batch', ratio: ratio(ms, catMs), target: '≤ 1,500 ms', met: ms <= 1500, note: `an empty service starts in ${round(emptyMs)} ms (median of 3)` });
     rows.push({ id: 'P5b', scenario: 'cold start: loading the content (P5 − the empty start) vs reading every blob with git', measured: loadMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadMs, catMs), target: '≤ 4× baseline', met: loadMs <= 4 * catMs, note: `P5 ${round(ms)} ms − empty start ${round(emptyMs)} ms` });
 
-    // P5c: a start without snapshots (the first start, an upgrade, deleted snapshots) reads and parses every blob.
-    await svc!.stop();
-    svc = null;
-    fs.rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-    const s = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs('no-snapshots') });
-    svc = s;
-    progress(`  start without snapshots: ready in ${round(s.readyMs)} ms`);
-    details.coldStart = { ...(details.coldStart as object), withoutSnapshots: { ms: round(s.readyMs), rssMB: round(s.rss() / MB) } };
-    const loadWithoutMs = Math.max(0, s.readyMs - emptyMs);
-    rows.push({ id: 'P5c', scenario: 'start without snapshots: loading the content (to ready − the empty start; every version loaded and searchable) vs reading every blob with git', measured: loadWithoutMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadWithoutMs, catMs), target: '≤ 3× baseline', met: loadWithoutMs <= 3 * catMs, note: `ready in ${round(s.readyMs)} ms − empty start ${round(emptyMs)} ms` });
+    // P5c: a start without snapshots (the first start, an upgrade, deleted snapshots) reads and parses every
+    // blob; the snapshots are deleted before each start, as many starts as P5 made.
+    const without: Array<{ ms: number; rssMB: number }> = [];
+    for (let i = 0; i < starts.length; i++) {
+      await svc!.stop();
+      svc = null;
+      fs.rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+      const s = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs(`no-snapshots-${i + 1}`) });
+      svc = s;
+      without.push({ ms: s.readyMs, rssMB: round(s.rss() / MB) });
+      progress(`  start without snapshots ${i + 1}: ready in ${round(s.readyMs)} ms`);
+    }
+    details.coldStart = { ...(details.coldStart as object), withoutSnapshots: without.map((w) => ({ ...w, ms: round(w.ms) })) };
+    const withoutMs = median(without.map((w) => w.ms));
+    const loadWithoutMs = Math.max(0, withoutMs - emptyMs);
+    rows.push({ id: 'P5c', scenario: `start without snapshots: loading the content (to ready − the empty start; every version loaded and searchable), median of ${without.length}, vs reading every blob with git`, measured: loadWithoutMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadWithoutMs, catMs), target: '≤ 3× baseline', met: loadWithoutMs <= 3 * catMs, note: `ready in ${round(withoutMs)} ms (starts: ${without.map((w) => round(w.ms)).join(', ')}) − empty start ${round(emptyMs)} ms` });
   });
   return svc ? { svc, dataDir, key, nodes: shape.nodes(opts.nodes) } : null;
 }
