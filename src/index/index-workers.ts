@@ -133,6 +133,8 @@ export class IndexWorkers implements IndexBuilder {
 
   async build(documents: readonly Document[]): Promise<Uint8Array> {
     const job = this.stream();
+    // No worker to send them to (the workers failed): rejected as it is.
+    if (job.worker === null) return job.finish();
     for (const [key, t] of documents) {
       // Between batches, other work runs: copying a large version's text into messages would hold the event loop.
       if (job.add(key, t)) await new Promise<void>((resolve) => setImmediate(resolve));

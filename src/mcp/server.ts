@@ -2,7 +2,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Context, Middleware } from 'koa';
-import { SCOPES } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';

@@ -12,9 +12,6 @@ import { encodedString } from '../http/encoded-json.ts';
 /** Bodies are sent from their memoized JSON text when the answer is built again (encoded-json.ts). */
 const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
 
-const NOT_FOUND = { description: 'Unknown version (or not published, for anonymous callers), node or translation', schema: 'Error' };
-const BAD_QUERY = { description: 'Invalid path or query parameter', schema: 'Error' };
-
 /** The read endpoints. They answer from the in-memory index only. */
 export function contentRoutes({ catalog }: Deps) {
   return [

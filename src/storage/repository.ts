@@ -86,7 +86,7 @@ export class Repository {
 
   private constructor(
     readonly gitdir: string,
-    private readonly options: RepositoryOptions,
+    options: RepositoryOptions,
   ) {
     this.fs = durableFs(gitdir);
     this.upkeep = new Upkeep(gitdir, options.gcEvery ?? 0, options.timing, options.repackShare ?? 0);
