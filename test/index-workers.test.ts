@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -139,6 +140,30 @@ describe('A start without snapshots indexes on worker threads', () => {
     assert.deepEqual(await answers(again.service, queries), expected);
     await again.service.close();
     running = null;
+  });
+
+  test('git stops in the middle of the files: the rest are read through isomorphic-git, and no document goes to the workers twice', async () => {
+    // A git that passes everything on, except that a read of the files (cat-file --buffer) ends after 300 KB.
+    const bin = join(dataDir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\ncase " $* " in\n  *" --buffer "*) "${realGit}" "$@" | head -c 300000; exit 1 ;;\nesac\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const { service, logs } = await startWithoutSnapshots(dataDir, 2);
+      running = service;
+      assert.deepEqual(
+        workerBuilds(logs).map((l) => l.documents).sort((a, b) => a - b),
+        [58, 120, 120],
+        'each document once',
+      );
+      assert.deepEqual(await answers(service, queries), expected);
+      await service.close();
+      running = null;
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   test('a worker that cannot start: the main thread indexes, the reason is logged once, the answers are the same', async () => {

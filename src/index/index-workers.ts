@@ -9,7 +9,16 @@ export type Document = readonly [key: string, translation: Translation];
  * What the main thread sends an index worker: documents of build `job`, and whether they complete
  * its index; or, with `drop`, that the build is given up (the worker lets its index go).
  */
-export type Batch = { job: number; documents: Array<[key: string, title: string, summary: string, bodyMd: string]>; last: boolean; drop?: undefined } | { job: number; drop: true };
+export type Batch =
+  | {
+      job: number;
+      documents: Array<[key: string, title: string, summary: string, bodyMd: string]>;
+      last: boolean;
+      /** With the build's first batch: set to 1 when the build is given up, so the worker skips the batches it has not read yet. */
+      cancel?: Int32Array;
+      drop?: undefined;
+    }
+  | { job: number; drop: true };
 
 /** What an index worker answers: the index of build `job`, as TermIndex.save() writes it. */
 export interface Built {
@@ -49,10 +58,13 @@ const WORKER_SCRIPT = new URL(FROM_SOURCES ? './index-worker.ts' : './index-work
 class Job implements BuildStream {
   private batch: Extract<Batch, { documents: unknown }>['documents'] = [];
   private batchChars = 0;
-  /** Characters sent or to be sent: what the worker has yet to index, while the job runs. */
+  /** Characters of text given to the job so far: how much it weighs on its worker until it ends. */
   chars = 0;
   documents = 0;
   private finished = false;
+  /** Shared with the worker (see Batch.cancel); sent with the first batch. */
+  readonly cancel = new Int32Array(new SharedArrayBuffer(4));
+  private sent = false;
   readonly started = performance.now();
   readonly result: Promise<Uint8Array>;
   resolve!: (saved: Uint8Array) => void;
@@ -103,15 +115,16 @@ class Job implements BuildStream {
     const documents = this.batch;
     this.batch = [];
     this.batchChars = 0;
-    this.pool.post(this, { job: this.id, documents, last });
+    this.pool.post(this, { job: this.id, documents, last, cancel: this.sent ? undefined : this.cancel });
+    this.sent = true;
   }
 }
 
 /**
  * Term indexes built on worker threads (index-worker.ts): a version loaded without its snapshot is
  * indexed on other cores, as it is read, while the main thread answers requests and reads and parses
- * the rest. Each build goes to the worker with the least text still to index; a worker may hold
- * several (their batches interleave). Workers start on first need, at most `size`, and end once idle
+ * the rest. Each build goes to an idle worker, or a new one, or else the worker whose builds have the
+ * least text; a worker may hold several (their batches interleave). Workers start on first need, at most `size`, and end once idle
  * for IDLE_MS. When a worker cannot start or dies (a build without the worker's file, a worker out
  * of memory), the reason is logged once, the builds in progress are rejected, and every later one
  * too: their callers index on the main thread, as without workers.
@@ -166,15 +179,17 @@ export class IndexWorkers implements IndexBuilder {
     job.worker.postMessage(batch);
   }
 
-  /** A build given up: the worker forgets it. */
+  /** A build given up: the worker skips what it has not indexed of it yet, and forgets it. */
   drop(job: Job): void {
+    Atomics.store(job.cancel, 0, 1);
     this.post(job, { job: job.id, drop: true });
     if (job.worker !== null) this.done(job.worker, job);
     job.reject(new Error('index build given up'));
   }
 
-  /** A worker not started yet while fewer than `size` run, else the one with the least text to index. */
+  /** A worker without builds, else a new one while fewer than `size` run, else the one whose builds have the least text. */
   private leastBusy(): Worker | null {
+    for (const [worker, jobs] of this.workers) if (jobs.size === 0) return worker;
     if (this.workers.size < this.size) {
       const started = this.start();
       if (started !== null || this.failure !== null) return started;

@@ -129,7 +129,8 @@ export class SearchIndex {
   indexAhead(slug: string, files: number): IndexAhead | null {
     if (this.builder === null || this.versions.has(slug) || this.busy.has(slug)) return null;
     this.aheads.get(slug)?.abandon();
-    const ahead: IndexAhead = new IndexAhead(this.builder, files, () => {
+    // A version small enough to index at once is indexed at once, whatever the builder's minimum.
+    const ahead: IndexAhead = new IndexAhead(this.builder, files, Math.max(this.builder.minChars, SYNC_CHARS), () => {
       if (this.aheads.get(slug) === ahead) this.aheads.delete(slug);
     });
     this.aheads.set(slug, ahead);

@@ -34,7 +34,11 @@ export interface LoadOptions {
 
 /** Versions loaded at the same time at start: enough to keep git and the CPU busy, few enough that each is served soon. */
 const PARALLEL_LOADS = 3;
-/** Longest stretch of parsing before other requests get their turn, in milliseconds. */
+/**
+ * Longest stretch of parsing files read through isomorphic-git (git cannot be run) before other
+ * requests get their turn, in milliseconds. Read through git, each file is parsed as it arrives, a
+ * pipe's chunk at a time.
+ */
 const SLICE_MS = 5;
 
 /**
@@ -209,25 +213,29 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
   const files = new Map<string, string | Translation>();
   const toRead: Array<[string, string]> = [];
   const blobs = blobsOf(tree);
-  // Its documents go to the index workers as they are read, once the version promises enough text.
-  const ahead = search?.indexAhead(slug, blobs.filter(([path]) => TRANSLATION_FILE.test(path)).length) ?? null;
-  const feed = (path: string, t: Translation) => {
-    const m = TRANSLATION_FILE.exec(path)!;
-    const language = canonicalLanguage(m[1]);
-    if (language !== null) ahead?.add(language, m[2], t);
-  };
+  let known = 0;
   for (const [path, oid] of blobs) {
-    const known = parsed.get(oid);
-    if (known && TRANSLATION_FILE.test(path)) {
-      files.set(path, known);
-      feed(path, known);
+    const translation = parsed.get(oid);
+    if (translation && TRANSLATION_FILE.test(path)) {
+      files.set(path, translation);
+      known++;
     } else {
       files.set(path, ''); // keeps the tree's order; filled in below
       toRead.push([path, oid]);
     }
   }
+  // Its documents go to the index workers as they are read, once the version promises enough text;
+  // not for a version with files already loaded for another (a copy shares that one's index, or is
+  // indexed from its state as before).
+  const ahead = known === 0 ? (search?.indexAhead(slug, toRead.filter(([path]) => TRANSLATION_FILE.test(path)).length) ?? null) : null;
+  const feed = (path: string, t: Translation) => {
+    const m = TRANSLATION_FILE.exec(path)!;
+    const language = canonicalLanguage(m[1]);
+    if (language !== null) ahead?.add(language, m[2], t);
+  };
   try {
     const reading = readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
+    reading.catch(() => undefined); // awaited below: a failure of the priming must not leave it unhandled
     // While git starts: the version is about to be indexed from nothing (see primeIndexing).
     if (search) primeIndexing();
     await reading;
@@ -323,11 +331,16 @@ function blobsOf(tree: TreeNode): Array<[string, string]> {
  */
 async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>, onText: (index: number, text: string) => void): Promise<void> {
   if (blobs.length === 0) return;
+  // Blobs given to onText before git failed (it answers in order): the fallback reads the rest.
+  let delivered = 0;
   try {
     await catFileBlobs(
       repo.gitdir,
       blobs.map(([, oid]) => oid),
-      (i, bytes) => onText(i, bytes.toString('utf8')),
+      (i, bytes) => {
+        onText(i, bytes.toString('utf8'));
+        delivered = i + 1;
+      },
     );
     return;
   } catch (err) {
@@ -337,10 +350,11 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
     }
     if (!(err instanceof GitUnavailableError)) throw err;
   }
-  const texts = await repo.readBlobs(blobs);
+  const rest = blobs.slice(delivered);
+  const texts = await repo.readBlobs(rest);
   let slice = performance.now();
-  for (const [i, [path]] of blobs.entries()) {
-    onText(i, texts.get(path) ?? '');
+  for (const [i, [path]] of rest.entries()) {
+    onText(delivered + i, texts.get(path) ?? '');
     if (performance.now() - slice > SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       slice = performance.now();
