@@ -45,3 +45,36 @@ describe('Clock and ids', () => {
     assert.equal(res.body.template.date, '2031-05-06');
   });
 });
+
+describe('Clock.observe', () => {
+  const later = (clock: Clock) => Date.parse(clock.stamp());
+
+  test('after any mix of stamps, the next stamp is after the latest of them, however written', () => {
+    const T0 = Date.parse('2020-01-01T00:00:00.000Z');
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 50; round++) {
+      const clock = new Clock(() => T0);
+      let latest = T0;
+      for (let i = 0; i < 200; i++) {
+        const ms = Date.parse('2026-01-01T00:00:00.000Z') + Math.floor(next() * 400 * 86_400_000);
+        const iso = new Date(ms).toISOString();
+        // Most in the service's own form; some as people write them, some that are no date at all.
+        const r = next();
+        const written = r < 0.8 ? iso : r < 0.9 ? iso.replace('.000Z', 'Z').replace('Z', '+00:00') : r < 0.95 ? iso.slice(0, 10) : 'not a date';
+        const parsed = Date.parse(written);
+        if (Number.isFinite(parsed)) latest = Math.max(latest, parsed);
+        clock.observe(written);
+      }
+      assert.equal(later(clock), latest + 1, `round ${round}`);
+    }
+  });
+
+  test('a day a month does not have is read as the parser reads it, even after a later stamp in the same form', () => {
+    const clock = new Clock(() => 0);
+    clock.observe('2026-03-01T00:00:00.000Z');
+    // Date.parse reads February 31 as March 3: after the stamp above, although it sorts before it.
+    clock.observe('2026-02-31T00:00:00.000Z');
+    assert.equal(clock.stamp(), '2026-03-03T00:00:00.001Z');
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { filePaths, readFileSet, renderFile } from '../src/content/file-set.ts';
+import { filePaths, readFileSet, readFileSetInSlices, renderFile } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
 
 const read = (files: Record<string, string>) => {
@@ -77,5 +77,47 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.ok(text.some((t) => /^en\/orphan\.md:: no node "orphan"/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^fr\/a\.md:: language fr is not enabled/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /node "b" has no en\/b\.md/.test(t)), text.join('\n'));
+  });
+});
+
+describe('Reading a large file set in slices', () => {
+  /** A version of `nodes` topics in en and de, one of them with a problem when `broken`. */
+  const largeSet = (nodes: number, broken: boolean) => {
+    const slugs = Array.from({ length: nodes }, (_, i) => `topic-${i}`);
+    const files = new Map<string, string>([['version.json', JSON.stringify({ label: 'Large', languages: ['en', 'de'], nav: slugs })]]);
+    for (const slug of slugs) {
+      files.set(`en/${slug}.md`, `---\ntitle: ${slug}\n---\nBody of ${slug}.\n`);
+      files.set(`de/${slug}.md`, `---\ntitle: ${slug} (de)\n---\nText von ${slug}.\n`);
+    }
+    if (broken) files.set('de/no-such-node.md', '---\ntitle: Stray\n---\n');
+    return files;
+  };
+  const options = () => {
+    let n = 0;
+    return { slug: 'v1', fallbackStamp: '2026-01-01T00:00:00.000Z', idFor: () => `id-${++n}` };
+  };
+
+  test('the state and the problems are those of readFileSet, and other work runs in between', async () => {
+    for (const broken of [false, true]) {
+      const files = largeSet(3000, broken);
+      const whole = new ProblemList();
+      const expected = readFileSet(files, options(), whole);
+      let turns = 0;
+      let counting = true;
+      const count = () => {
+        turns++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const sliced = new ProblemList();
+      const state = await readFileSetInSlices(files, options(), sliced, 0);
+      counting = false;
+      assert.deepEqual(state, expected);
+      assert.equal(state === null, broken);
+      assert.deepEqual(sliced.errors, whole.errors);
+      assert.deepEqual(sliced.warnings, whole.warnings);
+      // 6,001 files (and, without errors, 3,000 nodes): a pause every 256 of them, each taken with a slice of 0 ms.
+      assert.ok(turns >= (broken ? 23 : 35), `other work ran ${turns} times (broken: ${broken})`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { readFileSet } from '../content/file-set.ts';
+import { readFileSetInSlices } from '../content/file-set.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
 import { canonicalLanguage, isVersionSlug } from '../domain/names.ts';
@@ -35,9 +35,9 @@ export interface LoadOptions {
 /** Versions loaded at the same time at start: enough to keep git and the CPU busy, few enough that each is served soon. */
 const PARALLEL_LOADS = 3;
 /**
- * Longest stretch of parsing files read through isomorphic-git (git cannot be run) before other
- * requests get their turn, in milliseconds. Read through git, each file is parsed as it arrives, a
- * pipe's chunk at a time.
+ * Longest stretch of parsing files read through isomorphic-git (git cannot be run), or of building a
+ * version's state from its files, before other requests get their turn, in milliseconds. Read through
+ * git, each file is parsed as it arrives, a pipe's chunk at a time.
  */
 const SLICE_MS = 5;
 
@@ -244,7 +244,7 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
     throw err;
   }
   const problems = new ProblemList();
-  const state = readFileSet(files, readOptions(slug), problems);
+  const state = await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS);
   // A version that cannot be served needs none of what was built ahead.
   if (state === null) ahead?.abandon();
   return { state, problems, read: toRead.length, indexedAsRead: ahead?.started === true };
@@ -290,7 +290,7 @@ async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNod
   }
   await readAndParse(repo, toRead, files, parsed);
   const problems = new ProblemList();
-  return { state: readFileSet(files, readOptions(snap.slug), problems), problems, read: toRead.length };
+  return { state: await readFileSetInSlices(files, readOptions(snap.slug), problems, SLICE_MS), problems, read: toRead.length };
 }
 
 const TRANSLATION_FILE = /^([^/]+)\/([^/]+)\.md$/;
