@@ -239,15 +239,15 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
     // While git starts: the version is about to be indexed from nothing (see primeIndexing).
     if (search) primeIndexing();
     await reading;
+    const problems = new ProblemList();
+    const state = await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS);
+    // A version that cannot be served needs none of what was built ahead.
+    if (state === null) ahead?.abandon();
+    return { state, problems, read: toRead.length, indexedAsRead: ahead?.started === true };
   } catch (err) {
     ahead?.abandon();
     throw err;
   }
-  const problems = new ProblemList();
-  const state = await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS);
-  // A version that cannot be served needs none of what was built ahead.
-  if (state === null) ahead?.abandon();
-  return { state, problems, read: toRead.length, indexedAsRead: ahead?.started === true };
 }
 
 /**
