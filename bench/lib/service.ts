@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
-import { freePort, now, PROJECT_ROOT, rssOf, sleep } from './util.ts';
+import { cpuSecondsWithChildrenOf, freePort, now, PROJECT_ROOT, rssOf, sleep } from './util.ts';
 
 /** The service under test, running as a child process (`node dist/main.js`, as `npm start` runs it; the suite builds it first). */
 export interface ServiceChild {
@@ -13,6 +13,8 @@ export interface ServiceChild {
   dataDir: string;
   /** Milliseconds from spawn to the first 200 from /healthz (content loaded). */
   readyMs: number;
+  /** CPU seconds the service (all its threads) and its git processes that had ended used from spawn to ready. */
+  cpuAtReadyS: number;
   rss(): number;
   /** The last of what the child printed (warnings and errors only at LOG_LEVEL=warn). */
   output(): string;
@@ -79,6 +81,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
   }
   const readyMs = now() - started;
   const pid = proc.pid!;
+  const cpuAtReadyS = cpuSecondsWithChildrenOf(pid);
   return {
     proc,
     pid,
@@ -86,6 +89,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
     api: `${origin}/help/v1`,
     dataDir: opts.dataDir,
     readyMs,
+    cpuAtReadyS,
     rss: () => rssOf(pid),
     output: () => out,
     stop: async () => {

@@ -71,6 +71,17 @@ export function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** cpuSecondsOf(pid) and the CPU seconds of its children that have ended (cutime, cstime: a service's git processes). */
+export function cpuSecondsWithChildrenOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Machine-wide CPU seconds spent busy (all cores: user, nice, system, irq, softirq, steal), from /proc/stat. */
 export function machineBusySeconds(): number {
   try {
