@@ -286,8 +286,11 @@ describe('Documents indexed on a worker as they are read', () => {
     for (let i = 0; i < count; i++) texts[`n${i}`] = [`english${i}x ${'filler text '.repeat(1700)}`, `deutsch${i}x ${'fuelltext '.repeat(2000)}`];
     return stateOf(texts);
   };
-  const feed = (ahead: NonNullable<ReturnType<SearchIndex['indexAhead']>>, state: VersionState) => {
-    for (const [slug, byLanguage] of state.translations) for (const [language, t] of byLanguage) ahead.add(language, slug, t);
+  /** The version's translations fed to `index` as a start reading it from git would (its files: every translation). */
+  const readAhead = (index: SearchIndex, slug: string, state: VersionState) => {
+    const ahead = index.indexAhead(slug, [...state.translations.values()].reduce((n, byLanguage) => n + byLanguage.size, 0))!;
+    for (const [node, byLanguage] of state.translations) for (const [language, t] of byLanguage) ahead.add(language, node, t);
+    return ahead;
   };
   /** A SearchIndex building on one worker; `calls` counts the builds asked for whole (build) and as documents come (stream). */
   const withWorker = (minChars: number) => {
@@ -312,8 +315,7 @@ describe('Documents indexed on a worker as they are read', () => {
     const state: VersionState = { ...read, translations };
     const { index, workers, calls, builds } = withWorker(100_000);
     try {
-      const ahead = index.indexAhead('v1', 80)!;
-      feed(ahead, read);
+      const ahead = readAhead(index, 'v1', read);
       assert.equal(ahead.started, true, 'the documents promised more than the builder minimum');
       assert.deepEqual(calls, { build: 0, stream: 2 }, 'en and de were sent as they were read');
       await index.update('v1', state);
@@ -332,8 +334,7 @@ describe('Documents indexed on a worker as they are read', () => {
     const state = bigState(4);
     const { index, workers, calls, builds } = withWorker(10_000_000);
     try {
-      const ahead = index.indexAhead('v1', 8)!;
-      feed(ahead, state);
+      const ahead = readAhead(index, 'v1', state);
       assert.equal(ahead.started, false);
       await index.update('v1', state);
       assert.deepEqual(calls, { build: 0, stream: 0 });
@@ -348,13 +349,11 @@ describe('Documents indexed on a worker as they are read', () => {
     const state = bigState(40);
     const { index, workers, calls, builds } = withWorker(100_000);
     try {
-      const ahead = index.indexAhead('v1', 80)!;
-      feed(ahead, state);
+      const ahead = readAhead(index, 'v1', state);
       ahead.abandon();
       // Another version read after it is built, and its searches find only its own documents.
       const next: VersionState = { ...bigState(30), slug: 'v2' };
-      const second = index.indexAhead('v2', 60)!;
-      feed(second, next);
+      readAhead(index, 'v2', next);
       await index.update('v2', next);
       assert.deepEqual(builds(), [30, 30], 'only the second version was built');
       assert.deepEqual(calls, { build: 0, stream: 4 });

@@ -124,10 +124,10 @@ class Job implements BuildStream {
  * Term indexes built on worker threads (index-worker.ts): a version loaded without its snapshot is
  * indexed on other cores, as it is read, while the main thread answers requests and reads and parses
  * the rest. Each build goes to an idle worker, or a new one, or else the worker whose builds have the
- * least text; a worker may hold several (their batches interleave). Workers start on first need, at most `size`, and end once idle
- * for IDLE_MS. When a worker cannot start or dies (a build without the worker's file, a worker out
- * of memory), the reason is logged once, the builds in progress are rejected, and every later one
- * too: their callers index on the main thread, as without workers.
+ * least text; a worker may hold several (their batches interleave). Workers start on first need, at
+ * most `size`, and end once idle for IDLE_MS. When a worker cannot start or dies (a build without the
+ * worker's file, a worker out of memory), the reason is logged once, the builds in progress are
+ * rejected, and every later one too: their callers index on the main thread, as without workers.
  */
 export class IndexWorkers implements IndexBuilder {
   /** Each worker started and not ended, with the builds it runs. */

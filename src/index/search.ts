@@ -39,7 +39,7 @@ export class SearchIndex {
   /** Versions being read whose documents go to the builder's threads as they come (indexAhead), until their update. */
   private readonly aheads = new Map<string, IndexAhead>();
   /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
-  private ahead: Promise<void> = Promise.resolve();
+  private texts: Promise<void> = Promise.resolve();
 
   /**
    * `settled` is told, with the version's slug, when an update done in slices or on other threads has
@@ -93,12 +93,12 @@ export class SearchIndex {
       for (const [language, node, t] of long) if (versions.get(slug)?.get(language)?.docs.get(node) === t) yield t;
     }
     // (Making a text throws nothing; and a text not made yet only means snippets from the lines around the match.)
-    this.ahead = this.ahead.then(() => makeBodyTexts(current(), slicer())).catch(() => {});
+    this.texts = this.texts.then(() => makeBodyTexts(current(), slicer())).catch(() => {});
   }
 
   /** Resolves when the texts of long bodies asked for so far are made (see textsAhead). */
   textsMade(): Promise<void> {
-    return this.ahead;
+    return this.texts;
   }
 
   /**

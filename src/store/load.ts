@@ -228,10 +228,9 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
   // not for a version with files already loaded for another (a copy shares that one's index, or is
   // indexed from its state as before).
   const ahead = known === 0 ? (search?.indexAhead(slug, toRead.filter(([path]) => TRANSLATION_FILE.test(path)).length) ?? null) : null;
-  const feed = (path: string, t: Translation) => {
-    const m = TRANSLATION_FILE.exec(path)!;
-    const language = canonicalLanguage(m[1]);
-    if (language !== null) ahead?.add(language, m[2], t);
+  const feed = (folder: string, node: string, t: Translation) => {
+    const language = canonicalLanguage(folder);
+    if (language !== null) ahead?.add(language, node, t);
   };
   try {
     const reading = readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
@@ -252,21 +251,22 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
 
 /**
  * Reads the blobs and parses the Markdown files among them into translations, each as it arrives
- * (`onTranslation` is told of each). A file that does not parse is left as text: reading the file set
+ * (`onTranslation` is told of each, with its language folder and node slug). A file that does not parse is left as text: reading the file set
  * reports its problems.
  */
-async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, onTranslation?: (path: string, t: Translation) => void): Promise<void> {
+async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, onTranslation?: (folder: string, node: string, t: Translation) => void): Promise<void> {
   const scratch = new ProblemList();
   await readFiles(repo, blobs, (i, text) => {
     const [path, oid] = blobs[i];
     files.set(path, text);
-    if (!TRANSLATION_FILE.test(path)) return;
+    const m = TRANSLATION_FILE.exec(path);
+    if (m === null) return;
     const md = parseMarkdownFile(path, text, scratch);
     if (md === null) return;
     const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
     files.set(path, translation);
     parsed.set(oid, translation);
-    onTranslation?.(path, translation);
+    onTranslation?.(m[1], m[2], translation);
   });
 }
 
