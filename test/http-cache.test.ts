@@ -162,6 +162,13 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     const head = await ask('same-id', 'HEAD');
     assert.equal(head.body.length, 0);
     assert.deepEqual(withoutDate(head).headers, withoutDate(miss).headers);
+    // A HEAD that misses (a URL asked for the first time) has the GET's headers too, and no body.
+    const headMiss = await raw(base, 'HEAD', `${path}&first=time`, { 'x-request-id': 'head-miss' });
+    const getMiss = await raw(base, 'GET', `${path}&first=time`, { 'x-request-id': 'head-miss' });
+    assert.equal(headMiss.status, 200);
+    assert.equal(headMiss.body.length, 0);
+    assert.equal(getMiss.body.length, Number(getMiss.headers.find(([k]) => k === 'content-length')![1]));
+    assert.deepEqual(withoutDate(headMiss).headers, withoutDate(getMiss).headers);
 
     const etag = miss.headers.find(([k]) => k === 'etag')![1];
     const notModified = await ask('same-id', 'GET', { 'if-none-match': `"other", ${etag}` });

@@ -126,10 +126,17 @@ function matchSegments(segments: readonly string[], parts: readonly string[]): R
   return params;
 }
 
-/** The query string as single values; repeated parameters keep the last value. */
+/**
+ * The query string as single values; repeated parameters keep the last value. Parsed as Koa's
+ * `ctx.query` parses it (URLSearchParams), without the object of arrays it builds first.
+ */
 function queryObject(ctx: Context): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) out[k] = Array.isArray(v) ? v[v.length - 1] : v;
+  for (const [k, v] of new URLSearchParams(ctx.querystring)) {
+    // An own property, as Koa makes it, not the object's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+    else out[k] = v;
+  }
   return out;
 }
 

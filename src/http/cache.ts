@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../store/catalog.ts';
@@ -41,8 +41,7 @@ export function runOf(index: object): string {
 }
 
 /** The weak validator of what `ctx`'s URL answers to `visibility` as of `tag` (the run and a generation or a version stamp). */
-export const etagOf = (tag: string, visibility: Visibility, ctx: Context): string =>
-  `W/"${createHash('sha1').update(`${tag}|${keyOf(visibility, ctx)}`).digest('base64url')}"`;
+export const etagOf = (tag: string, visibility: Visibility, ctx: Context, key = keyOf(visibility, ctx)): string => `W/"${hash('sha1', `${tag}|${key}`, 'base64url')}"`;
 
 /** The validator headers of every cached public read (`vary`: more than Authorization when the answer also varies by something else). */
 export function setValidators(ctx: Context, visibility: Visibility, etag: string, maxAge: number, vary = 'Authorization'): void {
@@ -68,7 +67,7 @@ export class ResponseCache {
   private readonly publicControl: string;
   private readonly encoder: JsonEncoder;
   /** URLs asked for once and not kept (see admits). */
-  private readonly seen: LRUCache<string, true> | null;
+  private readonly seen: SeenUrls | null;
 
   constructor(
     /** The generation the answer at the request's URL depends on (generationFor). */
@@ -84,7 +83,7 @@ export class ResponseCache {
     // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
     this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
     this.encoder = new JsonEncoder(maxBytes >> 2);
-    this.seen = maxBytes > 0 ? new LRUCache<string, true>({ max: SEEN_URLS }) : null;
+    this.seen = maxBytes > 0 ? new SeenUrls() : null;
   }
 
   /**
@@ -114,37 +113,30 @@ export class ResponseCache {
       this.observe('hit');
       return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
     }
-    const etag = etagOf(`${this.run}|${generation}`, visibility, ctx);
+    const etag = etagOf(`${this.run}|${generation}`, visibility, ctx, key);
     if (matches(ctx, etag)) {
       this.observe('not_modified');
       return this.send(ctx, visibility, etag, null);
     }
     this.observe('miss');
     const res = await produce();
-    const serialized = this.encoder.serialize(res.body);
-    const body = typeof serialized === 'string' ? Buffer.from(serialized, 'utf8') : serialized;
+    const pieces = this.encoder.serialize(res.body);
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
-    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && this.admits(key)) this.lru.set(key, { generation, etag, body: ownBytes(body), route: typeof route === 'string' ? route : undefined, headers: res.headers });
-    this.send(ctx, visibility, etag, body, res.headers);
-  }
-
-  /**
-   * An answer is kept the second time its URL is asked for in a while, not the first: URLs asked
-   * for once (a crawler's walk, query strings made up to bypass the cache) would otherwise push the
-   * pages readers keep asking for out of the cache, and cost a copy each.
-   */
-  private admits(key: string): boolean {
-    if (this.seen!.has(key)) return true;
-    this.seen!.set(key, true);
-    return false;
+    // A URL with an older answer kept was admitted then, and is again.
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && (entry !== undefined || this.seen!.admits(key))) {
+      const body = ownBytes(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+      this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
+      return this.send(ctx, visibility, etag, body, res.headers);
+    }
+    this.send(ctx, visibility, etag, pieces, res.headers);
   }
 
   /**
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
-  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | null, headers?: Record<string, string>): void {
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | readonly Buffer[] | null, headers?: Record<string, string>): void {
     // Straight onto the response: the same headers Koa's setters would write, without their lookups.
     const res = ctx.res;
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -157,7 +149,23 @@ export class ResponseCache {
     }
     ctx.status = 200;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    ctx.body = body;
+    if (Buffer.isBuffer(body) || body.length === 1) {
+      ctx.body = Buffer.isBuffer(body) ? body : body[0];
+      return;
+    }
+    // An answer in pieces (a memoized body between the rest) goes out as they are, in one write of
+    // the socket (Node corks a response's writes until the next tick), rather than copied into one
+    // buffer first: the copy of a 40 KB body cost more than building the rest of its answer.
+    let length = 0;
+    for (const piece of body) length += piece.length;
+    res.setHeader('Content-Length', length);
+    ctx.respond = false;
+    if (ctx.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
+    res.end(body[body.length - 1]);
   }
 }
 
@@ -193,8 +201,35 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
   };
 }
 
-/** How many URLs asked for once are remembered, so that their second request is kept. */
-const SEEN_URLS = 16_384;
+/**
+ * URLs asked for in a while: an answer is kept the second time its URL is asked for, not the first.
+ * URLs asked for once (a crawler's walk, query strings made up to bypass the cache) would otherwise
+ * push the pages readers keep asking for out of the cache, and cost a copy each.
+ *
+ * Held as 32-bit hashes of the keys in buckets of two, the newer first: keeping the URLs themselves,
+ * every miss would hold its URL for thousands of requests, long enough for the collector to move it
+ * to the old generation. Two URLs with the same hash let the second in early, which is harmless.
+ */
+class SeenUrls {
+  private readonly slots = new Int32Array(SEEN_URLS);
+
+  /** Whether `key` was asked for recently; else remembers it (forgetting the older of its bucket). */
+  admits(key: string): boolean {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    // Odd, so that no hash is the 0 an empty slot holds.
+    h |= 1;
+    const bucket = h & (SEEN_URLS - 2);
+    const slots = this.slots;
+    if (slots[bucket] === h || slots[bucket + 1] === h) return true;
+    slots[bucket + 1] = slots[bucket];
+    slots[bucket] = h;
+    return false;
+  }
+}
+
+/** How many URLs asked for once are remembered (a power of two), so that their second request is kept. */
+const SEEN_URLS = 1 << 15;
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 

@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
  * A route marks such a string with `encodedString(owner, value)`; the owner is the immutable object
  * the string belongs to (a translation: an edit makes a new one, and the old entry ages out).
  * `JsonEncoder.serialize` writes the answer with JSON.stringify, a placeholder standing for each
- * marked string, and splices the memoized text in. Anywhere else a marked string serializes as the
+ * marked string, and returns the bytes around each placeholder and the memoized text as pieces. Anywhere else a marked string serializes as the
  * plain string it holds.
  */
 
@@ -45,9 +45,12 @@ export class JsonEncoder {
     this.memo = maxBytes > 0 ? new LRUCache<object, { value: string; bytes: Buffer }>({ maxSize: maxBytes, sizeCalculation: (e) => e.bytes.length + 64 }) : null;
   }
 
-  /** The JSON text of `answer`: a string when nothing in it was marked, else bytes. */
-  serialize(answer: unknown): string | Buffer {
-    if (this.memo === null) return JSON.stringify(answer);
+  /**
+   * The JSON text of `answer` as UTF-8, in pieces: the memoized text of each marked string is one
+   * piece of its own, not copied into a joined buffer (a topic body is most of a topic answer's bytes).
+   */
+  serialize(answer: unknown): Buffer[] {
+    if (this.memo === null) return [Buffer.from(JSON.stringify(answer), 'utf8')];
     const marked: EncodedString[] = [];
     collecting = marked;
     let text: string;
@@ -56,14 +59,14 @@ export class JsonEncoder {
     } finally {
       collecting = null;
     }
-    if (marked.length === 0) return text;
+    if (marked.length === 0) return [Buffer.from(text, 'utf8')];
     const parts = text.split(QUOTED_MARK);
     // Text that happened to hold the placeholder would misplace the splices: write it plainly.
-    if (parts.length !== marked.length + 1) return JSON.stringify(answer);
-    const chunks: Buffer[] = [];
-    for (let i = 0; i < marked.length; i++) chunks.push(Buffer.from(parts[i], 'utf8'), this.textOf(marked[i]));
-    chunks.push(Buffer.from(parts[marked.length], 'utf8'));
-    return Buffer.concat(chunks);
+    if (parts.length !== marked.length + 1) return [Buffer.from(JSON.stringify(answer), 'utf8')];
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < marked.length; i++) pieces.push(Buffer.from(parts[i], 'utf8'), this.textOf(marked[i]));
+    pieces.push(Buffer.from(parts[marked.length], 'utf8'));
+    return pieces;
   }
 
   private textOf(s: EncodedString): Buffer {
