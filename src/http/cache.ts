@@ -67,7 +67,7 @@ export class ResponseCache {
   private readonly publicControl: string;
   private readonly encoder: JsonEncoder;
   /** URLs asked for once and not kept (see admits). */
-  private readonly seen: SeenUrls | null;
+  private readonly seen: LRUCache<string, true> | null;
 
   constructor(
     /** The generation the answer at the request's URL depends on (generationFor). */
@@ -83,7 +83,7 @@ export class ResponseCache {
     // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
     this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
     this.encoder = new JsonEncoder(maxBytes >> 2);
-    this.seen = maxBytes > 0 ? new SeenUrls() : null;
+    this.seen = maxBytes > 0 ? new LRUCache<string, true>({ max: SEEN_URLS }) : null;
   }
 
   /**
@@ -124,12 +124,23 @@ export class ResponseCache {
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
     // A URL with an older answer kept was admitted then, and is again.
-    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && (entry !== undefined || this.seen!.admits(key))) {
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && (entry !== undefined || this.admits(key))) {
       const body = ownBytes(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
       this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
       return this.send(ctx, visibility, etag, body, res.headers);
     }
     this.send(ctx, visibility, etag, pieces, res.headers);
+  }
+
+  /**
+   * An answer is kept the second time its URL is asked for in a while, not the first: URLs asked
+   * for once (a crawler's walk, query strings made up to bypass the cache) would otherwise push the
+   * pages readers keep asking for out of the cache, and cost a copy each.
+   */
+  private admits(key: string): boolean {
+    if (this.seen!.has(key)) return true;
+    this.seen!.set(key, true);
+    return false;
   }
 
   /**
@@ -201,35 +212,8 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
   };
 }
 
-/**
- * URLs asked for in a while: an answer is kept the second time its URL is asked for, not the first.
- * URLs asked for once (a crawler's walk, query strings made up to bypass the cache) would otherwise
- * push the pages readers keep asking for out of the cache, and cost a copy each.
- *
- * Held as 32-bit hashes of the keys in buckets of two, the newer first: keeping the URLs themselves,
- * every miss would hold its URL for thousands of requests, long enough for the collector to move it
- * to the old generation. Two URLs with the same hash let the second in early, which is harmless.
- */
-class SeenUrls {
-  private readonly slots = new Int32Array(SEEN_URLS);
-
-  /** Whether `key` was asked for recently; else remembers it (forgetting the older of its bucket). */
-  admits(key: string): boolean {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-    // Odd, so that no hash is the 0 an empty slot holds.
-    h |= 1;
-    const bucket = h & (SEEN_URLS - 2);
-    const slots = this.slots;
-    if (slots[bucket] === h || slots[bucket + 1] === h) return true;
-    slots[bucket + 1] = slots[bucket];
-    slots[bucket] = h;
-    return false;
-  }
-}
-
-/** How many URLs asked for once are remembered (a power of two), so that their second request is kept. */
-const SEEN_URLS = 1 << 15;
+/** How many URLs asked for once are remembered, so that their second request is kept. */
+const SEEN_URLS = 16_384;
 
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 
