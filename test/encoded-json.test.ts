@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { encodedString, JsonEncoder } from '../src/http/encoded-json.ts';
+import { encodedString, encodeInSlices, JsonEncoder, longString } from '../src/http/encoded-json.ts';
 
 /** The bytes of `value` as a plain JSON.stringify writes them. */
 const plain = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
-const bytesOf = (pieces: Buffer[]) => Buffer.concat(pieces);
+const bytesOf = async (pieces: Buffer[] | Promise<Buffer[]>) => Buffer.concat(await pieces);
 
 describe('Answers with memoized string text (encoded-json.ts)', () => {
   const bodies = [
@@ -15,34 +15,73 @@ describe('Answers with memoized string text (encoded-json.ts)', () => {
     '',
   ];
 
-  test('an answer with marked strings is byte for byte what JSON.stringify writes, first and again', () => {
+  test('an answer with marked strings is byte for byte what JSON.stringify writes, first and again', async () => {
     const encoder = new JsonEncoder(1 << 20);
     const owners = bodies.map(() => ({}));
     for (let round = 0; round < 2; round++) {
       for (const [i, body] of bodies.entries()) {
         const answer = { title: `T${i}`, bodyMd: encodedString(owners[i], body), list: [encodedString(owners[i], body), null], tail: 1 };
         const expected = plain({ title: `T${i}`, bodyMd: body, list: [body, null], tail: 1 });
-        assert.deepEqual(bytesOf(encoder.serialize(answer)), expected, `body ${i}, round ${round}`);
+        assert.deepEqual(await bytesOf(encoder.serialize(answer)), expected, `body ${i}, round ${round}`);
       }
     }
   });
 
-  test('a new string under the same owner is not answered with the old text', () => {
+  test('a new string under the same owner is not answered with the old text', async () => {
     const encoder = new JsonEncoder(1 << 20);
     const owner = {};
-    assert.deepEqual(bytesOf(encoder.serialize({ b: encodedString(owner, 'old') })), plain({ b: 'old' }));
-    assert.deepEqual(bytesOf(encoder.serialize({ b: encodedString(owner, 'new') })), plain({ b: 'new' }));
+    assert.deepEqual(await bytesOf(encoder.serialize({ b: encodedString(owner, 'old') })), plain({ b: 'old' }));
+    assert.deepEqual(await bytesOf(encoder.serialize({ b: encodedString(owner, 'new') })), plain({ b: 'new' }));
   });
 
-  test('elsewhere (off, or serialized by anything else) a marked string is the plain string', () => {
+  test('elsewhere (off, or serialized by anything else) a marked string is the plain string', async () => {
     const answer = { bodyMd: encodedString({}, 'Body "quoted"\n') };
     assert.equal(JSON.stringify(answer), JSON.stringify({ bodyMd: 'Body "quoted"\n' }));
-    assert.deepEqual(bytesOf(new JsonEncoder(0).serialize(answer)), plain({ bodyMd: 'Body "quoted"\n' }));
+    assert.deepEqual(await bytesOf(new JsonEncoder(0).serialize(answer)), plain({ bodyMd: 'Body "quoted"\n' }));
   });
 
-  test('text that looks like the placeholder does not misplace anything', () => {
+  test('text that looks like the placeholder does not misplace anything', async () => {
     const encoder = new JsonEncoder(1 << 20);
     const tricky = { summary: '\u0000 not the mark "\\u0000"', bodyMd: encodedString({}, 'B') };
-    assert.deepEqual(bytesOf(encoder.serialize(tricky)), plain({ summary: '\u0000 not the mark "\\u0000"', bodyMd: 'B' }));
+    assert.deepEqual(await bytesOf(encoder.serialize(tricky)), plain({ summary: '\u0000 not the mark "\\u0000"', bodyMd: 'B' }));
+  });
+
+  // Longer than a slice (512 K characters), with escapes, a character of 3 bytes and a surrogate pair
+  // (4 bytes) placed across every slice boundary.
+  const long = (() => {
+    const unit = 'Zeile "eins"\n\tÄnderung 設定 👩🏽‍💻 \u2028 ';
+    let text = 'x'.repeat(512 * 1024 - 1) + '😀' + 'y'.repeat(512 * 1024 - 2) + '😀';
+    while (text.length < 1_700_000) text += unit;
+    return text;
+  })();
+
+  test('a string longer than a slice is encoded byte for byte as JSON.stringify encodes it, marked either way, kept or not', async () => {
+    const expected = plain({ a: 1, bodyMd: long, z: 'end' });
+    for (const encoder of [new JsonEncoder(16 << 20), new JsonEncoder(0)]) {
+      const owner = {};
+      assert.deepEqual(await bytesOf(encoder.serialize({ a: 1, bodyMd: encodedString(owner, long), z: 'end' })), expected);
+      assert.deepEqual(await bytesOf(encoder.serialize({ a: 1, bodyMd: encodedString(owner, long), z: 'end' })), expected, 'again (kept, when kept)');
+      assert.deepEqual(await bytesOf(encoder.serialize({ a: 1, bodyMd: longString(long), z: 'end' })), expected);
+      const two = { short: encodedString({}, 'short "one"'), first: longString(long), second: encodedString({}, `${long}2`), last: [longString('x')] };
+      assert.deepEqual(await bytesOf(encoder.serialize(two)), plain({ short: 'short "one"', first: long, second: `${long}2`, last: ['x'] }), 'two long strings and short ones');
+    }
+    for (const cut of [1, 2, 3]) {
+      const text = long.slice(cut);
+      assert.deepEqual(await encodeInSlices(text), Buffer.from(JSON.stringify(text), 'utf8'), `cut ${cut}`);
+    }
+  });
+
+  test('other work runs between the slices of a long string', async () => {
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const before = turns;
+    await new JsonEncoder(0).serialize({ bodyMd: longString(long + long) });
+    running = false;
+    assert.ok(turns - before >= 3, `${turns - before} turns of the event loop while 3.4 M characters were encoded`);
   });
 });

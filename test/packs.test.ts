@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import git from 'isomorphic-git';
 import { clearTempDir, TEMP_DIR } from '../src/storage/durable-fs.ts';
-import { prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
+import { prepareBlob, prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
 import { choosePacks, COMPACTION } from '../src/storage/pack-compactor.ts';
 import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
 import { generateDocSet } from './helpers/generate.ts';
@@ -85,6 +85,37 @@ describe('Pack files as the service writes them', () => {
     assert.equal(built.objects, objects.length - 1);
     assert.equal(`pack-${built.pack.subarray(-20).toString('hex')}`, built.name);
     assert.deepEqual(packsOf(gitdir), [built.name]);
+  });
+});
+
+describe('A long file is encoded and hashed in slices', () => {
+  // 2.5 M characters; a surrogate pair across the first place the text is cut (1 M characters), and
+  // with cut = 1, 2, 3 characters of every width across it.
+  const long = `${'a'.repeat((1 << 20) - 1)}😀${'Änderung 設定 👩🏽‍💻 "q"\n'.repeat(80_000)}`;
+
+  test('into the blob git makes of the same text, whatever falls on the cuts', async () => {
+    for (const cut of [0, 1, 2, 3]) {
+      const text = long.slice(cut);
+      const blob = await prepareBlob(text);
+      const whole = prepareObject('blob', Buffer.from(text, 'utf8'));
+      assert.equal(blob.oid, whole.oid, `cut ${cut}`);
+      assert.ok(blob.content.equals(whole.content), `cut ${cut}`);
+      assert.equal(blob.oid, execFileSync('git', ['hash-object', '--stdin'], { input: whole.content, encoding: 'utf8' }).trim(), `cut ${cut}`);
+    }
+  });
+
+  test('other work runs between the slices', async () => {
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const before = turns;
+    await prepareBlob(long);
+    running = false;
+    assert.ok(turns - before >= 4, `${turns - before} turns of the event loop while 2.5 M characters were encoded and hashed`);
   });
 });
 

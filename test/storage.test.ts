@@ -93,6 +93,20 @@ describe('Storage: the content files are the database', () => {
     assert.equal(looseObjects(s.gitdir), 0, 'no loose objects');
   });
 
+  test('a translation of 3 M characters of every width is stored and answered byte for byte (encoded and hashed in slices)', async () => {
+    const bodyMd = 'Zeile "eins" mit Änderung, 設定を開く 😀👩🏽‍💻 and plain words\n'.repeat(60_000);
+    assert.ok(bodyMd.length > 3_000_000);
+    const res = await s.request('PUT', '/versions/v1/topics/install/translations/de', { body: { title: 'Installieren', bodyMd } });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.translation.bodyMd, bodyMd, 'the answer echoes the body whole');
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    const file = execFileSync('git', ['show', 'main:v1/de/install.md'], { cwd: s.gitdir, maxBuffer: 64 << 20 }).toString('utf8');
+    assert.ok(file.endsWith(`---\n${bodyMd}`), 'the file in git holds the body as sent');
+    execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd: s.gitdir, stdio: 'pipe' });
+    const read = await s.request('GET', '/versions/v1/topics/install/translations/de');
+    assert.equal(read.body.bodyMd, bodyMd);
+  });
+
   test('duplicating a version shares its files: only version.json is new', async () => {
     const before = packsOf(s.gitdir);
     const res = await s.request('POST', '/versions/v1/duplicate', { body: { slug: 'v2' } });

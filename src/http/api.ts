@@ -66,8 +66,16 @@ async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams:
   const res = await run();
   if (res.headers) ctx.set(res.headers);
   ctx.status = res.status ?? 200;
-  ctx.body = res.body;
+  if (cache === undefined || !isPlainJson(res.body)) ctx.body = res.body;
+  else {
+    // The bytes Koa would send, but a long text the answer marks (a body a write echoes) is encoded in slices.
+    ctx.body = await cache.encode(res.body);
+    ctx.type = 'application/json';
+  }
 }
+
+/** An object or array literal: what Koa would answer as JSON (not bytes, a string or a stream). */
+const isPlainJson = (body: unknown): boolean => typeof body === 'object' && body !== null && (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype);
 
 /**
  * Anonymous GETs of the cacheable public endpoints (a help page, a tree, a search), answered by the

@@ -120,7 +120,8 @@ export class ResponseCache {
     }
     this.observe('miss');
     const res = await produce();
-    const pieces = this.encoder.serialize(res.body);
+    const serialized = this.encoder.serialize(res.body);
+    const pieces = serialized instanceof Promise ? await serialized : serialized;
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
     // A URL with an older answer kept was admitted then, and is again.
@@ -130,6 +131,12 @@ export class ResponseCache {
       return this.send(ctx, visibility, etag, body, res.headers);
     }
     this.send(ctx, visibility, etag, pieces, res.headers);
+  }
+
+  /** The JSON of an answer that is not cached (a write's), its long marked strings encoded in slices (encoded-json.ts). */
+  async encode(answer: unknown): Promise<Buffer> {
+    const pieces = await this.encoder.serialize(answer);
+    return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
   }
 
   /**

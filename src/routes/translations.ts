@@ -1,6 +1,7 @@
 import { deleteTranslation, putTranslation } from '../commands/translations.ts';
 import type { TranslationInput } from '../domain/translations.ts';
 import { endpoint } from '../http/api.ts';
+import { longString } from '../http/encoded-json.ts';
 import { language } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import type { Deps } from '../deps.ts';
@@ -23,7 +24,7 @@ export function translationRoutes({ writer }: Deps) {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
         const translation = await putTranslation(writer, actor!, params.version, params.slug, lang, input, pre);
-        return { body: { translation } };
+        return { body: { translation: { ...translation, bodyMd: longString(translation.bodyMd) } } };
       },
     }),
     endpoint({

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { default as IsomorphicGit } from 'isomorphic-git';
 import { clearTempDir, durableFs, fsyncDir, TEMP_DIR } from './durable-fs.ts';
-import { EMPTY_TREE, patchTree, prepareCommit, prepareObject, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
+import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { Upkeep } from './upkeep.ts';
@@ -252,7 +252,7 @@ export class Repository {
     for (const [path, content] of change.files) {
       if (content === null) pathChanges.set(path, null);
       else {
-        const blob = prepareObject('blob', Buffer.from(content, 'utf8'));
+        const blob = await prepareBlob(content);
         objects.push(blob);
         pathChanges.set(path, { blob: blob.oid });
       }
