@@ -84,4 +84,21 @@ describe('Answers with memoized string text (encoded-json.ts)', () => {
     running = false;
     assert.ok(turns - before >= 3, `${turns - before} turns of the event loop while 3.4 M characters were encoded`);
   });
+
+  test('many marked strings, more text than one turn encodes: the same bytes, with other work between', async () => {
+    const texts = Array.from({ length: 400 }, (_, i) => `Text ${i} "q" Ä 設 😀\n`.repeat(400 + i));
+    const answer = { items: texts.map((t, i) => ({ i, body: i % 2 ? longString(t) : encodedString({}, t) })), tail: longString(long) };
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const before = turns;
+    const bytes = await bytesOf(new JsonEncoder(1 << 20).serialize(answer));
+    running = false;
+    assert.deepEqual(bytes, plain({ items: texts.map((t, i) => ({ i, body: t })), tail: long }));
+    assert.ok(turns - before >= 6, `${turns - before} turns while ${texts.reduce((n, t) => n + t.length, 0) + long.length} characters were encoded`);
+  });
 });

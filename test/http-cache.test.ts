@@ -10,7 +10,7 @@ import { KeyFile } from '../src/auth/key-file.ts';
 import { createKey } from '../src/cli/keys.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/service.ts';
-import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
+import { createNode, createVersion, startTestServer, type ListedNode, type TestServer } from './helpers/server.ts';
 
 describe('Caching of public reads: ETag, If-None-Match, Cache-Control', () => {
   let s: TestServer;
@@ -331,6 +331,39 @@ describe('URLs asked for once do not push hot pages out of the answer cache', ()
     for (let i = 0; i < 100; i++) assert.equal(await read(`/versions/v1/topics/hot?utm=${i}`), false);
     assert.equal(await read('/versions/v1/topics/hot?utm=99'), false, 'asked for twice: built, and kept now');
     assert.equal(await read('/versions/v1/topics/hot'), true, 'the hot page is still a hit');
+  });
+});
+
+describe('A list of every body of a version: encoded a slice at a time and streamed', () => {
+  let s: TestServer;
+  // 40 small bodies and 3 of 700 K characters: more text than one turn encodes, in more pieces than are written at once.
+  const bodies = new Map<string, string>();
+  before(async () => {
+    s = await startTestServer();
+    await createVersion(s, 'big', { status: 'draft' });
+    for (let i = 0; i < 43; i++) {
+      const slug = `t${i}`;
+      const bodyMd = i < 40 ? `Body ${i} "quoted" Änderung 設定 😀\n` : `${`Zeile ${i} ü 設定 👩🏽‍💻\n`.repeat(700_000 / 20)}end\n`;
+      bodies.set(slug, bodyMd);
+      await createNode(s, 'big', { slug, translations: { en: { title: `T${i}`, bodyMd } } });
+    }
+  });
+  after(() => s.close());
+
+  // That other work runs between the slices is tested on JsonEncoder itself (test/encoded-json.test.ts).
+  test('every body comes whole, with the right length; HEAD has the same headers', async () => {
+    const res = await s.request('GET', '/versions/big/nodes?include=bodies');
+    assert.equal(res.status, 200);
+    assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    const listed = new Map(res.body.nodes.map((n: ListedNode) => [n.slug, n.translations.en.bodyMd]));
+    assert.deepEqual(listed, bodies);
+    assert.deepEqual(res.body, JSON.parse(res.text));
+
+    const head = await s.request('HEAD', '/versions/big/nodes?include=bodies');
+    assert.equal(head.text, '');
+    assert.equal(head.headers.get('content-length'), res.headers.get('content-length'));
+    assert.equal(head.headers.get('etag'), res.headers.get('etag'));
   });
 });
 

@@ -1,4 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../store/catalog.ts';
@@ -66,6 +67,8 @@ export class ResponseCache {
   private readonly lru: LRUCache<string, CachedAnswer> | null;
   private readonly publicControl: string;
   private readonly encoder: JsonEncoder;
+  /** Bytes of answers kept at most; a larger answer is not kept (nor copied to be). */
+  private readonly keptMax: number;
   /** URLs asked for once and not kept (see admits). */
   private readonly seen: LRUCache<string, true> | null;
 
@@ -81,7 +84,8 @@ export class ResponseCache {
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
     // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
-    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: maxBytes - (maxBytes >> 2), sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
+    this.keptMax = maxBytes - (maxBytes >> 2);
+    this.lru = maxBytes > 0 ? new LRUCache<string, CachedAnswer>({ maxSize: this.keptMax, sizeCalculation: (v, k) => v.body.length + k.length + 128 }) : null;
     this.encoder = new JsonEncoder(maxBytes >> 2);
     this.seen = maxBytes > 0 ? new LRUCache<string, true>({ max: SEEN_URLS }) : null;
   }
@@ -125,7 +129,7 @@ export class ResponseCache {
     const route = ctx.state.route ?? (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
     // The index may have moved on while the answer was built (produce is async): keep it only if not.
     // A URL with an older answer kept was admitted then, and is again.
-    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && (entry !== undefined || this.admits(key))) {
+    if (this.lru !== null && (res.status ?? 200) === 200 && this.generation(ctx) === generation && sizeOf(pieces) <= this.keptMax && (entry !== undefined || this.admits(key))) {
       const body = ownBytes(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
       this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
       return this.send(ctx, visibility, etag, body, res.headers);
@@ -174,8 +178,13 @@ export class ResponseCache {
     // An answer in pieces (a memoized body between the rest) goes out as they are, in one write of
     // the socket (Node corks a response's writes until the next tick), rather than copied into one
     // buffer first: the copy of a 40 KB body cost more than building the rest of its answer.
-    let length = 0;
-    for (const piece of body) length += piece.length;
+    const length = sizeOf(body);
+    if (body.length > STREAMED_PIECES) {
+      // Many pieces (a list of every body of a version): streamed in chunks as the client takes them.
+      ctx.body = Readable.from(chunked(body), { objectMode: false });
+      ctx.length = length;
+      return;
+    }
     res.setHeader('Content-Length', length);
     ctx.respond = false;
     if (ctx.method === 'HEAD') {
@@ -185,6 +194,27 @@ export class ResponseCache {
     for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
     res.end(body[body.length - 1]);
   }
+}
+
+const sizeOf = (pieces: readonly Buffer[]) => pieces.reduce((n, piece) => n + piece.length, 0);
+
+/** An answer in more pieces than this is streamed rather than written at once (a write call each). */
+const STREAMED_PIECES = 64;
+
+/** `pieces` joined into chunks of about 64 KB. */
+function* chunked(pieces: readonly Buffer[]): Generator<Buffer> {
+  let group: Buffer[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    group.push(piece);
+    size += piece.length;
+    if (size >= 64 * 1024) {
+      yield group.length === 1 ? group[0] : Buffer.concat(group, size);
+      group = [];
+      size = 0;
+    }
+  }
+  if (group.length > 0) yield Buffer.concat(group, size);
 }
 
 /**

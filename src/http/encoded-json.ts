@@ -75,27 +75,53 @@ export class JsonEncoder {
     const parts = text.split(QUOTED_MARK);
     // Text that happened to hold the placeholder would misplace the splices: write it plainly.
     if (parts.length !== marked.length + 1) return [Buffer.from(JSON.stringify(answer), 'utf8')];
-    const texts = marked.map((m) => this.textNow(m));
+    // The text of every marked string, as long as SLICE_CHARS allow in this turn; the rest (null) after.
+    const texts: Array<Buffer | null> = [];
+    let chars = 0;
+    let deferred = false;
+    for (const m of marked) {
+      const kept = this.kept(m);
+      if (kept !== undefined) texts.push(kept);
+      else if (deferred || chars + m.value.length > SLICE_CHARS) {
+        texts.push(null);
+        deferred = true;
+      } else {
+        texts.push(this.keep(m, encodeShort(m.value)));
+        chars += m.value.length;
+      }
+    }
     const splice = () => {
       const pieces: Buffer[] = [];
       for (let i = 0; i < marked.length; i++) pieces.push(Buffer.from(parts[i], 'utf8'), texts[i]!);
       pieces.push(Buffer.from(parts[marked.length], 'utf8'));
       return pieces;
     };
-    if (!texts.includes(null)) return splice();
-    // The long ones one after the other: their slices would otherwise share the same turns.
+    if (!deferred) return splice();
+    // The rest SLICE_CHARS a turn (a list of every body of a version is hundreds of MB), a long one in slices of its own.
     return (async () => {
-      for (let i = 0; i < marked.length; i++) texts[i] ??= this.keep(marked[i], await encodeInSlices(marked[i].value));
+      for (let i = 0; i < marked.length; i++) {
+        if (texts[i] !== null) continue;
+        const m = marked[i];
+        if (chars + Math.min(m.value.length, SLICE_CHARS) > SLICE_CHARS) {
+          await nextTurn();
+          chars = 0;
+        }
+        if (m.value.length > SLICE_CHARS) {
+          texts[i] = this.keep(m, await encodeInSlices(m.value));
+          chars = SLICE_CHARS;
+        } else {
+          texts[i] = this.keep(m, encodeShort(m.value));
+          chars += m.value.length;
+        }
+      }
       return splice();
     })();
   }
 
-  /** The JSON text of a marked string when it is kept or short (made, and kept when it has an owner); null for a long one to encode in slices. */
-  private textNow(s: EncodedString): Buffer | null {
+  /** The kept JSON text of a marked string, if it is kept. */
+  private kept(s: EncodedString): Buffer | undefined {
     const kept = s.owner === null ? undefined : this.memo?.get(s.owner);
-    if (kept !== undefined && kept.value === s.value) return kept.bytes;
-    if (s.value.length > SLICE_CHARS) return null;
-    return this.keep(s, ownBytes(Buffer.from(JSON.stringify(s.value), 'utf8')));
+    return kept !== undefined && kept.value === s.value ? kept.bytes : undefined;
   }
 
   private keep(s: EncodedString, bytes: Buffer): Buffer {
@@ -116,10 +142,13 @@ export async function encodeInSlices(value: string): Promise<Buffer> {
     // The opening quote is the first slice's, the closing one the last's.
     pieces.push(json.subarray(from === 0 ? 0 : 1, to === value.length ? json.length : json.length - 1));
     from = to;
-    if (from < value.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (from < value.length) await nextTurn();
   }
   return Buffer.concat(pieces);
 }
+
+const encodeShort = (value: string) => ownBytes(Buffer.from(JSON.stringify(value), 'utf8'));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `bytes`, in memory of their own: Buffer.from() puts a small string's bytes in a shared 8 KB slab,

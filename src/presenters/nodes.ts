@@ -1,6 +1,6 @@
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
-import type { VersionState } from '../domain/types.ts';
+import type { Translation, VersionState } from '../domain/types.ts';
 
 /** The answer to a node create or patch: the node's fields and every translation's stamp. */
 export function presentNodeWrite(state: VersionState, slug: string) {
@@ -20,13 +20,13 @@ export function presentNodeWrite(state: VersionState, slug: string) {
 }
 
 /** A node in `GET /nodes`: fields, and per language the title, summary, stamp and body length (or the body). */
-export function presentListedNode(state: VersionState, slug: string, withBodies: boolean) {
+export function presentListedNode<B = string>(state: VersionState, slug: string, withBodies: boolean, body?: (t: Translation) => B) {
   const node = state.nodes.get(slug)!;
   const translations: Record<string, Record<string, unknown>> = {};
   for (const language of languagesOf(state, slug)) {
     const t = state.translations.get(slug)!.get(language)!;
     translations[language] = { title: t.title, summary: t.summary, updatedAt: t.updatedAt, bodyChars: t.bodyMd.length };
-    if (withBodies) translations[language].bodyMd = t.bodyMd;
+    if (withBodies) translations[language].bodyMd = body ? body(t) : t.bodyMd;
   }
   return {
     id: node.id,
@@ -40,7 +40,7 @@ export function presentListedNode(state: VersionState, slug: string, withBodies:
   };
 }
 
-/** `GET /nodes`: the version's nodes in document order (with bodies only when the caller may have them). */
-export function presentNodeList(state: VersionState, withBodies: boolean) {
-  return { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies)) };
+/** `GET /nodes`: the version's nodes in document order (with bodies only when the caller may have them; `body` gives what they carry, as in presentTopic). */
+export function presentNodeList<B = string>(state: VersionState, withBodies: boolean, body?: (t: Translation) => B) {
+  return { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies, body)) };
 }
