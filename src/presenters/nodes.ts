@@ -40,7 +40,14 @@ export function presentListedNode<B = string>(state: VersionState, slug: string,
   };
 }
 
-/** `GET /nodes`: the version's nodes in document order (with bodies only when the caller may have them; `body` gives what they carry, as in presentTopic). */
-export function presentNodeList<B = string>(state: VersionState, withBodies: boolean, body?: (t: Translation) => B) {
-  return { version: state.slug, status: state.meta.status, nodes: documentOrder(state).map((slug) => presentListedNode(state, slug, withBodies, body)) };
+/** How a presenter makes a long list: by default the array; the HTTP routes mark it to be serialized a slice at a time. */
+export type ListOf = <T>(items: readonly T[], present: (item: T) => unknown) => unknown;
+const plainList: ListOf = (items, present) => items.map(present);
+
+/**
+ * `GET /nodes`: the version's nodes in document order (with bodies only when the caller may have
+ * them; `body` gives what they carry, as in presentTopic; `list` makes the list of nodes).
+ */
+export function presentNodeList<B = string>(state: VersionState, withBodies: boolean, body?: (t: Translation) => B, list: ListOf = plainList) {
+  return { version: state.slug, status: state.meta.status, nodes: list(documentOrder(state), (slug) => presentListedNode(state, slug, withBodies, body)) };
 }

@@ -7,7 +7,7 @@ import { presentNodeList } from '../presenters/nodes.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import type { Deps } from '../deps.ts';
 import type { Translation } from '../domain/types.ts';
-import { encodedString, longString } from '../http/encoded-json.ts';
+import { encodedList, encodedString, longString } from '../http/encoded-json.ts';
 
 /** Bodies are sent from their memoized JSON text when the answer is built again (encoded-json.ts). */
 const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
@@ -62,8 +62,8 @@ export function contentRoutes({ catalog }: Deps) {
       handle: ({ actor, params, query }) => {
         const reader = readerOf(actor);
         const state = readableVersion(catalog, reader, params.version);
-        // Every body of the version (hundreds of MB for a large one): encoded a slice at a time, not kept.
-        return { body: presentNodeList(state, query.include === 'bodies' && mayListBodies(reader), (t) => longString(t.bodyMd)) };
+        // Ten thousand nodes, and with bodies hundreds of MB: presented and encoded a slice at a time, the bodies not kept.
+        return { body: presentNodeList(state, query.include === 'bodies' && mayListBodies(reader), (t) => longString(t.bodyMd), encodedList) };
       },
     }),
     endpoint({
