@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { filePaths, readFileSet, readFileSetInSlices, renderFile } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
+import { withTurns } from './helpers/turns.ts';
 
 const read = (files: Record<string, string>) => {
   const problems = new ProblemList();
@@ -102,16 +103,8 @@ describe('Reading a large file set in slices', () => {
       const files = largeSet(3000, broken);
       const whole = new ProblemList();
       const expected = readFileSet(files, options(), whole);
-      let turns = 0;
-      let counting = true;
-      const count = () => {
-        turns++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
       const sliced = new ProblemList();
-      const state = await readFileSetInSlices(files, options(), sliced, 0);
-      counting = false;
+      const { result: state, turns } = await withTurns(() => readFileSetInSlices(files, options(), sliced, 0));
       assert.deepEqual(state, expected);
       assert.equal(state === null, broken);
       assert.deepEqual(sliced.errors, whole.errors);

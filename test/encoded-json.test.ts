@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { encodedList, encodedString, encodeInSlices, JsonEncoder, longString } from '../src/http/encoded-json.ts';
+import { withTurns } from './helpers/turns.ts';
 
 /** The bytes of `value` as a plain JSON.stringify writes them. */
 const plain = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
@@ -72,34 +73,16 @@ describe('Answers with memoized string text (encoded-json.ts)', () => {
   });
 
   test('other work runs between the slices of a long string', async () => {
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const before = turns;
-    await new JsonEncoder(0).serialize({ bodyMd: longString(long + long) });
-    running = false;
-    assert.ok(turns - before >= 3, `${turns - before} turns of the event loop while 3.4 M characters were encoded`);
+    const { turns } = await withTurns(async () => new JsonEncoder(0).serialize({ bodyMd: longString(long + long) }));
+    assert.ok(turns >= 3, `${turns} turns of the event loop while 3.4 M characters were encoded`);
   });
 
   test('many marked strings, more text than one turn encodes: the same bytes, with other work between', async () => {
     const texts = Array.from({ length: 400 }, (_, i) => `Text ${i} "q" Ä 設 😀\n`.repeat(400 + i));
     const answer = { items: texts.map((t, i) => ({ i, body: i % 2 ? longString(t) : encodedString({}, t) })), tail: longString(long) };
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const before = turns;
-    const bytes = await bytesOf(new JsonEncoder(1 << 20).serialize(answer));
-    running = false;
+    const { result: bytes, turns } = await withTurns(() => bytesOf(new JsonEncoder(1 << 20).serialize(answer)));
     assert.deepEqual(bytes, plain({ items: texts.map((t, i) => ({ i, body: t })), tail: long }));
-    assert.ok(turns - before >= 6, `${turns - before} turns while ${texts.reduce((n, t) => n + t.length, 0) + long.length} characters were encoded`);
+    assert.ok(turns >= 6, `${turns} turns while ${texts.reduce((n, t) => n + t.length, 0) + long.length} characters were encoded`);
   });
 
   test('a long list is presented and serialized a slice of items at a time: the same bytes, marks within included', async () => {
@@ -107,20 +90,11 @@ describe('Answers with memoized string text (encoded-json.ts)', () => {
     const present = (i: number) => ({ i, title: `T${i} "q"`, body: i % 100 === 0 ? longString(`${long}${i}`) : encodedString({}, `b${i}\n`), tags: encodedList([i, i + 1], (n) => `#${n}`) });
     const plainItem = (i: number) => ({ i, title: `T${i} "q"`, body: i % 100 === 0 ? `${long}${i}` : `b${i}\n`, tags: [`#${i}`, `#${i + 1}`] });
     let presented = 0;
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const before = turns;
     const answer = { head: 1, nodes: encodedList(items, (i: number) => (presented++, present(i))), short: encodedList([1, 2], (n) => n * 2), empty: encodedList([], (n) => n), tail: 'end' };
-    const bytes = await bytesOf(new JsonEncoder(1 << 20).serialize(answer));
-    running = false;
+    const { result: bytes, turns } = await withTurns(() => bytesOf(new JsonEncoder(1 << 20).serialize(answer)));
     assert.deepEqual(bytes, plain({ head: 1, nodes: items.map(plainItem), short: [2, 4], empty: [], tail: 'end' }));
     assert.equal(presented, 1000, 'each item presented once');
-    assert.ok(turns - before >= 4, `${turns - before} turns while 1,000 items were presented`);
+    assert.ok(turns >= 4, `${turns} turns while 1,000 items were presented`);
     assert.equal(JSON.stringify({ l: encodedList([1, 2, 3], (n) => n + 1) }), '{"l":[2,3,4]}', 'elsewhere, the array');
   });
 });

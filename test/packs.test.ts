@@ -13,6 +13,7 @@ import { choosePacks, COMPACTION } from '../src/storage/pack-compactor.ts';
 import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
 import { generateDocSet } from './helpers/generate.ts';
 import { looseObjects } from './helpers/git.ts';
+import { withTurns } from './helpers/turns.ts';
 import { PROJECT, runProcess } from './helpers/process.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -105,17 +106,8 @@ describe('A long file is encoded and hashed in slices', () => {
   });
 
   test('other work runs between the slices', async () => {
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const before = turns;
-    await prepareBlob(long);
-    running = false;
-    assert.ok(turns - before >= 4, `${turns - before} turns of the event loop while 2.5 M characters were encoded and hashed`);
+    const { turns } = await withTurns(() => prepareBlob(long));
+    assert.ok(turns >= 4, `${turns} turns of the event loop while 2.5 M characters were encoded and hashed`);
   });
 });
 
