@@ -59,6 +59,11 @@ export interface Config {
   readonly mcpPath: string;
   /** Origins whose pages may call the tool server besides the service's own and `corsOrigins` (`HELP_MCP_ALLOWED_ORIGINS`, comma-separated; default none). */
   readonly mcpAllowedOrigins: ReadonlySet<string>;
+  /**
+   * Characters of text (titles, summaries, bodies) a tool answers with at most in one call
+   * (`HELP_MCP_ANSWER_MCHARS`, millions, default 16): a tool answer is serialized in one piece, twice.
+   */
+  readonly mcpAnswerChars: number;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
   /** The reader portal: HTML pages of the published versions. */
@@ -296,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
     mcpPath: mcp,
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
+    mcpAnswerChars: integer(env, 'HELP_MCP_ANSWER_MCHARS', 16, 1, 1_000) * 1_000_000,
     metricsToken: env.HELP_METRICS_TOKEN || null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,

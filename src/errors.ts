@@ -30,7 +30,7 @@ export const ERROR_CATALOGUE = {
   request_not_open: { status: 409, description: 'The publish request is not open, so it cannot be cancelled; `status` says what it is.' },
   gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
-  limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content); `limit` names it and `max` gives its value.' },
+  limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content), or a tool call would answer more text than one answer of the tool server holds; `limit` names it and `max` gives its value.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than `application/json`.' },
   rate_limited: { status: 429, description: 'Too many sign-in attempts for the account or from the address, or too many token requests from the address; `Retry-After` says how many seconds to wait.' },
   upstream_failed: { status: 502, description: 'The repository host (GitHub) refused or failed a call (the publish request is recorded as `failed` with the reason), or the upstream identity provider could not be reached during sign-in.' },

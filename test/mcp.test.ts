@@ -454,8 +454,34 @@ describe('Tool server (MCP) settings', () => {
     }
   });
 
+  test('a tool answer holds at most HELP_MCP_ANSWER_MCHARS million characters of text: larger exports and lists of bodies are 413, the rest answer', async () => {
+    const s = await startTestServer({ env: { HELP_MCP_ANSWER_MCHARS: '1' } });
+    const clients = new Clients(() => s);
+    try {
+      await createVersion(s, 'big', { status: 'published' });
+      await createNode(s, 'big', { slug: 'long', translations: { en: { title: 'Long', bodyMd: 'word '.repeat(210_000) } } });
+      const anon = await clients.connect(null);
+      const refused = toolError(await anon.callTool({ name: 'export_version', arguments: { version: 'big' } }), 'limit_exceeded', { limit: 'mcp_answer_chars', max: 1_000_000 });
+      assert.match(refused.message, /export_version of version "big" would answer 1\.1 M characters.*at most 1 M \(HELP_MCP_ANSWER_MCHARS\).*\/export/);
+      const writer = await clients.connect(s.key);
+      toolError(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big', include: 'bodies' } }), 'limit_exceeded', { limit: 'mcp_answer_chars', max: 1_000_000 });
+      assert.equal(content(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big' } })).nodes[0].translations.en.bodyChars, 1_050_000);
+      assert.equal(content(await writer.callTool({ name: 'get_translation', arguments: { version: 'big', slug: 'long', language: 'en' } })).bodyMd.length, 1_050_000);
+      // Just under the limit, the whole version is answered.
+      await s.request('PUT', '/versions/big/topics/long/translations/en', { body: { title: 'Long', bodyMd: 'word '.repeat(190_000) } });
+      assert.equal(content(await anon.callTool({ name: 'export_version', arguments: { version: 'big' } })).nodes.length, 1);
+      assert.equal(content(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big', include: 'bodies' } })).nodes[0].translations.en.bodyMd.length, 950_000);
+    } finally {
+      await clients.closeAll();
+      await s.close();
+    }
+  });
+
   test('the settings are checked at start', () => {
     assert.equal(loadConfig({}).mcpPath, '/mcp');
+    assert.equal(loadConfig({}).mcpAnswerChars, 16_000_000);
+    assert.equal(loadConfig({ HELP_MCP_ANSWER_MCHARS: '64' }).mcpAnswerChars, 64_000_000);
+    for (const bad of ['0', '-1', '1.5', 'lots', '1001']) assert.throws(() => loadConfig({ HELP_MCP_ANSWER_MCHARS: bad }), (err: unknown) => err instanceof ConfigError && /HELP_MCP_ANSWER_MCHARS/.test((err as Error).message), bad);
     assert.deepEqual([...loadConfig({ HELP_MCP_ALLOWED_ORIGINS: 'https://a.example/, http://localhost:6274' }).mcpAllowedOrigins], ['https://a.example', 'http://localhost:6274']);
     for (const path of ['mcp', '/mcp/', '/a/../b', '/help/v1/mcp', '/healthz', '/.well-known/mcp', '/m cp']) {
       assert.throws(() => loadConfig({ HELP_MCP_PATH: path }), (err: unknown) => err instanceof ConfigError && /HELP_MCP_PATH/.test((err as Error).message), path);

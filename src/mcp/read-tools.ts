@@ -1,4 +1,6 @@
 import type { Deps } from '../deps.ts';
+import type { VersionState } from '../domain/types.ts';
+import { AppError } from '../errors.ts';
 import { readerOf, requireCredential } from '../http/actor.ts';
 import { language } from '../http/languages.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
@@ -65,7 +67,10 @@ export function readTools(deps: Deps): ToolSpec[] {
       output: 'NodeList',
       run: ({ actor, args }) => {
         const reader = readerOf(actor);
-        return presentNodeList(readableVersion(catalog, reader, args.version), args.include === 'bodies' && mayListBodies(reader));
+        const state = readableVersion(catalog, reader, args.version);
+        const withBodies = args.include === 'bodies' && mayListBodies(reader);
+        if (withBodies) withinAnswer(state, deps.config.mcpAnswerChars, 'list_nodes with include "bodies"', 'leave include out and read the bodies with get_translation, or GET the API\'s /nodes?include=bodies');
+        return presentNodeList(state, withBodies);
       },
     },
     {
@@ -98,7 +103,11 @@ export function readTools(deps: Deps): ToolSpec[] {
       write: false,
       params: { version: 'VersionSlug' },
       output: 'ExportDocument',
-      run: ({ actor, args }) => exportObject(readableVersion(catalog, readerOf(actor), args.version)),
+      run: ({ actor, args }) => {
+        const state = readableVersion(catalog, readerOf(actor), args.version);
+        withinAnswer(state, deps.config.mcpAnswerChars, 'export_version', 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)');
+        return exportObject(state);
+      },
     },
     {
       name: 'get_pdf_bundle',
@@ -119,4 +128,16 @@ export function readTools(deps: Deps): ToolSpec[] {
       run: ({ actor }) => describeCredential(deps, requireCredential(actor)),
     },
   ];
+}
+
+/**
+ * Refuses (413 limit_exceeded) a tool answer that would carry more than `max` characters of the
+ * version's text: the tool server serializes an answer in one piece, twice (as text and as structured
+ * content), and every body of a 10,000-node version (246 M characters) held every other request for 12 s.
+ */
+function withinAnswer(state: VersionState, max: number, what: string, instead: string): void {
+  let chars = 0;
+  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += t.title.length + t.summary.length + t.bodyMd.length;
+  if (chars <= max) return;
+  throw new AppError('limit_exceeded', `${what} of version "${state.slug}" would answer ${(chars / 1e6).toFixed(1)} M characters of text; a tool answer holds at most ${max / 1e6} M (HELP_MCP_ANSWER_MCHARS): ${instead}`, { limit: 'mcp_answer_chars', max });
 }
