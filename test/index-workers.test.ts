@@ -78,7 +78,7 @@ async function answers(service: RunningService, queries: Array<[string, string]>
 }
 
 const workerBuilds = (logs: Array<Record<string, any>>) => logs.filter((l) => l.msg === 'search index built on a worker thread');
-const workerFailures = (logs: Array<Record<string, any>>) => logs.filter((l) => l.msg === 'an index worker failed; search indexes are built on the main thread from now on');
+const workerFailures = (logs: Array<Record<string, any>>) => logs.filter((l) => l.msg === 'an index worker failed; search indexes are built on the main thread until workers are tried again');
 
 describe('A start without snapshots indexes on worker threads', () => {
   let dataDir: string;
@@ -241,6 +241,45 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
       assert.deepEqual(slugs('word299999'), ['big']);
     } finally {
       workers.close();
+    }
+  });
+
+  test('after a worker failed, builds stay on the main thread for a while; then workers are tried again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'help-worker-'));
+    const script = join(dir, 'later-worker.ts');
+    const logs: Array<Record<string, any>> = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+    const workers = new IndexWorkers(1, TEST_MIN_CHARS, log, pathToFileURL(script), 2000);
+    const index = new SearchIndex(() => {}, workers);
+    const found = (state: VersionState, q: string) => index.search(state, 'en', q).hits.map((h) => h.slug);
+    try {
+      // No worker's module yet: the worker cannot start, the main thread builds.
+      const first = stateOf({ big: `${filler}\nfirstword`, small: 'a fig here' });
+      await index.update('v1', first);
+      await index.idle();
+      assert.equal(workerFailures(logs).length, 1);
+      assert.deepEqual(found(first, 'firstword'), ['big']);
+      // The module is there now, but the wait is not over: the main thread builds, and nothing more is logged.
+      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+      writeFileSync(script, `import ${JSON.stringify(new URL('../src/index/index-worker.ts', import.meta.url).href)};\n`);
+      const second: VersionState = { ...stateOf({ big: `${filler}\nsecondword`, small: 'a fig here' }), slug: 'v2' };
+      await index.update('v2', second);
+      await index.idle();
+      const failedAt: number = workerFailures(logs)[0].time;
+      assert.ok(Date.now() - failedAt < 2000, 'the second build ran within the wait');
+      assert.equal(workerFailures(logs).length, 1);
+      assert.deepEqual(workerBuilds(logs), []);
+      assert.deepEqual(found(second, 'secondword'), ['big']);
+      // After it, workers are tried again.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, failedAt + 2000 - Date.now()) + 50));
+      const third: VersionState = { ...stateOf({ big: `${filler}\nthirdword`, small: 'a fig here' }), slug: 'v3' };
+      await index.update('v3', third);
+      await index.idle();
+      assert.equal(workerBuilds(logs).length, 1, 'built on a worker');
+      assert.deepEqual(found(third, 'thirdword'), ['big']);
+    } finally {
+      workers.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

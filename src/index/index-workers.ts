@@ -49,6 +49,9 @@ export interface IndexBuilder {
 const BATCH_CHARS = 256 * 1024;
 /** Workers without work end after this long, in ms: a service at rest keeps no worker's heap. */
 const IDLE_MS = 1000;
+/** How long builds stay on the main thread after a worker failed, the first time; doubled for each failure in a row. */
+const RETRY_MS = 60_000;
+const MAX_RETRY_MS = 3_600_000;
 
 // From the TypeScript sources (tests, `npm run dev`) the worker is its .ts module; in the build, dist/index-worker.js beside this code.
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -126,23 +129,37 @@ class Job implements BuildStream {
  * the rest. Each build goes to an idle worker, or a new one, or else the worker whose builds have the
  * least text; a worker may hold several (their batches interleave). Workers start on first need, at
  * most `size`, and end once idle for IDLE_MS. When a worker cannot start or dies (a build without the
- * worker's file, a worker out of memory), the reason is logged once, the builds in progress are
- * rejected, and every later one too: their callers index on the main thread, as without workers.
+ * worker's file, a worker out of memory), the reason is logged, the builds in progress are rejected,
+ * and so is every build asked for during the next `retryMs`: their callers index on the main thread,
+ * as without workers. Then workers are tried again; each failure in a row doubles the wait (up to an
+ * hour), and a build a worker finishes sets it back.
  */
 export class IndexWorkers implements IndexBuilder {
   /** Each worker started and not ended, with the builds it runs. */
   private readonly workers = new Map<Worker, Set<Job>>();
+  /** Why builds go to the main thread: the workers closed (for good), or the last failure (until `failedUntil`). */
+  private closed: Error | null = null;
   private failure: Error | null = null;
+  private failedUntil = 0;
+  private wait: number;
   private idleTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
 
-  /** `script`: the worker's module (tests give one that fails). */
+  /** `script`: the worker's module (tests give one that fails); `retryMs`: the first wait after a failure. */
   constructor(
     private readonly size: number,
     readonly minChars: number,
     private readonly log: Logger,
     private readonly script: URL = WORKER_SCRIPT,
-  ) {}
+    private readonly retryMs = RETRY_MS,
+  ) {
+    this.wait = retryMs;
+  }
+
+  /** Why a build cannot go to a worker now, or null. */
+  private unavailable(): Error | null {
+    return this.closed ?? (performance.now() < this.failedUntil ? this.failure : null);
+  }
 
   async build(documents: readonly Document[]): Promise<Uint8Array> {
     const job = this.stream();
@@ -158,9 +175,9 @@ export class IndexWorkers implements IndexBuilder {
   stream(): Job {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    const worker = this.failure === null ? this.leastBusy() : null;
+    const worker = this.unavailable() === null ? this.leastBusy() : null;
     const job = new Job(this.nextId++, this, worker);
-    if (worker === null) job.reject(this.failure ?? new Error('no index worker'));
+    if (worker === null) job.reject(this.unavailable() ?? new Error('no index worker'));
     else {
       this.workers.get(worker)!.add(job);
       worker.ref();
@@ -170,7 +187,8 @@ export class IndexWorkers implements IndexBuilder {
 
   /** Ends every worker; builds asked for from now on are rejected (the service is stopping). */
   close(): void {
-    this.stop(new Error('index workers closed'));
+    this.closed = new Error('index workers closed');
+    this.stop(this.closed);
   }
 
   /** Sends a batch of the job's to its worker (nothing when the job has none: it was rejected). */
@@ -192,7 +210,7 @@ export class IndexWorkers implements IndexBuilder {
     for (const [worker, jobs] of this.workers) if (jobs.size === 0) return worker;
     if (this.workers.size < this.size) {
       const started = this.start();
-      if (started !== null || this.failure !== null) return started;
+      if (started !== null || this.unavailable() !== null) return started;
     }
     let best: Worker | null = null;
     let least = Infinity;
@@ -217,6 +235,7 @@ export class IndexWorkers implements IndexBuilder {
       const job = jobs && [...jobs].find((j) => j.id === id);
       if (!job) return;
       this.log.debug({ documents: job.documents, ms: Math.round(performance.now() - job.started) }, 'search index built on a worker thread');
+      this.wait = this.retryMs;
       this.done(worker, job);
       job.resolve(bytes);
     });
@@ -250,13 +269,16 @@ export class IndexWorkers implements IndexBuilder {
   }
 
   private fail(err: Error): void {
-    if (this.failure !== null) return;
-    this.log.warn({ err }, 'an index worker failed; search indexes are built on the main thread from now on');
+    // Other workers failing at the same time (the same cause) are not news.
+    if (this.closed !== null || this.unavailable() !== null) return;
+    this.failure = err;
+    this.failedUntil = performance.now() + this.wait;
+    this.log.warn({ err, retryInS: Math.round(this.wait / 1000) }, 'an index worker failed; search indexes are built on the main thread until workers are tried again');
+    this.wait = Math.min(this.wait * 2, MAX_RETRY_MS);
     this.stop(err);
   }
 
   private stop(reason: Error): void {
-    this.failure ??= reason;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const jobs = [...this.workers.values()].flatMap((set) => [...set]);
