@@ -135,13 +135,15 @@ describe('Snapshots of the index', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     let run = await start(dataDir);
     const path = process.env.PATH;
+    let emptyPath: string | null = null;
     try {
       await ok(run, 'POST', '/versions', { slug: 'nogit', label: 'No git', languages: ['en', 'de'] });
       await writeSome(run, 'nogit', ['alpha', 'bravo']);
       const before = await view(run, 'nogit', ['alpha', 'paragraph']);
       await run.service.close();
       rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-      process.env.PATH = mkdtempSync(join(tmpdir(), 'help-empty-path-'));
+      emptyPath = mkdtempSync(join(tmpdir(), 'help-empty-path-'));
+      process.env.PATH = emptyPath;
       run = await start(dataDir);
       assert.deepEqual(messages(run, 'nogit'), ['version read from git']);
       assert.deepEqual(await view(run, 'nogit', ['alpha', 'paragraph']), before);
@@ -150,6 +152,7 @@ describe('Snapshots of the index', () => {
     } finally {
       process.env.PATH = path;
       await run.service.close();
+      if (emptyPath !== null) rmSync(emptyPath, { recursive: true, force: true });
     }
     try {
       assert.match(execFileSync('git', ['--git-dir', join(dataDir, 'content.git'), 'log', '-1', '--format=%s'], { encoding: 'utf8' }), /charlie/);
