@@ -5,6 +5,7 @@ import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
 import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
 import { lineOf, ProblemList } from './problems.ts';
 import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
+import { nextTurn } from '../slices.ts';
 
 /** Path of a translation inside a version's folder. */
 export const translationPath = (language: string, slug: string) => `${language}/${slug}.md`;
@@ -44,7 +45,7 @@ export async function readFileSetInSlices(files: ReadonlyMap<string, string | Tr
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - since < sliceMs) continue;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     since = performance.now();
   }
 }

@@ -24,6 +24,9 @@ export function assertLanguageEnabled(state: VersionState, language: string, fie
   }
 }
 
+/** Characters of a translation's text: its title, summary and body (what is indexed and exported). */
+export const textChars = (t: Translation): number => t.title.length + t.summary.length + t.bodyMd.length;
+
 /** The languages a node has translations in, in the order of the version's `languages`. */
 export function languagesOf(state: VersionState, slug: string): string[] {
   const byLanguage = state.translations.get(slug);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { sliceEnd } from '../text-slices.ts';
+import { nextTurn, sliceEnd } from '../slices.ts';
 
 /**
  * Large strings of an answer (a topic's Markdown body) kept as the JSON text they serialize to, so
@@ -107,7 +107,7 @@ export class JsonEncoder {
         texts.push(null);
         deferred = true;
       } else {
-        texts.push(this.keep(m, encodeShort(m.value)));
+        texts.push(this.encodeNow(m));
         chars += m.value.length;
       }
     }
@@ -142,7 +142,7 @@ export class JsonEncoder {
           texts[i] = this.keep(m, await encodeInSlices(m.value));
           chars = SLICE_CHARS;
         } else {
-          texts[i] = this.keep(m, encodeShort(m.value));
+          texts[i] = this.encodeNow(m);
           chars += m.value.length;
         }
       }
@@ -173,9 +173,17 @@ export class JsonEncoder {
     return kept !== undefined && kept.value === s.value ? kept.bytes : undefined;
   }
 
+  /** The JSON text of a short marked string, made now (and kept when it has an owner). */
+  private encodeNow(s: EncodedString): Buffer {
+    return this.keep(s, Buffer.from(JSON.stringify(s.value), 'utf8'));
+  }
+
+  /** `bytes` as the kept text of `s` when it has an owner (in memory of their own: see ownBytes). */
   private keep(s: EncodedString, bytes: Buffer): Buffer {
-    if (s.owner !== null) this.memo?.set(s.owner, { value: s.value, bytes });
-    return bytes;
+    if (s.owner === null || this.memo === null) return bytes;
+    const own = ownBytes(bytes);
+    this.memo.set(s.owner, { value: s.value, bytes: own });
+    return own;
   }
 }
 
@@ -196,8 +204,6 @@ export async function encodeInSlices(value: string): Promise<Buffer> {
   return Buffer.concat(pieces);
 }
 
-const encodeShort = (value: string) => ownBytes(Buffer.from(JSON.stringify(value), 'utf8'));
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `bytes`, in memory of their own: Buffer.from() puts a small string's bytes in a shared 8 KB slab,

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { nextTurn } from '../slices.ts';
 
 /** Characters of text made and handed to the socket in one turn of the event loop (about 1–3 ms). */
 const TURN_CHARS = 512 * 1024;
@@ -25,7 +26,7 @@ export function textStream(pieces: Iterable<string>, chunkSize = 8 * 1024): Read
           buffer = '';
           if (sinceTurn >= TURN_CHARS) {
             sinceTurn = 0;
-            await new Promise<void>((resolve) => setImmediate(resolve));
+            await nextTurn();
           }
         }
       }

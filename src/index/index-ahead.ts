@@ -1,5 +1,7 @@
+import { textChars } from '../domain/translations.ts';
 import type { Translation } from '../domain/types.ts';
 import type { BuildStream, Document, IndexBuilder } from './index-workers.ts';
+import { nextTurn } from '../slices.ts';
 
 /** Translation files read before the projection of a version's size is trusted (a first long file would promise too much). */
 const MIN_SEEN = 32;
@@ -107,9 +109,9 @@ export class IndexAhead {
       for (; next < this.held.length && chars < DRAIN_CHARS; next++) {
         const [language, key, t] = this.held[next];
         this.send(language, key, t);
-        chars += t.title.length + t.summary.length + t.bodyMd.length;
+        chars += textChars(t);
       }
-      if (next < this.held.length) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (next < this.held.length) await nextTurn();
     }
     this.held = [];
   }

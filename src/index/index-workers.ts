@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { textChars } from '../domain/translations.ts';
 import type { Translation } from '../domain/types.ts';
+import { nextTurn } from '../slices.ts';
 
 /** A document to index: its key (the node's slug) and its translation in the index's language. */
 export type Document = readonly [key: string, translation: Translation];
@@ -90,7 +92,7 @@ class Job implements BuildStream {
   add(key: string, t: Translation): boolean {
     if (this.finished) return false;
     this.batch.push([key, t.title, t.summary, t.bodyMd]);
-    const chars = t.title.length + t.summary.length + t.bodyMd.length;
+    const chars = textChars(t);
     this.batchChars += chars;
     this.chars += chars;
     this.documents++;
@@ -167,7 +169,7 @@ export class IndexWorkers implements IndexBuilder {
     if (job.worker === null) return job.finish();
     for (const [key, t] of documents) {
       // Between batches, other work runs: copying a large version's text into messages would hold the event loop.
-      if (job.add(key, t)) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (job.add(key, t)) await nextTurn();
     }
     return job.finish();
   }

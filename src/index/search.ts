@@ -1,4 +1,5 @@
 import { plainLines } from '../content/plain-text.ts';
+import { textChars } from '../domain/translations.ts';
 import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
@@ -9,6 +10,7 @@ import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
 import { indexTerms, queryTerms, words, type Word } from './words.ts';
+import { nextTurn } from '../slices.ts';
 
 export const MAX_HITS = 50;
 interface LanguageIndex {
@@ -427,7 +429,7 @@ function slicer(): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < SLICE_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     since = performance.now();
   };
 }
@@ -438,7 +440,7 @@ function changedChars(index: LanguageIndex | undefined, state: VersionState, lan
   const docs = index?.docs;
   for (const [slug, ts] of state.translations) {
     const t = ts.get(language);
-    if (t && docs?.get(slug) !== t) chars += t.title.length + t.summary.length + t.bodyMd.length;
+    if (t && docs?.get(slug) !== t) chars += textChars(t);
   }
   return chars;
 }

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { textChars } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
 import { AppError } from '../errors.ts';
 import { readerOf, requireCredential } from '../http/actor.ts';
@@ -137,7 +138,7 @@ export function readTools(deps: Deps): ToolSpec[] {
  */
 function withinAnswer(state: VersionState, max: number, what: string, instead: string): void {
   let chars = 0;
-  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += t.title.length + t.summary.length + t.bodyMd.length;
+  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += textChars(t);
   if (chars <= max) return;
   throw new AppError('limit_exceeded', `${what} of version "${state.slug}" would answer ${(chars / 1e6).toFixed(1)} M characters of text; a tool answer holds at most ${max / 1e6} M (HELP_MCP_ANSWER_MCHARS): ${instead}`, { limit: 'mcp_answer_chars', max });
 }

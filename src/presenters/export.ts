@@ -1,5 +1,5 @@
 import { filePaths, renderFile } from '../content/file-set.ts';
-import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
+import { languagesOf, nodeUpdatedAt, textChars } from '../domain/translations.ts';
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
@@ -37,7 +37,7 @@ export function* exportDocument(state: VersionState): Generator<string> {
 export function exportParts(state: VersionState) {
   const order = documentOrder(state);
   let chars = 0;
-  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += t.title.length + t.summary.length + t.bodyMd.length + 120;
+  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += textChars(t) + 120;
   return {
     head: `{"version":${JSON.stringify(presentVersion(state))},"nodes":[`,
     units: order.map((slug, i) => ({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sliceEnd } from '../text-slices.ts';
+import { nextTurn, sliceEnd } from '../slices.ts';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -41,7 +41,6 @@ export async function prepareBlob(text: string): Promise<PreparedObject> {
   return { oid: hash.digest('hex'), type: 'blob', content };
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A tree kept in memory with its id, so a write patches only the path that changed. */
 export interface TreeNode {

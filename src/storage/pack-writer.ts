@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
 import type { ObjectType, PreparedObject } from './git-objects.ts';
+import { nextTurn } from '../slices.ts';
 
 /**
  * Writes the objects of one commit as a single pack file and its index (git's pack format v2,
@@ -55,7 +56,7 @@ export async function packEntries(objects: readonly PreparedObject[]): Promise<P
     sinceYield += object.content.length;
     if (sinceYield >= SLICE_BYTES) {
       sinceYield = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
   return out;
@@ -93,7 +94,7 @@ export async function sha1Sliced(parts: readonly Buffer[]): Promise<Buffer> {
       sinceYield += Math.min(SLICE_BYTES, part.length - at);
       if (sinceYield >= SLICE_BYTES) {
         sinceYield = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
   }

@@ -14,6 +14,7 @@ import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
 import type { Snapshot, SnapshotFile } from './snapshot.ts';
+import { nextTurn } from '../slices.ts';
 
 /** Stamp for hand-written files without one: fixed, so it does not move between restarts. */
 const UNSTAMPED = '1970-01-01T00:00:00.000Z';
@@ -356,7 +357,7 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
   for (const [i, [path]] of rest.entries()) {
     onText(delivered + i, texts.get(path) ?? '');
     if (performance.now() - slice > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       slice = performance.now();
     }
   }

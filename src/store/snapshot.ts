@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { NodeRec, TranslationsOf, VersionMeta, VersionState } from '../domain/types.ts';
 import type { TreeNode } from '../storage/git-objects.ts';
 import { snapshotFile } from './snapshot-files.ts';
+import { nextTurn } from '../slices.ts';
 
 /**
  * A version's in-memory state kept on disk beside the repository, so a start restores it instead of
@@ -80,7 +81,7 @@ export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> 
     // Hashed a megabyte at a time between turns of the event loop: a large search index is tens of megabytes.
     for (let at = 0; at < data.length; at += HASH_SLICE) {
       hash.update(data.subarray(at, at + HASH_SLICE));
-      if (at + HASH_SLICE < data.length) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (at + HASH_SLICE < data.length) await nextTurn();
     }
     bytes += data.length;
     await handle.write(data);

@@ -1,3 +1,10 @@
+/*
+ * Long work done in slices, so that other requests are answered between them.
+ */
+
+/** Waits for the next turn of the event loop: what was queued meanwhile (requests, I/O) runs first. */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Where a slice of `text` that starts at `from` and holds at most `size` characters ends: never
  * between the two halves of a surrogate pair, which encoded apart become two replacement characters
