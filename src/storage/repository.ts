@@ -10,6 +10,7 @@ import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import type { TimingSink } from './timing.ts';
 import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
+import { utf8Text } from './blob-text.ts';
 
 export { BRANCH } from './branch.ts';
 
@@ -168,7 +169,7 @@ export class Repository {
     await this.upkeep.reading(() =>
       inBatches(blobs, 32, async ([path, oid]) => {
         const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
-        out.set(path, Buffer.from(blob).toString('utf8'));
+        out.set(path, utf8Text(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength)));
       }),
     );
     // In the order asked for, as a folder read in one pass would give them.

@@ -12,6 +12,7 @@ import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
+import { utf8Text } from '../storage/blob-text.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
 import type { Snapshot, SnapshotFile } from './snapshot.ts';
 import { nextTurn } from '../slices.ts';
@@ -339,7 +340,7 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
       repo.gitdir,
       blobs.map(([, oid]) => oid),
       (i, bytes) => {
-        onText(i, bytes.toString('utf8'));
+        onText(i, utf8Text(bytes));
         delivered = i + 1;
       },
     );
