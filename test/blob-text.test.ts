@@ -17,6 +17,7 @@ test('files read from git decode to the same text as Node decodes them, in any s
     ['emoji and characters outside the BMP', '😀 𠀀𠀁 notes 🎉 '.repeat(60)],
     ['a byte-order mark first', `\ufeff# Title\n\n${'Text — with a dash. '.repeat(40)}`],
     ['a long Latin text with one wide character at its end', `${'plain text '.repeat(600)}— and then a dash, 設定`],
+    ['German with a wide character near its start', `„Zitat“ ${'Die Einstellungen für Zugriffsschlüssel. '.repeat(40)}`],
     ['short', 'ü 設定'],
     ['empty', ''],
   ];
