@@ -4,12 +4,19 @@ import { once } from 'node:events';
 /**
  * Sends `GET url` every 5 ms from a process of its own until stopped, and reports the longest wait.
  * A probe in the suite's own process would count the suite's work as the server's: serializing a
- * 3 MB request body or collecting its garbage delays the probe's timers too.
+ * 3 MB request body or collecting its garbage delays the probe's timers too. The probe is ready once
+ * WARM_UP requests are answered, which are not counted: a fresh process's first fetch() takes 30-60 ms
+ * of its own (loading the HTTP client, opening the connection), and it fell in the window measured.
  */
+const WARM_UP = 20;
 const SCRIPT = `
 let worst = 0, probes = 0, stopping = false;
 process.stdin.on('data', () => { stopping = true; });
 process.stdin.resume();
+for (let i = 0; i < ${WARM_UP}; i++) {
+  await fetch(process.argv[1]).then((r) => r.arrayBuffer());
+  await new Promise((r) => setTimeout(r, 5));
+}
 process.stdout.write('ready\\n');
 while (!stopping) {
   const t0 = performance.now();
