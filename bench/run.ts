@@ -387,7 +387,10 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     const plainMs = median(plainRuns.map((r) => r.ms));
     const koaPlainMs = median(koaPlain);
     const growth = Math.max(...plainRuns.map((r) => r.peak - r.before));
-    const lateGrowth = Math.max(...plainRuns.map((r) => r.secondHalfGrowth));
+    // The median of the runs, as every row: RSS sampled every 5 ms during a stream of tens of milliseconds
+    // moves by half a megabyte when a collection or the allocator happens to fall in the second half.
+    const lateGrowths = plainRuns.map((r) => r.secondHalfGrowth);
+    const lateGrowth = median(lateGrowths);
     const runDetails = (runs: ExportRun[]) =>
       runs.map((r) => ({ ms: round(r.ms), bytes: r.bytes, beforeMB: round(r.before / MB), peakMB: round(r.peak / MB), afterMB: round(r.after / MB), secondHalfGrowthMB: round(r.secondHalfGrowth / MB, 2) }));
     details.export = {
@@ -411,7 +414,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     });
     rows.push({
       id: 'P6b',
-      scenario: 'export without Accept-Encoding: server RSS growth during the second half of the stream',
+      scenario: 'export without Accept-Encoding: server RSS growth during the second half of the stream (median of 3)',
       measured: lateGrowth / MB,
       unit: 'MB',
       baseline: exportSizes.plain / 2 / MB,
@@ -419,7 +422,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
       ratio: lateGrowth / (exportSizes.plain / 2),
       target: '≤ 0.05× (flat while it streams)',
       met: lateGrowth <= 0.05 * (exportSizes.plain / 2),
-      note: `RSS peak − before, whole stream: ${round(growth / MB)} MB (worst of ${plainRuns.length} runs)`,
+      note: `median of ${plainRuns.length} runs (${lateGrowths.map((g) => round(g / MB, 2)).join(', ')} MB); RSS peak − before, whole stream: ${round(growth / MB)} MB (worst of ${plainRuns.length} runs)`,
     });
     rows.push({
       id: 'P6c',
