@@ -204,7 +204,6 @@ export async function encodeInSlices(value: string): Promise<Buffer> {
   return Buffer.concat(pieces);
 }
 
-
 /**
  * `bytes`, in memory of their own: Buffer.from() puts a small string's bytes in a shared 8 KB slab,
  * and a kept answer of 100 bytes would hold the whole slab while the cache counted 100.

@@ -52,7 +52,7 @@ export class IndexAhead {
   add(language: string, key: string, translation: Translation): void {
     if (this.ended) return;
     this.seen++;
-    this.chars += translation.title.length + translation.summary.length + translation.bodyMd.length;
+    this.chars += textChars(translation);
     let byKey = this.fed.get(language);
     if (byKey === undefined) this.fed.set(language, (byKey = new Map()));
     byKey.set(key, translation);

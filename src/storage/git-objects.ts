@@ -33,14 +33,26 @@ export async function prepareBlob(text: string): Promise<PreparedObject> {
     await nextTurn();
   }
   const content = Buffer.concat(pieces);
-  const hash = createHash('sha1').update(`blob ${content.length}\0`);
-  for (let at = 0; at < content.length; at += SLICE) {
-    hash.update(content.subarray(at, at + SLICE));
-    await nextTurn();
-  }
-  return { oid: hash.digest('hex'), type: 'blob', content };
+  const oid = (await sha1Sliced([Buffer.from(`blob ${content.length}\0`), content])).toString('hex');
+  return { oid, type: 'blob', content };
 }
 
+/** SHA-1 of the parts, in slices with turns of the event loop between them (a merged pack can be tens of MB, a file's blob several). */
+export async function sha1Sliced(parts: readonly Buffer[]): Promise<Buffer> {
+  const hash = createHash('sha1');
+  let sinceYield = 0;
+  for (const part of parts) {
+    for (let at = 0; at < part.length; at += SLICE) {
+      hash.update(part.subarray(at, at + SLICE));
+      sinceYield += Math.min(SLICE, part.length - at);
+      if (sinceYield >= SLICE) {
+        sinceYield = 0;
+        await nextTurn();
+      }
+    }
+  }
+  return hash.digest();
+}
 
 /** A tree kept in memory with its id, so a write patches only the path that changed. */
 export interface TreeNode {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { sha1Sliced, stagePack, type PackEntry } from './pack-writer.ts';
+import { sha1Sliced } from './git-objects.ts';
+import { stagePack, type PackEntry } from './pack-writer.ts';
 
 /**
  * Merges the small packs that single writes leave (one per commit) into fewer, larger ones, so that

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
-import type { ObjectType, PreparedObject } from './git-objects.ts';
+import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
 import { nextTurn } from '../slices.ts';
 
 /**
@@ -21,7 +21,7 @@ const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
  */
 const LEVEL = 1;
 
-/** Bytes to deflate or hash between two turns of the event loop, so a bulk write does not stall reads. */
+/** Bytes to deflate between two turns of the event loop, so a bulk write does not stall reads. */
 const SLICE_BYTES = 1 << 20;
 
 /** One object as a pack stores it: the entry header and the zlib stream, with their CRC-32 for the index. */
@@ -82,23 +82,6 @@ export interface BuiltPack {
   pack: Buffer;
   idx: Buffer;
   objects: number;
-}
-
-/** SHA-1 of the parts, in slices with turns of the event loop between them (a merged pack can be tens of MB). */
-export async function sha1Sliced(parts: readonly Buffer[]): Promise<Buffer> {
-  const hash = createHash('sha1');
-  let sinceYield = 0;
-  for (const part of parts) {
-    for (let at = 0; at < part.length; at += SLICE_BYTES) {
-      hash.update(part.subarray(at, at + SLICE_BYTES));
-      sinceYield += Math.min(SLICE_BYTES, part.length - at);
-      if (sinceYield >= SLICE_BYTES) {
-        sinceYield = 0;
-        await nextTurn();
-      }
-    }
-  }
-  return hash.digest();
 }
 
 /** Lays out a pack and its index from entries (an object listed twice is stored once). */
