@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { nextTurn, sliceEnd } from '../slices.ts';
+import { nextTurn, sliceEnd, TURN_CHARS } from '../slices.ts';
 
 /**
  * Large strings of an answer (a topic's Markdown body) kept as the JSON text they serialize to, so
@@ -13,7 +13,7 @@ import { nextTurn, sliceEnd } from '../slices.ts';
  * string that is not worth keeping but may be long (a write's answer echoing the body it stored) is
  * marked with `longString(value)`. `JsonEncoder.serialize` writes the answer with JSON.stringify, a
  * placeholder standing for each marked string, and returns the bytes around each placeholder and the
- * text of each marked string as pieces. A marked string longer than SLICE_CHARS is encoded a slice at a
+ * text of each marked string as pieces. A marked string longer than TURN_CHARS is encoded a slice at a
  * time, with a turn of the event loop between slices: a 5 MB body escaped and encoded at once held
  * every other request for about 15 ms. A long list marked with `encodedList(items, present)` is
  * presented and serialized a slice of items at a time (a version's 10,000 nodes took about 60 ms in
@@ -23,9 +23,6 @@ import { nextTurn, sliceEnd } from '../slices.ts';
 /** The placeholder: unguessable, so answer text cannot forge it (and if it ever did, see serialize). */
 const MARK = `\u0000${randomBytes(12).toString('base64url')}`;
 const QUOTED_MARK = JSON.stringify(MARK);
-
-/** Characters of a marked string escaped and encoded in one turn of the event loop (about 1–3 ms). */
-const SLICE_CHARS = 512 * 1024;
 
 /** Items of a marked list presented and serialized in one turn of the event loop. */
 const LIST_SLICE = 256;
@@ -96,14 +93,14 @@ export class JsonEncoder {
     const parts = text.split(QUOTED_MARK);
     // Text that happened to hold the placeholder would misplace the splices: write it plainly.
     if (parts.length !== marked.length + 1) return [Buffer.from(JSON.stringify(answer), 'utf8')];
-    // The text of every marked string, as long as SLICE_CHARS allow in this turn; the rest (null) after.
+    // The text of every marked string, as long as TURN_CHARS allow in this turn; the rest (null) after.
     const texts: Array<Buffer | Buffer[] | null> = [];
     let chars = 0;
     let deferred = false;
     for (const m of marked) {
       const kept = m instanceof EncodedString ? this.kept(m) : undefined;
       if (kept !== undefined) texts.push(kept);
-      else if (deferred || m instanceof EncodedList || chars + m.value.length > SLICE_CHARS) {
+      else if (deferred || m instanceof EncodedList || chars + m.value.length > TURN_CHARS) {
         texts.push(null);
         deferred = true;
       } else {
@@ -123,7 +120,7 @@ export class JsonEncoder {
       return pieces;
     };
     if (!deferred) return splice();
-    // The rest SLICE_CHARS a turn (a list of every body of a version is hundreds of MB), a long one in
+    // The rest TURN_CHARS a turn (a list of every body of a version is hundreds of MB), a long one in
     // slices of its own, a list LIST_SLICE items a turn.
     return (async () => {
       for (let i = 0; i < marked.length; i++) {
@@ -131,16 +128,16 @@ export class JsonEncoder {
         const m = marked[i];
         if (m instanceof EncodedList) {
           texts[i] = await this.listInSlices(m);
-          chars = SLICE_CHARS;
+          chars = TURN_CHARS;
           continue;
         }
-        if (chars + Math.min(m.value.length, SLICE_CHARS) > SLICE_CHARS) {
+        if (chars + Math.min(m.value.length, TURN_CHARS) > TURN_CHARS) {
           await nextTurn();
           chars = 0;
         }
-        if (m.value.length > SLICE_CHARS) {
+        if (m.value.length > TURN_CHARS) {
           texts[i] = this.keep(m, await encodeInSlices(m.value));
-          chars = SLICE_CHARS;
+          chars = TURN_CHARS;
         } else {
           texts[i] = this.encodeNow(m);
           chars += m.value.length;
@@ -188,13 +185,13 @@ export class JsonEncoder {
 }
 
 /**
- * What JSON.stringify(value) encodes to, byte for byte, escaped and encoded SLICE_CHARS at a time
+ * What JSON.stringify(value) encodes to, byte for byte, escaped and encoded TURN_CHARS at a time
  * with a turn of the event loop between slices (none ending inside a surrogate pair).
  */
 export async function encodeInSlices(value: string): Promise<Buffer> {
   const pieces: Buffer[] = [];
   for (let from = 0; from < value.length; ) {
-    const to = sliceEnd(value, from, SLICE_CHARS);
+    const to = sliceEnd(value, from, TURN_CHARS);
     const json = Buffer.from(JSON.stringify(value.slice(from, to)), 'utf8');
     // The opening quote is the first slice's, the closing one the last's.
     pieces.push(json.subarray(from === 0 ? 0 : 1, to === value.length ? json.length : json.length - 1));

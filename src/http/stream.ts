@@ -1,8 +1,5 @@
 import { Readable } from 'node:stream';
-import { nextTurn } from '../slices.ts';
-
-/** Characters of text made and handed to the socket in one turn of the event loop (about 1–3 ms). */
-const TURN_CHARS = 512 * 1024;
+import { nextTurn, TURN_CHARS } from '../slices.ts';
 
 /**
  * A stream of text from a generator of pieces, sent in chunks of about 8 KB, one at a time: a larger

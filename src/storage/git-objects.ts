@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { nextTurn, sliceEnd } from '../slices.ts';
+import { hashInSlices, nextTurn, sliceEnd, TURN_CHARS } from '../slices.ts';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -15,19 +15,16 @@ export function prepareObject(type: ObjectType, content: Buffer): PreparedObject
   return { oid, type, content };
 }
 
-/** Characters of a file encoded, or bytes hashed, in one turn of the event loop (about 1–3 ms). */
-const SLICE = 1 << 20;
-
 /**
  * The blob of a file's text (UTF-8), the same as prepareObject('blob', …); a long text is encoded
  * and hashed a slice at a time with turns of the event loop between: a 5 MB file at once held every
  * other request for about 10 ms.
  */
 export async function prepareBlob(text: string): Promise<PreparedObject> {
-  if (text.length <= SLICE) return prepareObject('blob', Buffer.from(text, 'utf8'));
+  if (text.length <= TURN_CHARS) return prepareObject('blob', Buffer.from(text, 'utf8'));
   const pieces: Buffer[] = [];
   for (let from = 0; from < text.length; ) {
-    const to = sliceEnd(text, from, SLICE);
+    const to = sliceEnd(text, from, TURN_CHARS);
     pieces.push(Buffer.from(text.slice(from, to), 'utf8'));
     from = to;
     await nextTurn();
@@ -40,17 +37,7 @@ export async function prepareBlob(text: string): Promise<PreparedObject> {
 /** SHA-1 of the parts, in slices with turns of the event loop between them (a merged pack can be tens of MB, a file's blob several). */
 export async function sha1Sliced(parts: readonly Buffer[]): Promise<Buffer> {
   const hash = createHash('sha1');
-  let sinceYield = 0;
-  for (const part of parts) {
-    for (let at = 0; at < part.length; at += SLICE) {
-      hash.update(part.subarray(at, at + SLICE));
-      sinceYield += Math.min(SLICE, part.length - at);
-      if (sinceYield >= SLICE) {
-        sinceYield = 0;
-        await nextTurn();
-      }
-    }
-  }
+  await hashInSlices(hash, parts);
   return hash.digest();
 }
 

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { crc32, deflate, deflateSync } from 'node:zlib';
 import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
-import { nextTurn } from '../slices.ts';
+import { nextTurn, TURN_BYTES } from '../slices.ts';
 
 /**
  * Writes the objects of one commit as a single pack file and its index (git's pack format v2,
@@ -20,9 +20,6 @@ const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
  * (measured on the 10 MB import set). git reads any level; `git gc` deltas most of them later.
  */
 const LEVEL = 1;
-
-/** Bytes to deflate between two turns of the event loop, so a bulk write does not stall reads. */
-const SLICE_BYTES = 1 << 20;
 
 /** One object as a pack stores it: the entry header and the zlib stream, with their CRC-32 for the index. */
 export interface PackEntry {
@@ -54,7 +51,7 @@ export async function packEntries(objects: readonly PreparedObject[]): Promise<P
     }
     out.push(packEntry(object));
     sinceYield += object.content.length;
-    if (sinceYield >= SLICE_BYTES) {
+    if (sinceYield >= TURN_BYTES) {
       sinceYield = 0;
       await nextTurn();
     }

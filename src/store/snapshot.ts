@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { NodeRec, TranslationsOf, VersionMeta, VersionState } from '../domain/types.ts';
 import type { TreeNode } from '../storage/git-objects.ts';
 import { snapshotFile } from './snapshot-files.ts';
-import { nextTurn } from '../slices.ts';
+import { hashInSlices } from '../slices.ts';
 
 /**
  * A version's in-memory state kept on disk beside the repository, so a start restores it instead of
@@ -67,8 +67,6 @@ export class SnapshotFormatError extends Error {}
  * Writes a snapshot durably (temp file, fsync, rename, fsync of the folder). Serializes part by
  * part and awaits each write, so requests keep being served meanwhile.
  */
-const HASH_SLICE = 1 << 20;
-
 export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> & { search: readonly Uint8Array[] | null }): Promise<{ bytes: number; longestStepMs: number }> {
   await fs.promises.mkdir(dir, { recursive: true });
   const temp = join(dir, `.${snap.slug}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
@@ -78,11 +76,8 @@ export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> 
   let bytes = 0;
   let longestStepMs = 0;
   const put = async (data: Uint8Array) => {
-    // Hashed a megabyte at a time between turns of the event loop: a large search index is tens of megabytes.
-    for (let at = 0; at < data.length; at += HASH_SLICE) {
-      hash.update(data.subarray(at, at + HASH_SLICE));
-      if (at + HASH_SLICE < data.length) await nextTurn();
-    }
+    // In slices: a large search index is tens of megabytes.
+    await hashInSlices(hash, [data]);
     bytes += data.length;
     await handle.write(data);
   };
