@@ -98,6 +98,19 @@ describe('Errors and bad input', () => {
     }
   });
 
+  test('a field the rules of the domain refuse is named where the request holds it, like a field the schema refuses', async () => {
+    await createVersion(s, 'fields', { languages: ['en', 'de'] });
+    assertError(await s.request('POST', '/versions', { body: { slug: 'fields', label: 'Again', languages: ['en'] } }), 409, 'conflict', { field: 'body/slug' });
+    assertError(await s.request('PATCH', '/versions/fields', { body: { isLatest: true } }), 409, 'invalid_state', { field: 'body/isLatest' });
+    const node = { slug: 'page', parentSlug: null, kind: 'topic', translations: { en: { title: 'Page', bodyMd: 'Text.\n' } } };
+    assertError(await s.request('POST', '/versions/fields/nodes', { body: { ...node, translations: { ...node.translations, fr: { title: 'Page' } } } }), 400, 'language_not_enabled', { field: 'body/translations/fr' });
+    assertError(await s.request('POST', '/versions/fields/nodes', { body: { ...node, translations: { de: { title: 'Seite' } } } }), 400, 'primary_language_required', { field: 'body/translations/en' });
+    assert.equal((await s.request('POST', '/versions/fields/nodes', { body: node })).status, 200);
+    assertError(await s.request('POST', '/versions/fields/nodes', { body: node }), 409, 'conflict', { field: 'body/slug' });
+    assertError(await s.request('PUT', '/versions/fields/topics/page/translations/fr', { body: { title: 'Page' } }), 400, 'language_not_enabled', { field: 'path/lang' });
+    assertError(await s.request('PATCH', '/versions/fields', { body: { languages: ['de'] } }), 409, 'language_in_use', { field: 'body/languages' });
+  });
+
   test('an unknown query parameter is ignored', async () => {
     const res = await s.request('GET', '/versions?cacheBuster=1');
     assert.equal(res.status, 200);

@@ -264,7 +264,13 @@ describe('Tool server (MCP)', () => {
     const commits = s.commitCount();
     const err = toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { en: { title: '' } } } }), 'validation_failed');
     assert.equal(err.field, 'arguments/translations/en/title');
-    toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { fr: { title: 'X' } } } }), 'language_not_enabled');
+    // Fields the domain finds at fault are named as the tool's arguments, as the schema's are.
+    toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { fr: { title: 'X' } } } }), 'language_not_enabled', { field: 'arguments/translations/fr' });
+    toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'fr', title: 'X' } }), 'language_not_enabled', { field: 'arguments/lang' });
+    toolError(await client.callTool({ name: 'create_version', arguments: { slug: 'v1', label: 'Again', languages: ['en'] } }), 'conflict', { field: 'arguments/slug' });
+    const pair = toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { en: { title: 'X' }, de: { bodyMd: 'Ohne Titel' } } } }), 'validation_failed');
+    assert.equal(pair.field, 'arguments/translations/de/title');
+    assert.match(pair.message, /^arguments\/translations\/de\/title /);
     toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'en', title: 'T\ud800' } }), 'validation_failed', { field: 'arguments/title' });
     assert.equal(s.commitCount(), commits);
     // An unknown tool is a protocol error, as MCP asks.

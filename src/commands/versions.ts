@@ -20,7 +20,7 @@ function describeChange(input: VersionInput): string {
 
 export function createVersion(writer: Writer, author: Author, slug: string, input: VersionInput): Promise<VersionState> {
   return writer.writeVersions([slug], author, (ctx) => {
-    if (ctx.exists(slug)) throw new AppError('conflict', `Version "${slug}" already exists`, { field: 'slug', slug });
+    if (ctx.exists(slug)) throw new AppError('conflict', `Version "${slug}" already exists`, { field: 'body/slug', slug });
     const state = newVersion(slug, input, ctx.now);
     return { changes: withLatestMoved(ctx, state, null), message: `Create version ${slug}${describeChange(input)}`, result: state };
   });
@@ -50,7 +50,7 @@ export function deleteVersion(writer: Writer, author: Author, slug: string): Pro
 export function duplicateVersion(writer: Writer, author: Author, source: string, target: { slug: string; label?: string; status?: VersionStatus }): Promise<VersionState> {
   return writer.writeVersions([source, target.slug], author, (ctx) => {
     const from = ctx.read(source);
-    if (ctx.exists(target.slug)) throw new AppError('conflict', `Version "${target.slug}" already exists`, { field: 'slug', slug: target.slug });
+    if (ctx.exists(target.slug)) throw new AppError('conflict', `Version "${target.slug}" already exists`, { field: 'body/slug', slug: target.slug });
     const state = copyOf(from, target.slug, target, ctx.now);
     return { changes: [{ slug: target.slug, after: state, copyOf: source }], message: `Duplicate version ${source} as ${target.slug}`, result: state };
   });

@@ -114,7 +114,7 @@ function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMo
     seen.add(n.slug);
     for (const language of Object.keys(n.translations ?? {})) {
       try {
-        assertLanguageEnabled(state, language, 'translations');
+        assertLanguageEnabled(state, language, 'body/nodes');
       } catch {
         offending.push({ slug: n.slug, language, problem: `language ${language} is not enabled on the version` });
       }

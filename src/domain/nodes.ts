@@ -23,12 +23,12 @@ export interface NodePatchInput {
 }
 
 export function createNode(state: VersionState, input: NodeCreateInput, now: string, id: string): VersionState {
-  if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'slug', slug: input.slug });
+  if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'body/slug', slug: input.slug });
   const languages = Object.keys(input.translations);
-  for (const language of languages) assertLanguageEnabled(state, language, `translations.${language}`);
+  for (const language of languages) assertLanguageEnabled(state, language, `body/translations/${language}`);
   const primary = primaryLanguage(state.meta);
   if (!languages.includes(primary)) {
-    throw new AppError('primary_language_required', `A new node needs a translation in ${primary}, the primary language of version "${state.slug}"`, { field: `translations.${primary}`, language: primary });
+    throw new AppError('primary_language_required', `A new node needs a translation in ${primary}, the primary language of version "${state.slug}"`, { field: `body/translations/${primary}`, language: primary });
   }
   const draft = new TreeDraft(state);
   draft.add({ id, slug: input.slug, kind: input.kind ?? 'topic', icon: input.icon ?? null, updatedAt: now });
@@ -53,7 +53,7 @@ export function patchNode(state: VersionState, slug: string, input: NodePatchInp
   if (structural || input.translations === undefined) {
     const draft = new TreeDraft(state);
     if (input.slug !== undefined && input.slug !== slug) {
-      if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'slug', slug: input.slug });
+      if (state.nodes.has(input.slug)) throw new AppError('conflict', `Node "${input.slug}" already exists in version "${state.slug}"`, { field: 'body/slug', slug: input.slug });
       draft.rename(slug, input.slug);
       current = input.slug;
     }
@@ -81,7 +81,7 @@ export function patchNode(state: VersionState, slug: string, input: NodePatchInp
 function mergeTranslations(state: VersionState, slug: string, patch: Record<string, Partial<TranslationInput>>, now: string): VersionState {
   const byLanguage = new Map(state.translations.get(slug) ?? []);
   for (const [language, fields] of Object.entries(patch)) {
-    assertLanguageEnabled(state, language, `translations.${language}`);
+    assertLanguageEnabled(state, language, `body/translations/${language}`);
     const existing = byLanguage.get(language);
     const title = fields.title ?? existing?.title;
     if (title === undefined) {

@@ -52,7 +52,7 @@ export function withTranslations(state: VersionState, slug: string, byLanguage: 
 /** PUT: replaces (or creates) one translation in full. */
 export function putTranslation(state: VersionState, slug: string, language: string, input: TranslationInput, pre: Precondition | null, now: string) {
   requireNode(state, slug);
-  assertLanguageEnabled(state, language, 'lang');
+  assertLanguageEnabled(state, language, 'path/lang');
   const existing = state.translations.get(slug)?.get(language) ?? null;
   if (pre !== null) assertUnchanged(`Translation ${language} of "${slug}"`, existing?.updatedAt ?? null, pre);
   const translation: Translation = { title: input.title, summary: input.summary ?? '', bodyMd: input.bodyMd ?? '', updatedAt: now };

@@ -53,7 +53,7 @@ function withMeta(state: VersionState, input: VersionInput, now: string): Versio
   const status = input.status ?? state.meta.status;
   let isLatest = input.isLatest ?? state.meta.isLatest;
   if (input.isLatest === true && status !== 'published') {
-    throw new AppError('invalid_state', `Version "${state.slug}" must be published to be marked latest (its status would be ${status})`, { field: 'isLatest', status });
+    throw new AppError('invalid_state', `Version "${state.slug}" must be published to be marked latest (its status would be ${status})`, { field: 'body/isLatest', status });
   }
   // Archiving (or moving back to draft) unpublishes, and only a published version can be latest.
   if (status !== 'published') isLatest = false;
@@ -81,13 +81,13 @@ function assertLanguagesRemovable(state: VersionState, languages: readonly strin
   if (inUse.size > 0) {
     const list = [...inUse].map(([l, n]) => `${l} (${n} translation${n === 1 ? '' : 's'})`).join(', ');
     throw new AppError('language_in_use', `Cannot remove ${list} from version "${state.slug}"; delete those translations first`, {
-      field: 'languages',
+      field: 'body/languages',
       languages: [...inUse.keys()],
     });
   }
   const primary = languages[0];
   const missing = [...state.translations].filter(([, byLanguage]) => !byLanguage.has(primary)).length;
   if (primary !== state.meta.languages[0] && missing > 0) {
-    throw new AppError('primary_language_required', `Cannot make ${primary} the primary language: ${missing} node(s) have no ${primary} translation`, { field: 'languages', language: primary });
+    throw new AppError('primary_language_required', `Cannot make ${primary} the primary language: ${missing} node(s) have no ${primary} translation`, { field: 'body/languages', language: primary });
   }
 }

@@ -118,9 +118,25 @@ export function toolResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
-/** A tool's failure: the body the REST API answers with, `{ error: { code, message, ... } }`, as a result with `isError`. */
+/**
+ * A tool's failure: the body the REST API answers with, `{ error: { code, message, ... } }`, as a
+ * result with `isError`. The domain names the field at fault as the REST API has it (`body/slug`,
+ * `path/lang`); a tool takes the route's path, query and body fields side by side as its arguments,
+ * so here they are `arguments/slug`, `arguments/lang`.
+ */
 export function errorResult(error: AppError, requestId: unknown): CallToolResult {
-  const body = { error: { code: error.code, message: error.message, ...error.data, requestId } };
+  const { field, errors, ...data } = error.data as { field?: unknown; errors?: unknown };
+  const located: Record<string, unknown> = { ...data };
+  let message = error.message;
+  if (typeof field === 'string') {
+    located.field = asArgument(field);
+    if (message.startsWith(`${field} `)) message = `${located.field as string}${message.slice(field.length)}`;
+  }
+  if (Array.isArray(errors)) located.errors = errors.map((e: { field?: unknown }) => (typeof e?.field === 'string' ? { ...e, field: asArgument(e.field) } : e));
+  const body = { error: { code: error.code, message, ...located, requestId } };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
+
+/** `body/translations/de/title` → `arguments/translations/de/title`; `body` alone (the whole change) → `arguments`. */
+const asArgument = (field: string): string => field.replace(/^(?:body|path|query)(?=\/|$)/, 'arguments');
 

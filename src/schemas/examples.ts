@@ -413,11 +413,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       200: { created: { summary: 'The new draft', value: version({ ...V2, slug: 'v3', label: 'Tasklane 3.0', status: 'draft', isLatest: false, sortOrder: 30, createdAt: STAMPS.now, updatedAt: STAMPS.now }) } },
       403: INSUFFICIENT_SCOPE,
       409: {
-        conflict: { summary: 'The slug exists', sent: { body: 'existing' }, value: error('conflict', 'Version "v2" already exists', { field: 'slug', slug: 'v2' }) },
+        conflict: { summary: 'The slug exists', sent: { body: 'existing' }, value: error('conflict', 'Version "v2" already exists', { field: 'body/slug', slug: 'v2' }) },
         invalidState: {
           summary: 'Only a published version can be latest',
           sent: { body: 'latestDraft' },
-          value: error('invalid_state', 'Version "v3" must be published to be marked latest (its status would be draft)', { field: 'isLatest', status: 'draft' }),
+          value: error('invalid_state', 'Version "v3" must be published to be marked latest (its status would be draft)', { field: 'body/isLatest', status: 'draft' }),
         },
       },
     },
@@ -436,7 +436,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         languageInUse: {
           summary: 'German still has translations',
           sent: { body: 'dropGerman' },
-          value: error('language_in_use', 'Cannot remove de (5 translations) from version "v2"; delete those translations first', { field: 'languages', languages: ['de'] }),
+          value: error('language_in_use', 'Cannot remove de (5 translations) from version "v2"; delete those translations first', { field: 'body/languages', languages: ['de'] }),
         },
         staleWrite: { summary: 'Changed since it was read', sent: { body: 'stale' }, value: staleWrite('Version "v2"', V2.updatedAt) },
       },
@@ -458,7 +458,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: { copied: { summary: 'The copy, a draft', value: { version: version(V2, { slug: 'v3', label: 'Tasklane 3.0', status: 'draft', isLatest: false, createdAt: STAMPS.now, updatedAt: STAMPS.now }) } } },
       404: NO_VERSION('An unknown source version'),
-      409: { conflict: { summary: 'The new slug exists', sent: { body: 'existing' }, value: error('conflict', 'Version "v1" already exists', { field: 'slug', slug: 'v1' }) } },
+      409: { conflict: { summary: 'The new slug exists', sent: { body: 'existing' }, value: error('conflict', 'Version "v1" already exists', { field: 'body/slug', slug: 'v1' }) } },
     },
   },
 
@@ -732,10 +732,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         languageNotEnabled: {
           summary: 'French is not enabled on v2',
           sent: { body: 'french' },
-          value: error('language_not_enabled', 'Language fr is not enabled on version "v2" (languages: en, de)', { field: 'translations.fr', language: 'fr', languages: ['en', 'de'] }),
+          value: error('language_not_enabled', 'Language fr is not enabled on version "v2" (languages: en, de)', { field: 'body/translations/fr', language: 'fr', languages: ['en', 'de'] }),
         },
       },
-      409: { conflict: { summary: 'The slug exists', sent: { body: 'existing' }, value: error('conflict', 'Node "create-tasks" already exists in version "v2"', { field: 'slug', slug: 'create-tasks' }) } },
+      409: { conflict: { summary: 'The slug exists', sent: { body: 'existing' }, value: error('conflict', 'Node "create-tasks" already exists in version "v2"', { field: 'body/slug', slug: 'create-tasks' }) } },
     },
   },
   updateNode: {
@@ -755,7 +755,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       404: NO_NODE({ body: 'edit' }),
       409: {
         staleWrite: { summary: 'Changed since it was read', sent: { body: 'stale' }, value: staleWrite('Node "first-project"', nodeUpdatedAt(nodeOf('first-project'))) },
-        conflict: { summary: 'The new slug is taken', sent: { body: 'rename' }, value: error('conflict', 'Node "create-account" already exists in version "v2"', { field: 'slug', slug: 'create-account' }) },
+        conflict: { summary: 'The new slug is taken', sent: { body: 'rename' }, value: error('conflict', 'Node "create-account" already exists in version "v2"', { field: 'body/slug', slug: 'create-account' }) },
       },
     },
   },
@@ -782,7 +782,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         languageNotEnabled: {
           summary: 'French is not enabled on v2',
           sent: { path: { lang: 'fr' }, body: 'french' },
-          value: error('language_not_enabled', 'Language fr is not enabled on version "v2" (languages: en, de)', { field: 'lang', language: 'fr', languages: ['en', 'de'] }),
+          value: error('language_not_enabled', 'Language fr is not enabled on version "v2" (languages: en, de)', { field: 'path/lang', language: 'fr', languages: ['en', 'de'] }),
         },
       },
       404: NO_NODE(),
