@@ -79,6 +79,26 @@ describe('Errors and bad input', () => {
     assert.match(byField['body/sortOrder'], /^must be a number( or null)?$/);
   });
 
+  test('one mistake is one problem, said as what to change', async () => {
+    const only = async (method: string, path: string, body: unknown, field: string, message: RegExp) => {
+      const res = await s.request(method, path, { body, key: method === 'GET' ? null : undefined });
+      assertError(res, 400, 'validation_failed', { field });
+      assert.equal(res.body.error.errors.length, 1, JSON.stringify(res.body.error.errors));
+      assert.match(res.body.error.errors[0].message, message);
+      return res.body.error.errors[0].message as string;
+    };
+    // An empty title breaks its minimum length and its pattern; a made-up language code its format and its pattern.
+    await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: '' } } }, 'body/translations/en/title', /^must not be empty$/);
+    await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: '  ' } } }, 'body/translations/en/title', /^must not be only white space$/);
+    await only('GET', '/versions/v1/tree?language=klingon', undefined, 'query/language', /^is not a valid language code/);
+    await only('POST', '/versions', { slug: 'v'.repeat(65) }, 'body/slug', /^must be at most 64 characters$/);
+    // Descriptions written for the reference are not error messages: no "unique within the version" for a slug's letters.
+    const slug = await only('GET', '/versions/v1/topics/Install', undefined, 'path/slug', /lowercase letters and digits/);
+    assert.doesNotMatch(slug, /unique/);
+    // `latest` stands for a version only in pdf-bundle: said so, not "an invalid format".
+    await only('GET', '/versions/latest/tree', undefined, 'path/version', /only in pdf-bundle.*slug/);
+  });
+
   test('a body with thousands of invalid elements lists the first 100 problems and counts the rest', async () => {
     const items = Array.from({ length: 300 }, () => 1);
     const res = await s.request('POST', '/versions/v1/reorder', { body: { items } });

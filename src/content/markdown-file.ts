@@ -85,21 +85,37 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown frontmatter key "${key}" is ignored`, () => frontmatterLine(text, key));
   }
   const title = data.title;
-  if (typeof title !== 'string' || title.trim() === '') {
+  if (title === undefined || title === null || (typeof title === 'string' && title.trim() === '')) {
     problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', () => frontmatterLine(text, 'title') ?? 1);
+    return null;
+  }
+  // A number, a list or a mapping (`title: 12`, `title: [a, b]`) is there, but is no text: quoting it makes it one.
+  if (typeof title !== 'string') {
+    problems.error(path, `frontmatter "title" must be text, not ${yamlKind(title)} (put it in quotes to keep it as written)`, () => frontmatterLine(text, 'title'));
     return null;
   }
   // Counted in characters (code points), as the API's schema counts them.
   if ([...title].length > TITLE_MAX) {
-    problems.error(path, `frontmatter "title" must NOT have more than ${TITLE_MAX} characters`, () => frontmatterLine(text, 'title'));
+    problems.error(path, `frontmatter "title" must be at most ${TITLE_MAX} characters`, () => frontmatterLine(text, 'title'));
     return null;
   }
   const summary = data.summary ?? '';
   if (typeof summary !== 'string') {
-    problems.error(path, 'frontmatter "summary" must be a string', () => frontmatterLine(text, 'summary'));
+    problems.error(path, `frontmatter "summary" must be text, not ${yamlKind(summary)} (put it in quotes to keep it as written)`, () => frontmatterLine(text, 'summary'));
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+}
+
+/** What a YAML value that is not text is, as a writer would call it. */
+function yamlKind(value: unknown): string {
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return 'true or false';
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  if (value instanceof Uint8Array) return 'binary data';
+  if (typeof value === 'object' && value !== null) return 'a mapping';
+  return `a ${typeof value}`;
 }
 
 /** Front matter of any shape, through gray-matter's split and js-yaml; reports why it cannot be read and returns null. */

@@ -35,7 +35,7 @@ export function check<T>(id: string, data: unknown, where: string): T {
   if (fn(data)) return data as T;
   // A oneOf speaks for its branches: their own failures (one "required" per branch) only repeat it.
   const branches = (fn.errors ?? []).filter((e) => e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
-  const all = (fn.errors ?? []).filter((e) => !branches.some((b) => e.schemaPath.startsWith(b)));
+  const all = onePerField((fn.errors ?? []).filter((e) => !branches.some((b) => e.schemaPath.startsWith(b))));
   // A body can hold a problem per element of a large array: the first ones say what is wrong.
   const errors = all.slice(0, MAX_LISTED).map((e) => describe(e, where));
   const first = errors[0];
@@ -47,8 +47,42 @@ export function check<T>(id: string, data: unknown, where: string): T {
   });
 }
 
+/**
+ * The failures of one value, one per field: an empty title breaks both its minimum length and its
+ * pattern, a made-up language code both its format and its pattern, and one mistake read as two.
+ * The one that says most plainly what to change stays, in the order its field first failed.
+ */
+function onePerField(errors: ErrorObject[]): ErrorObject[] {
+  const best = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    // Problems that name a field of their own (missing, unknown) are one per field by themselves.
+    const key = e.keyword === 'required' || e.keyword === 'additionalProperties' ? `${e.instancePath}/${JSON.stringify(e.params)}` : e.instancePath;
+    const held = best.get(key);
+    if (held === undefined) best.set(key, e);
+    else if (rank(e) < rank(held)) best.set(key, e);
+  }
+  const kept = new Set(best.values());
+  return errors.filter((e) => kept.has(e));
+}
+
+/** What says most plainly what is wrong with a value, first: its type, then what it may be, then its length, then its shape. */
+const PLAINEST = ['required', 'additionalProperties', 'type', 'const', 'enum', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems', 'pattern'];
+const rank = (e: ErrorObject) => {
+  const at = PLAINEST.indexOf(e.keyword);
+  return at < 0 ? PLAINEST.length : at;
+};
+
 /** Problems named in the message (all listed ones are in `errors`). */
 const MAX_IN_MESSAGE = 10;
+
+/** What a value of these shapes must look like, said as what to change (their descriptions document them, for other readers). */
+const PATTERN_HINTS: Record<string, string> = {
+  VersionSlug: 'must be lowercase letters and digits, separated by single "-", "_" or "." (for example v2 or 2026.1), and not "latest"',
+  NodeSlug: 'must be lowercase letters and digits, separated by single "-" or "_" (for example getting-started)',
+  LanguageCode: 'is not a valid language code (BCP 47, e.g. en, pt-BR)',
+  Title: 'must not be only white space',
+};
+const LATEST_HINT = 'is "latest", which stands for the version marked latest only in pdf-bundle; name the version by its slug here (GET /versions lists them)';
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
 
@@ -79,9 +113,13 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     if (description) message = description;
   } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'language-tag') {
     message = 'is not a valid language code (BCP 47, e.g. en, pt-BR)';
+  } else if (e.keyword === 'minLength' || e.keyword === 'maxLength') {
+    const limit = (e.params as { limit: number }).limit;
+    message = e.keyword === 'maxLength' ? `must be at most ${limit} characters` : limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
   } else if (e.keyword === 'pattern') {
-    const description = (e.parentSchema as { description?: string } | undefined)?.description;
-    message = description ? `has an invalid format (${description})` : `must match ${(e.params as { pattern: string }).pattern}`;
+    const schema = e.parentSchema as { $id?: string; description?: string } | undefined;
+    const hint = schema?.$id === 'VersionSlug' && e.data === 'latest' ? LATEST_HINT : (PATTERN_HINTS[schema?.$id ?? ''] ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
+    message = hint ?? `must match ${(e.params as { pattern: string }).pattern}`;
   }
   return { field, message };
 }
