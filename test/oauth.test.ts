@@ -280,6 +280,15 @@ describe('OAuth: scopes, metadata and limits', () => {
     assert.equal(res.status, 400);
   });
 
+  test('a registration whose redirect URIs are not a list of strings is refused as such, never a server error', async () => {
+    for (const redirect_uris of ['x', 'http://127.0.0.1:9/cb', [null], ['http://127.0.0.1/cb', 5], 7, { a: 1 }]) {
+      const res = await fetch(`${originOf(s)}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris }) });
+      const body = (await res.json()) as { error?: string; error_description?: string };
+      assert.equal(res.status, 400, `${JSON.stringify(redirect_uris)}: ${JSON.stringify(body)}`);
+      assert.equal(body.error, 'invalid_redirect_uri', JSON.stringify(body));
+    }
+  });
+
   test('the token endpoint is rate limited per address: 429 with Retry-After', async () => {
     let res: Response | null = null;
     for (let i = 0; i < 45; i++) {

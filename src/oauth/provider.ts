@@ -93,8 +93,9 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
         if (key !== LOOPBACK_MARK) return;
         // RFC 8252: a native app listens on a loopback port it picks at each run; a client whose every
         // redirect URI is a plain-http loopback address is one, and may use any port.
-        const uris = (metadata.redirect_uris ?? []) as string[];
-        const loopback = uris.length > 0 && uris.every((u) => u.startsWith('http://') && isLoopback(u));
+        // Runs before oidc-provider checks the metadata's types: anything but a list of strings is left for it to refuse (400 invalid_redirect_uri).
+        const uris: unknown = metadata.redirect_uris;
+        const loopback = Array.isArray(uris) && uris.length > 0 && uris.every((u) => typeof u === 'string' && u.startsWith('http://') && isLoopback(u));
         if (loopback) metadata.application_type = 'native';
       },
     },
