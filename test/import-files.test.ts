@@ -191,8 +191,8 @@ describe('POST /versions/{version}/import-files', () => {
       assert.ok(errors.some((e) => /version\.json/.test(e.path + e.message)), JSON.stringify(errors));
     });
 
-    for (const bad of ['en/../../outside.md', '../outside/en/faq.md', 'en/./faq.md', 'en\\..\\..\\outside.md']) {
-      test(`a path with "." or ".." segments (${bad}) is refused and nothing is written outside`, async () => {
+    for (const bad of ['en/../../outside.md', '../outside/en/faq.md', 'en/./faq.md', 'en\\..\\..\\outside.md', '/en/outside.md', '//srv/en/outside.md', '/etc/passwd']) {
+      test(`a path with "." or ".." segments, or an absolute one (${bad}), is refused and nothing is written outside`, async () => {
         const files = [...handSet(), { path: bad, content: md('Escape') }];
         const { errors } = await refused('escape', files);
         assert.ok(errors.some((e) => e.path === bad), `error for ${bad} as sent: ${JSON.stringify(errors)}`);

@@ -18,9 +18,10 @@ export interface IncomingFile {
 export function locateVersionFiles(files: readonly IncomingFile[], problems: ProblemList): { files: Map<string, string>; prefix: string } | null {
   const clean: Array<{ path: string; content: string; given: string }> = [];
   for (const f of files) {
-    const normalized = f.path.replace(/^\.\/+/, '').replace(/^\/+/, '');
-    if (normalized.includes('\\') || normalized.split('/').some((part) => part === '..' || part === '.' || part === '') || normalized.includes('\0')) {
-      problems.error(f.path, 'the path must be relative, with "/" separators and no "." or ".." segments');
+    // `./docs/…` is relative; `/docs/…` (or `//host/…`) names a place outside any repository: refused, not guessed at.
+    const normalized = f.path.replace(/^\.\/+/, '');
+    if (normalized.startsWith('/') || normalized.includes('\\') || normalized.split('/').some((part) => part === '..' || part === '.' || part === '') || normalized.includes('\0')) {
+      problems.error(f.path, 'the path must be relative to the repository (docs/v2/en/intro.md), with "/" separators and no "." or ".." segments');
       continue;
     }
     clean.push({ path: posix.normalize(normalized), content: f.content, given: f.path });
