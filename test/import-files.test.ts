@@ -201,6 +201,21 @@ describe('POST /versions/{version}/import-files', () => {
       });
     }
 
+    test('an id given to two nodes is reported on version.json at the line of the repeat, escapes and all', async () => {
+      for (const id of ['same-id', 'odd "id"\twith escapes']) {
+        const files = handSet();
+        files[0] = versionJson({ languages: ['en', 'de'], nav: [{ slug: 'basics', id, children: ['first-steps', 'install'] }, { slug: 'faq', id }] });
+        const { errors } = await refused('ids', files);
+        const repeat = errors.find((e) => e.path === 'version.json' && /repeats id/.test(e.message));
+        assert.ok(repeat, JSON.stringify(errors));
+        const lines = files[0].content.split('\n');
+        assert.equal(typeof repeat.line, 'number', JSON.stringify(repeat));
+        assert.match(lines[repeat.line! - 1], /"id"/, `line ${repeat.line}: ${lines[repeat.line! - 1]}`);
+        // The second appearance, under faq: not the first node's.
+        assert.ok(lines.slice(0, repeat.line! - 1).some((l) => l.includes(JSON.stringify(id))), 'the first appearance comes before');
+      }
+    });
+
     test('a duplicate slug in nav is reported on version.json with its line', async () => {
       const files = handSet();
       files[0] = versionJson({ languages: ['en', 'de'], nav: [{ slug: 'basics', children: ['first-steps', 'install'] }, 'faq', 'install'] });

@@ -182,7 +182,7 @@ describe('Nodes: POST /versions/{version}/nodes', () => {
   test('an unknown parentSlug is 400 unknown_parent and writes nothing', async () => {
     const commits = s.commitCount();
     const res = await s.request('POST', '/versions/c1/nodes', { body: { slug: 'orphan', parentSlug: 'no-such-parent', translations: { en: { title: 'Orphan' } } } });
-    const err = assertError(res, 400, 'unknown_parent');
+    const err = assertError(res, 400, 'unknown_parent', { field: 'body/parentSlug' });
     assert.equal(err.parentSlug, 'no-such-parent');
     assert.equal(s.commitCount(), commits);
     assert.equal((await s.request('GET', '/versions/c1/topics/orphan')).status, 404);
@@ -422,7 +422,7 @@ describe('Nodes: PATCH /versions/{version}/nodes/{slug}', () => {
       assertError(res, 400, 'cycle');
     }
     const midUnderLeaf = await s.request('PATCH', '/versions/cyc/nodes/mid', { body: { parentSlug: 'leaf' } });
-    assertError(midUnderLeaf, 400, 'cycle');
+    assertError(midUnderLeaf, 400, 'cycle', { field: 'body/parentSlug' });
     assert.equal(s.commitCount(), commits);
     assert.deepEqual(await listNodes(s, 'cyc'), before);
   });

@@ -215,20 +215,27 @@ describe('Reorder: POST /versions/{version}/reorder', () => {
       items: [{ slug: 'c', parentSlug: 's1', sortOrder: 0 }, { slug: 'ghost', parentSlug: null, sortOrder: 0 }],
       status: 400,
       code: 'unknown_node',
-      check: (err) => assert.equal(err.slug, 'ghost'),
+      check: (err) => {
+        assert.equal(err.slug, 'ghost');
+        assert.equal(err.field, 'body/items/1/slug');
+      },
     },
     {
       name: 'an unknown parent is 400 unknown_parent',
       items: [{ slug: 'c', parentSlug: 's1', sortOrder: 0 }, { slug: 'a', parentSlug: 'ghost', sortOrder: 0 }],
       status: 400,
       code: 'unknown_parent',
-      check: (err) => assert.equal(err.parentSlug, 'ghost'),
+      check: (err) => {
+        assert.equal(err.parentSlug, 'ghost');
+        assert.equal(err.field, 'body/items/1/parentSlug');
+      },
     },
     {
       name: 'a parent under its own child is 400 cycle',
       items: [{ slug: 'f', parentSlug: null, sortOrder: 0 }, { slug: 's1', parentSlug: 'a', sortOrder: 0 }],
       status: 400,
       code: 'cycle',
+      check: (err) => assert.equal(err.field, 'body/items/1/parentSlug'),
     },
     {
       name: 'a node under itself is 400 cycle',

@@ -59,6 +59,8 @@ describe('Bad input never breaks the service', () => {
     const res = await s.request('POST', '/versions/v1/import', { body: { nodes } });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'too_deep');
+    // The first node that lands too deep: the 33rd, under the 32nd.
+    assert.equal(res.body.error.field, 'body/nodes/32/parentSlug');
     assert.equal(s.commitCount(), commits);
     const ok = await s.request('POST', '/versions/v1/import', { body: { nodes: nodes.slice(0, 32) } });
     assert.equal(ok.status, 200);

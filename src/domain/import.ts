@@ -52,13 +52,17 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
   // New nodes and nodes given a place are placed (in the document's order where sortOrder ties or
   // is absent); an existing node sent without a new parent or position stays where it is.
   const placements: Placement[] = [];
-  for (const n of nodes) {
+  /** The row of `nodes` each placement comes from. */
+  const rows: number[] = [];
+  for (const [row, n] of nodes.entries()) {
     const before = state.nodes.get(n.slug);
     const parentSlug = n.parentSlug !== undefined ? n.parentSlug : (before?.parentSlug ?? null);
     const stays = before !== undefined && parentSlug === before.parentSlug && n.sortOrder === undefined;
-    if (!stays) placements.push({ slug: n.slug, parentSlug, sortOrder: n.sortOrder });
+    if (stays) continue;
+    placements.push({ slug: n.slug, parentSlug, sortOrder: n.sortOrder });
+    rows.push(row);
   }
-  draft.place(placements, now, new Set(created));
+  draft.place(placements, now, new Set(created), (i) => `body/nodes/${rows[i]}`);
   const deleted: string[] = [];
   if (mode === 'replace') {
     for (const slug of state.nodes.keys()) if (!inDoc.has(slug) && draft.nodes.has(slug)) deleted.push(...draft.remove(slug));

@@ -13,7 +13,7 @@ export function reorder(state: VersionState, items: readonly Placement[], now: s
     seen.add(item.slug);
   });
   const draft = new TreeDraft(state);
-  draft.place(items, now);
+  draft.place(items, now, new Set(), (i) => `body/items/${i}`);
   return { ...state, ...draft.finish() };
 }
 

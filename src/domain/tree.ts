@@ -123,23 +123,28 @@ export class TreeDraft {
    * largest key there + 1, or 0), unless it stays under the parent it has. Siblings are ordered by key; among equal keys the nodes that were
    * there keep their order and come first, then the moved ones in the order of `placements`.
    * Nobody else's key changes. Checks every slug and parent and refuses cycles before changing anything.
+   * `where(i)`: where the request holds placement i (`body` for a node's own fields, `body/items/3`
+   * for a reorder's row), so that a refusal names the field at fault.
    */
-  place(placements: readonly Placement[], stamp: string, isNew: ReadonlySet<string> = new Set()): void {
+  place(placements: readonly Placement[], stamp: string, isNew: ReadonlySet<string> = new Set(), where: (index: number) => string = () => 'body'): void {
     const moves = new Map<string, Placement>();
+    const indexOf = new Map<string, number>();
     placements.forEach((p, i) => {
-      if (!this.nodes.has(p.slug)) throw new AppError('unknown_node', `No node "${p.slug}" in this version`, { slug: p.slug, index: i });
+      if (!this.nodes.has(p.slug)) throw new AppError('unknown_node', `No node "${p.slug}" in this version`, { field: `${where(i)}/slug`, slug: p.slug, index: i });
       if (p.parentSlug !== null && !this.nodes.has(p.parentSlug)) {
-        throw new AppError('unknown_parent', `Parent "${p.parentSlug}" of "${p.slug}" does not exist`, { slug: p.slug, parentSlug: p.parentSlug, index: i });
+        throw new AppError('unknown_parent', `Parent "${p.parentSlug}" of "${p.slug}" does not exist`, { field: `${where(i)}/parentSlug`, slug: p.slug, parentSlug: p.parentSlug, index: i });
       }
       moves.set(p.slug, p);
+      indexOf.set(p.slug, i);
     });
+    const parentField = (slug: string) => `${where(indexOf.get(slug)!)}/parentSlug`;
     // A node sent to the parent it has, without a key, keeps its key and its place.
     for (const [slug, move] of moves) if (move.sortOrder === undefined && !isNew.has(slug) && this.nodes.get(slug)!.parentSlug === move.parentSlug) moves.delete(slug);
     const parentOf = (slug: string) => (moves.has(slug) ? moves.get(slug)!.parentSlug : this.nodes.get(slug)!.parentSlug);
     for (const slug of moves.keys()) {
       const seen = new Set<string>();
       for (let p = parentOf(slug); p !== null; p = parentOf(p)) {
-        if (p === slug) throw new AppError('cycle', `Moving "${slug}" under "${moves.get(slug)!.parentSlug}" would place it inside its own subtree`, { slug, parentSlug: moves.get(slug)!.parentSlug });
+        if (p === slug) throw new AppError('cycle', `Moving "${slug}" under "${moves.get(slug)!.parentSlug}" would place it inside its own subtree`, { field: parentField(slug), slug, parentSlug: moves.get(slug)!.parentSlug });
         if (seen.has(p)) break;
         seen.add(p);
       }
@@ -171,9 +176,17 @@ export class TreeDraft {
       const node = this.nodes.get(slug)!;
       this.nodes.set(slug, { ...node, parentSlug: move.parentSlug, sortOrder: keyOf.get(slug)!, updatedAt: stamp });
     }
+    // The node named is one that lands too deep itself, if any (the 33rd of a chain); else the first whose subtree would reach too deep.
+    let fault: { slug: string; depth: number; own: boolean } | null = null;
     for (const slug of moves.keys()) {
-      const depth = ancestors({ nodes: this.nodes }, slug).length + this.height(slug);
-      if (depth > MAX_DEPTH) throw new AppError('too_deep', `Moving "${slug}" there would nest the tree ${depth} levels deep; at most ${MAX_DEPTH} are allowed`, { slug, depth, max: MAX_DEPTH });
+      const level = ancestors({ nodes: this.nodes }, slug).length + 1;
+      const depth = level - 1 + this.height(slug);
+      if (depth > MAX_DEPTH && (fault === null || (!fault.own && level > MAX_DEPTH))) fault = { slug, depth, own: level > MAX_DEPTH };
+      if (fault?.own) break;
+    }
+    if (fault) {
+      const { slug, depth } = fault;
+      throw new AppError('too_deep', `Moving "${slug}" there would nest the tree ${depth} levels deep; at most ${MAX_DEPTH} are allowed`, { field: parentField(slug), slug, depth, max: MAX_DEPTH });
     }
   }
 
