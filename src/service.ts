@@ -8,6 +8,7 @@ import { KeyRing } from './auth/key-ring.ts';
 import { AccountBook } from './auth/accounts.ts';
 import { OAuthFront } from './oauth/front.ts';
 import { createApp } from './app.ts';
+import { answerClientError } from './http/client-errors.ts';
 import { Metrics } from './metrics.ts';
 import { Clock, randomId, type NewId } from './clock.ts';
 import type { Config } from './config.ts';
@@ -88,6 +89,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     catalog.setLoading([]);
     // Listen first: the authorization server's issuer is the service's origin, port included.
     const server = createServer();
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

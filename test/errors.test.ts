@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
 import { assertError } from './helpers/assertions.ts';
@@ -41,6 +42,55 @@ describe('Errors and bad input', () => {
     const res = await s.request('POST', '/versions', { raw: 'slug=v9', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assertError(res, 415, 'unsupported_media_type');
     assert.equal(s.git('ls-tree', '--name-only', 'main').includes('v9'), false);
+  });
+
+  test('a JSON body in another charset than UTF-8 is 415 saying so, not invalid JSON', async () => {
+    const json = JSON.stringify({ slug: 'v7', label: 'Seven' });
+    const res = await fetch(`${s.service.url}/versions`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-16le', authorization: `Bearer ${s.key}` }, body: Buffer.from(json, 'utf16le') });
+    const body = (await res.json()) as any;
+    assertError({ status: res.status, body }, 415, 'unsupported_media_type');
+    assert.match(body.error.message, /UTF-8.*utf-16le/);
+    // UTF-8 named in any spelling is read.
+    const ok = await s.request('POST', '/versions', { raw: json, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
+  test('a body that does not decompress as its Content-Encoding says is 400 naming the header', async () => {
+    const res = await s.request('POST', '/versions', { raw: JSON.stringify({ slug: 'v6' }), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    assertError(res, 400, 'invalid_json', { field: 'header/content-encoding' });
+    assert.match(res.body.error.message, /decompress/);
+  });
+
+  test('what Node.js\'s HTTP parser refuses is answered with the JSON envelope too, and the connection closed', async () => {
+    const port = Number(new URL(s.service.url).port);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        socket.setTimeout(5000, () => reject(new Error(`no answer to ${JSON.stringify(request.slice(0, 40))}`)));
+      });
+    const cases: Array<[string, number, string]> = [
+      ['FOO /help/v1/versions HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+      ['GET /help/v1/versions/\u00fc/tree HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+      ['POST /help/v1/versions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}', 400, 'malformed_request'],
+      [`GET /help/v1/versions HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    ];
+    for (const [request, status, code] of cases) {
+      const answer = await raw(request);
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
+      assert.match(head, /content-type: application\/json/i);
+      assert.match(head, /connection: close/i);
+      const error = JSON.parse(body).error;
+      assert.equal(error.code, code, body);
+      assert.ok(error.message.length > 20, body);
+    }
+    // The server goes on answering.
+    assert.equal((await s.request('GET', '/versions', { key: null })).status, 200);
   });
 
   test('a body of a +json type is read as JSON, not as an empty body', async () => {

@@ -23,6 +23,13 @@ export const refuseNonJson: Middleware = async (ctx, next) => {
       contentType: ctx.get('content-type') || null,
     });
   }
+  // JSON exchanged between systems is UTF-8 (RFC 8259); a body in another charset would be read as UTF-8 and fail as bad JSON.
+  const charset = hasBody ? ctx.request.charset.toLowerCase() : '';
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new AppError('unsupported_media_type', `Request bodies must be UTF-8 JSON, not ${charset} (send Content-Type: application/json; charset=utf-8, or no charset)`, {
+      contentType: ctx.get('content-type'),
+    });
+  }
   await next();
 };
 

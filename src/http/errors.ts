@@ -13,7 +13,10 @@ export function toAppError(err: unknown, bodyLimit: number): AppError | null {
   // Everything the body parser refuses as malformed (bad JSON, a forbidden "__proto__" key, a body
   // that does not decompress as its Content-Encoding says) is the caller's JSON problem.
   const code = (err as { code?: string }).code ?? '';
-  if (e.type === 'entity.parse.failed' || e.status === 400 || code.startsWith('Z_')) {
+  if (code.startsWith('Z_')) {
+    return new AppError('invalid_json', `The request body does not decompress as its Content-Encoding says (${e.message})`, { field: 'header/content-encoding' });
+  }
+  if (e.type === 'entity.parse.failed' || e.status === 400) {
     return new AppError('invalid_json', `The request body is not valid JSON: ${e.message}`, { field: 'body' });
   }
   if (e.status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
