@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   request_not_open: { status: 409, description: 'The publish request is not open, so it cannot be cancelled; `status` says what it is.' },
   repository_changed: { status: 409, description: 'The repository\'s branch was moved outside the service (a push or commit by hand); the write is refused and nothing is written. A restart loads what the repository holds.' },
   gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },
+  precondition_failed: { status: 412, description: 'A write carried `If-Match` or `If-None-Match`, which this service does not evaluate (its entity tags are weak, made for caching reads): nothing was written. Send `If-Unmodified-Since` with the `updatedAt` you read, or `expectedUpdatedAt` in the body.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
   limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content), or a tool call would answer more text than one answer of the tool server holds (`HELP_MCP_ANSWER_MCHARS`); `limit` names it and `max` gives its value.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than JSON (`application/json` or a `+json` type), with a charset other than UTF-8, or with a Content-Encoding other than gzip, deflate or br.' },

@@ -192,6 +192,24 @@ describe('Errors and bad input', () => {
     assert.equal(res.body.error.field, 'header/if-unmodified-since');
   });
 
+  test('a write with If-Match or If-None-Match is 412 and writes nothing: the service does not evaluate them, and would otherwise lose the update they guard', async () => {
+    const commits = s.commitCount();
+    const tree = await s.request('GET', '/versions/v1/tree');
+    assert.equal(tree.status, 200);
+    for (const [method, path, body, header, value] of [
+      ['PATCH', '/versions/v1', { label: 'Guarded' }, 'if-match', tree.headers.get('etag')!],
+      ['PATCH', '/versions/v1', { label: 'Guarded' }, 'if-match', '*'],
+      ['POST', '/versions', { slug: 'v12' }, 'if-none-match', '*'],
+    ] as const) {
+      const res = await s.request(method, path, { body, headers: { [header]: value } });
+      assertError(res, 412, 'precondition_failed', { field: `header/${header}` });
+      assert.match(res.body.error.message, /If-Unmodified-Since/);
+    }
+    assert.equal(s.commitCount(), commits);
+    // Reads still answer If-None-Match with 304.
+    assert.equal((await s.request('GET', '/versions/v1/tree', { headers: { 'if-none-match': tree.headers.get('etag')! } })).status, 304);
+  });
+
   test('GET and POST /versions/{version}/pdf are 410 gone', async () => {
     for (const method of ['GET', 'POST']) {
       const res = await s.request(method, '/versions/v1/pdf', { key: null });

@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
+import { refuseEntityTagConditions } from './preconditions.ts';
 import { jsonBodyParser } from './body.ts';
 import { anonymousWithoutBody, type ResponseCache } from './cache.ts';
 import { PATH_PARAMS, type EndpointDoc } from '../schemas/endpoint.ts';
@@ -41,8 +42,10 @@ export function mount(router: Router, endpoints: readonly Endpoint[], defaultBod
     const parse = e.body ? jsonBodyParser(e.bodyLimit ?? defaultBodyLimit, e.rawBody) : null;
     router[e.method](e.path, async (ctx: Context, next) => {
       const actor = (ctx.state.actor ?? null) as Actor | null;
-      if (e.access === 'write') requireScope(actor, 'help:write');
-      else if (e.access === 'credential') requireCredential(actor);
+      if (e.access === 'write') {
+        requireScope(actor, 'help:write');
+        refuseEntityTagConditions(ctx);
+      } else if (e.access === 'credential') requireCredential(actor);
       if (parse) await parse(ctx, next);
       else await next();
     }, (ctx: Context) => answer(e, ctx, (ctx.state.actor ?? null) as Actor | null, ctx.params as Record<string, string>, cache));

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Precondition } from '../domain/preconditions.ts';
-import { invalid } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 
 /** RFC 9110's preferred HTTP-date (IMF-fixdate). */
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
@@ -18,6 +18,21 @@ export function readPrecondition(ctx: Context, expectedUpdatedAt: string | undef
   const at = iso || HTTP_DATE.test(header) ? Date.parse(header) : NaN;
   if (Number.isNaN(at)) throw invalid('header/if-unmodified-since', 'must be an ISO timestamp or an HTTP-date (e.g. Sun, 06 Nov 1994 08:49:37 GMT)');
   return { at, precision: iso ? 'ms' : 's', source: 'If-Unmodified-Since', raw: header };
+}
+
+/**
+ * Refuses a write that carries an entity-tag condition. The service's ETags are weak (they validate
+ * cached reads), and If-Match compares strong ones (RFC 9110 §13.1.1), so no tag could match;
+ * going ahead without the check would lose the update the client meant to guard against.
+ */
+export function refuseEntityTagConditions(ctx: Context): void {
+  for (const header of ['If-Match', 'If-None-Match']) {
+    const value = ctx.get(header).trim();
+    if (value === '') continue;
+    throw new AppError('precondition_failed', `${header} is not evaluated on writes here (the service's entity tags are weak, made for caching reads), so nothing was written: send If-Unmodified-Since with the updatedAt you read, or expectedUpdatedAt in the body`, {
+      field: `header/${header.toLowerCase()}`,
+    });
+  }
 }
 
 /** The precondition `expectedUpdatedAt` sets (from a request body, or a tool's arguments); `field` names it in errors. */

@@ -61,7 +61,7 @@ export function pipelineErrors(e: Pick<EndpointDoc, 'path' | 'query' | 'body' | 
   if (e.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   // A credential that is sent but wrong is refused on public reads too.
   codes.push('unauthorized');
-  if (e.access === 'write') codes.push('insufficient_scope', 'published_read_only', 'repository_changed', 'storage_failed');
+  if (e.access === 'write') codes.push('insufficient_scope', 'precondition_failed', 'published_read_only', 'repository_changed', 'storage_failed');
   if (e.path.includes(':version')) codes.push('version_unavailable', 'version_loading');
   codes.push('starting');
   return codes;
