@@ -149,6 +149,20 @@ describe('Errors and bad input', () => {
     await only('GET', '/versions/latest/tree', undefined, 'path/version', /only in pdf-bundle.*slug/);
   });
 
+  test('names Windows keeps for devices are refused as slugs, saying why: such a file cannot be checked out there', async () => {
+    const commits = s.commitCount();
+    for (const slug of ['con', 'nul', 'com1', 'lpt9']) {
+      const res = await s.request('POST', '/versions/v1/nodes', { body: { slug, translations: { en: { title: 'T' } } } });
+      assertError(res, 400, 'validation_failed', { field: 'body/slug' });
+      assert.match(res.body.error.message, /Windows/);
+    }
+    for (const slug of ['aux', 'prn.2']) assertError(await s.request('POST', '/versions', { body: { slug } }), 400, 'validation_failed', { field: 'body/slug' });
+    assert.equal(s.commitCount(), commits);
+    // Names that only start like one are ordinary.
+    assert.equal((await s.request('POST', '/versions/v1/nodes', { body: { slug: 'console', translations: { en: { title: 'Console' } } } })).status, 200);
+    assert.equal((await s.request('POST', '/versions', { body: { slug: 'com10' } })).status, 200);
+  });
+
   test('a body with thousands of invalid elements lists the first 100 problems and counts the rest', async () => {
     const items = Array.from({ length: 300 }, () => 1);
     const res = await s.request('POST', '/versions/v1/reorder', { body: { items } });

@@ -1,4 +1,4 @@
-import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug } from '../domain/names.ts';
+import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
@@ -159,7 +159,8 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     // Found only when a problem is reported: searching the text for every entry would be quadratic.
     const line = () => (typeof slug === 'string' ? lineOf(ctx.text, `"${slug}"`) : undefined);
     if (typeof slug !== 'string' || !isNodeSlug(slug)) {
-      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (lowercase letters, digits, - and _)`, line);
+      const rule = typeof slug === 'string' && isWindowsReserved(slug) ? 'a name Windows keeps for devices: its files cannot be checked out there' : 'lowercase letters, digits, - and _';
+      ctx.problems.error(ctx.path, `${here}.slug ${JSON.stringify(slug)} is not a valid node slug (${rule})`, line);
       return;
     }
     if (ctx.nodes.has(slug)) {

@@ -4,12 +4,21 @@
  * contain a path separator, a `..` segment or anything git refuses in a tree entry.
  */
 
-/** Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` is reserved. */
-export const VERSION_SLUG_PATTERN = '^(?!latest$)[a-z0-9]+(?:[._-][a-z0-9]+)*$';
+/**
+ * Names Windows keeps for devices (`con`, `nul`, `com1`, …), with or without an extension: a file or
+ * folder of such a name cannot be checked out there, and writers edit content repositories on Windows too.
+ */
+export const WINDOWS_RESERVED = '(?:con|prn|aux|nul|com[1-9]|lpt[1-9])';
+const windowsReservedRe = new RegExp(`^${WINDOWS_RESERVED}(?:\\.|$)`);
+/** Whether `name` (a slug, lowercase) is one of WINDOWS_RESERVED, alone or before a dot. */
+export const isWindowsReserved = (name: string) => windowsReservedRe.test(name);
+
+/** Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` and Windows's device names are reserved. */
+export const VERSION_SLUG_PATTERN = `^(?!latest$)(?!${WINDOWS_RESERVED}(?:\\.|$))[a-z0-9]+(?:[._-][a-z0-9]+)*$`;
 export const VERSION_SLUG_MAX = 64;
 
-/** Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters. */
-export const NODE_SLUG_PATTERN = '^[a-z0-9]+(?:[_-][a-z0-9]+)*$';
+/** Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters; not one of Windows's device names. */
+export const NODE_SLUG_PATTERN = `^(?!${WINDOWS_RESERVED}$)[a-z0-9]+(?:[_-][a-z0-9]+)*$`;
 export const NODE_SLUG_MAX = 100;
 
 /** Icon names as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`. */

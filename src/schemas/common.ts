@@ -8,7 +8,7 @@ export const VersionSlug = {
   minLength: 1,
   maxLength: VERSION_SLUG_MAX,
   pattern: VERSION_SLUG_PATTERN,
-  description: 'Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` is reserved.',
+  description: 'Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` and the names Windows keeps for devices (`con`, `nul`, `com1`, … alone or before a dot) are reserved.',
   examples: ['v2', '2026.1'],
 } as const;
 
@@ -18,7 +18,7 @@ export const NodeSlug = {
   minLength: 1,
   maxLength: NODE_SLUG_MAX,
   pattern: NODE_SLUG_PATTERN,
-  description: 'Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters; unique within the version.',
+  description: 'Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters; not a name Windows keeps for devices (`con`, `prn`, `aux`, `nul`, `com1`–`com9`, `lpt1`–`lpt9`); unique within the version.',
   examples: ['getting-started'],
 } as const;
 

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { canonicalLanguage } from '../domain/names.ts';
+import { canonicalLanguage, isWindowsReserved } from '../domain/names.ts';
 import { AppError, MAX_LISTED } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
@@ -82,6 +82,7 @@ const PATTERN_HINTS: Record<string, string> = {
   LanguageCode: 'is not a valid language code (BCP 47, e.g. en, pt-BR)',
   Title: 'must not be only white space',
 };
+const WINDOWS_HINT = 'is a name Windows keeps for devices (con, prn, aux, nul, com1-com9, lpt1-lpt9): a file or folder so named cannot be checked out there; choose another';
 const LATEST_HINT = 'is "latest", which stands for the version marked latest only in pdf-bundle; name the version by its slug here (GET /versions lists them)';
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
@@ -118,7 +119,13 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     message = e.keyword === 'maxLength' ? `must be at most ${limit} characters` : limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
   } else if (e.keyword === 'pattern') {
     const schema = e.parentSchema as { $id?: string; description?: string } | undefined;
-    const hint = schema?.$id === 'VersionSlug' && e.data === 'latest' ? LATEST_HINT : (PATTERN_HINTS[schema?.$id ?? ''] ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
+    const slug = schema?.$id === 'VersionSlug' || schema?.$id === 'NodeSlug';
+    const hint =
+      schema?.$id === 'VersionSlug' && e.data === 'latest'
+        ? LATEST_HINT
+        : slug && typeof e.data === 'string' && isWindowsReserved(e.data)
+          ? WINDOWS_HINT
+          : (PATTERN_HINTS[schema?.$id ?? ''] ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
     message = hint ?? `must match ${(e.params as { pattern: string }).pattern}`;
   }
   return { field, message };
