@@ -832,7 +832,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         cycle: {
           summary: 'A node cannot move into its own subtree',
           sent: { body: 'cycle' },
-          value: error('cycle', 'Moving "getting-started" under "create-account" would place it inside its own subtree', { slug: 'getting-started', parentSlug: 'create-account' }),
+          value: error('cycle', 'Moving "getting-started" under "create-account" would place it inside its own subtree', { field: 'body/items/0/parentSlug', slug: 'getting-started', parentSlug: 'create-account' }),
         },
       },
     },
