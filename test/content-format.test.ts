@@ -54,7 +54,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
 
   test('problems are reported with file and line, all at once', () => {
     const { state, problems } = read({
-      'version.json': '{\n  "languages": ["en"],\n  "nav": [\n    { "slug": "a" },\n    { "slug": "a" },\n    { "slug": "Bad Slug" },\n    { "slug": "nul" }\n  ]\n}\n',
+      'version.json': '{\n  "languages": ["en"],\n  "nav": [\n    { "slug": "a" },\n    { "slug": "a" },\n    { "slug": "Bad Slug" },\n    { "slug": "nul" },\n    { "slug": "b", "id": "line\\nbreak" }\n  ]\n}\n',
       'en/a.md': '---\ntitle: A\nsummary: [unclosed\n---\nbody\n',
       'en/orphan.md': '---\ntitle: Orphan\n---\n',
       'de/a.md': '---\ntitle: A\n---\n',
@@ -64,6 +64,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.ok(text.some((t) => /^version\.json:4: nav\[1\]: duplicate slug "a"/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:6: nav\[2\]\.slug "Bad Slug" is not a valid node slug/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:7: nav\[3\]\.slug "nul" is not a valid node slug \(a name Windows keeps for devices/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /^version\.json:8: nav\[4\]\.id must be 1 to 100 characters, without control characters/.test(t)), text.join('\n'));
   });
 
   test('markdown problems carry their line; a missing primary translation is named', () => {

@@ -392,6 +392,18 @@ describe('POST /versions/{version}/import', () => {
       assert.match(s.git('show', 'HEAD:ids/version.json'), /"id": "doc-id-0001"/);
     });
 
+    test('an id with control characters or white space at its ends is refused, naming it; any other text is an id', async () => {
+      const commits = s.commitCount();
+      for (const id of ['<b>\u0000\n', 'tab\there', ' padded', 'padded ', '\u0085next']) {
+        const res = await importInto('ids', { nodes: [{ id, slug: 'odd', translations: { en: { title: 'Odd' } } }] });
+        assertError(res, 400, 'validation_failed', { field: 'body/nodes/0/id' });
+      }
+      assert.equal(s.commitCount(), commits);
+      const res = await importInto('ids', { nodes: [{ id: 'Ein Knoten ü/1', slug: 'odd', translations: { en: { title: 'Odd' } } }] });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await exportOf(s, 'ids')).nodes.find((n) => n.slug === 'odd')!.id, 'Ein Knoten ü/1');
+    });
+
     test('an id another node of the version already has is not reused', async () => {
       const res = await importInto('ids', { nodes: [{ id: 'doc-id-0001', slug: 'second', translations: { en: { title: 'Second' } } }] });
       assert.equal(res.status, 200, res.text);

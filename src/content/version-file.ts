@@ -1,4 +1,4 @@
-import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
+import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
@@ -176,7 +176,7 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
     if (icon !== null && (typeof icon !== 'string' || icon.length > ICON_MAX || !iconRe.test(icon))) {
       ctx.problems.error(ctx.path, `${here}.icon must be an icon name such as "book-open"`, line);
     }
-    if (e.id !== undefined && (typeof e.id !== 'string' || e.id === '' || e.id.length > 100)) ctx.problems.error(ctx.path, `${here}.id must be a non-empty string`, line);
+    if (e.id !== undefined && (typeof e.id !== 'string' || !isNodeId(e.id))) ctx.problems.error(ctx.path, `${here}.id must be 1 to 100 characters, without control characters or white space at either end`, line);
     const given = e.sortOrder;
     if (given !== undefined && (typeof given !== 'number' || !Number.isFinite(given))) ctx.problems.error(ctx.path, `${here}.sortOrder must be a number`, line);
     const node: NavNode = {

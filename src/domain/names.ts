@@ -21,6 +21,16 @@ export const VERSION_SLUG_MAX = 64;
 export const NODE_SLUG_PATTERN = `^(?!${WINDOWS_RESERVED}$)[a-z0-9]+(?:[_-][a-z0-9]+)*$`;
 export const NODE_SLUG_MAX = 100;
 
+/**
+ * A node id given in an import or a hand-written version.json: 1–100 characters, none of them a
+ * control character (a NUL or a line break in an id breaks every log line and file that shows it),
+ * and no white space at either end. Ids are never paths; the service's own are UUIDs.
+ */
+export const NODE_ID_PATTERN = '^[^\\p{Cc}\\s](?:[^\\p{Cc}]*[^\\p{Cc}\\s])?$';
+export const NODE_ID_MAX = 100;
+const nodeIdRe = new RegExp(NODE_ID_PATTERN, 'u');
+export const isNodeId = (s: string) => s.length <= NODE_ID_MAX && nodeIdRe.test(s);
+
 /** Icon names as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`. */
 export const ICON_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 export const ICON_MAX = 64;

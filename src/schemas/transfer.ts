@@ -1,4 +1,5 @@
 /** Schemas of export, JSON import and content-file import. */
+import { NODE_ID_MAX, NODE_ID_PATTERN } from '../domain/names.ts';
 
 const ExportTranslation = {
   type: 'object',
@@ -13,7 +14,7 @@ export const ExportNode = {
   required: ['slug'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', minLength: 1, maxLength: 100, description: 'Kept on import when no other node of the version has it.' },
+    id: { type: 'string', minLength: 1, maxLength: NODE_ID_MAX, pattern: NODE_ID_PATTERN, description: 'Kept on import when no other node of the version has it. 1–100 characters, no control characters, no white space at either end.' },
     slug: { $ref: 'NodeSlug' },
     kind: { enum: ['section', 'topic'], description: 'Default: unchanged for existing nodes, topic for new ones.' },
     parentSlug: { type: ['string', 'null'] },
