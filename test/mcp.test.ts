@@ -294,6 +294,32 @@ describe('Tool server (MCP)', () => {
     assert.equal(read.body.result.structuredContent.version.slug, 'v1');
   });
 
+  test('a message that is not JSON-RPC, or whose params do not fit its method, gets the JSON-RPC code and a sentence naming what is wrong', async () => {
+    const cases: Array<[unknown, number, number, RegExp]> = [
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_tree', arguments: 'x' } }, 200, -32602, /params\.arguments must be an object/],
+      [{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } }, 200, -32602, /params\.name must be the name of a tool/],
+      [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: null }, 200, -32602, /"params" must be an object/],
+      [{ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION } }, 200, -32602, /params\.capabilities/],
+      [{}, 400, -32600, /"jsonrpc" must be "2\.0"/],
+      [{ jsonrpc: '1.0', id: 5, method: 'tools/list' }, 400, -32600, /"jsonrpc" must be "2\.0"/],
+      [{ jsonrpc: '2.0', id: 6 }, 400, -32600, /"method" must be a string/],
+      [[], 400, -32600, /empty batch/],
+    ];
+    for (const [message, status, code, text] of cases) {
+      const res = await clients.post(message);
+      assert.equal(res.status, status, `${JSON.stringify(message)}: ${res.text}`);
+      assert.equal(res.body.jsonrpc, '2.0');
+      assert.equal(res.body.error.code, code, res.text);
+      assert.match(res.body.error.message, text);
+      assert.ok(res.body.error.message.length < 200, `a sentence, not a validator's dump: ${res.body.error.message}`);
+      const id = (message as { id?: unknown })?.id;
+      if (status === 200) assert.equal(res.body.id, id);
+    }
+    // Well-formed messages still go through.
+    assert.equal((await clients.post(call('get_tree', { version: 'v1' }))).body.result.structuredContent.version.slug, 'v1');
+    assert.equal((await clients.post(INITIALIZE)).body.result.serverInfo.name, 'help-content-service');
+  });
+
   test('a key without help:write calling a write tool is 403 insufficient_scope', async () => {
     const client = await clients.connect(reader);
     assert.equal((await client.listTools()).tools.length, READ_TOOLS.length + WRITE_TOOLS.length);

@@ -10,6 +10,7 @@ import { jsonBodyParser } from '../http/body.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { requestLog } from '../http/logging.ts';
 import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
+import { messageProblem } from './messages.ts';
 
 const INSTRUCTIONS =
   'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
@@ -67,12 +68,18 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
       return;
     }
-    await parse(ctx, async () => {
-      const actor = (ctx.state.actor ?? null) as Actor | null;
-      const message: unknown = ctx.request.body;
-      if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
-      await answer(ctx, toolServer(tools, actor, ctx, config), message);
-    });
+    // A body that is no JSON, too large or of another type is an HTTP answer, as for the API (400, 413, 415).
+    await parse(ctx, async () => undefined);
+    const actor = (ctx.state.actor ?? null) as Actor | null;
+    const message: unknown = ctx.request.body;
+    const problem = messageProblem(message);
+    if (problem) {
+      ctx.status = problem.status;
+      ctx.body = problem.body;
+      return;
+    }
+    if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
+    await answer(ctx, toolServer(tools, actor, ctx, config), message);
   };
 }
 

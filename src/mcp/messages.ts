@@ -1,0 +1,68 @@
+/**
+ * The shape of the JSON-RPC messages posted to the tool server, checked before the SDK sees them.
+ * The SDK answers a request whose params do not fit its schema with -32603 "Internal error" and its
+ * validator's dump as the message, and a valid JSON value that is no JSON-RPC message with -32700
+ * "Parse error"; a client then cannot tell its mistake from the server's. Here such messages get the
+ * codes JSON-RPC gives them, -32600 and -32602, and a sentence naming the member at fault.
+ */
+
+/** A JSON-RPC error answer to send instead of handing the message on, with its HTTP status. */
+export interface MessageProblem {
+  status: number;
+  body: { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
+}
+
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the params of the methods the server answers must hold, member by member (the rest the SDK checks). */
+const PARAMS: Record<string, (params: Json) => string | null> = {
+  'tools/call': (p) => {
+    if (typeof p.name !== 'string') return 'params.name must be the name of a tool (a string; tools/list names them)';
+    if (p.arguments !== undefined && !isObject(p.arguments)) return "params.arguments must be an object of the tool's arguments by name";
+    return null;
+  },
+  initialize: (p) => {
+    if (typeof p.protocolVersion !== 'string') return 'params.protocolVersion must be the protocol version the client speaks (a string such as "2025-06-18")';
+    if (!isObject(p.capabilities)) return "params.capabilities must be an object of the client's capabilities ({} for none)";
+    if (!isObject(p.clientInfo) || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string') return 'params.clientInfo must be an object with the client\'s "name" and "version" (strings)';
+    return null;
+  },
+};
+
+/** The first problem with `message` (one message or a batch), or null when it is well formed as far as checked here. */
+export function messageProblem(message: unknown): MessageProblem | null {
+  if (Array.isArray(message)) {
+    if (message.length === 0) return invalidRequest(null, 'an empty batch holds no message');
+    for (const m of message) {
+      const problem = messageProblem(m);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (!isObject(message)) return invalidRequest(null, 'the body must be a JSON-RPC message: an object with "jsonrpc": "2.0" and a "method"');
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  if (message.jsonrpc !== '2.0') return invalidRequest(id, '"jsonrpc" must be "2.0"');
+  // Answers and errors a client sends back (to requests of the server's) carry no method; the SDK takes them.
+  if (message.method === undefined && ('result' in message || 'error' in message)) return null;
+  if (typeof message.method !== 'string') return invalidRequest(id, '"method" must be a string such as "tools/call"');
+  if (message.id !== undefined && id === null) return invalidRequest(null, '"id" must be a string or a number');
+  if (message.params !== undefined && !isObject(message.params)) return invalidParams(id, '"params" must be an object');
+  const check = PARAMS[message.method];
+  const problem = check ? check((message.params ?? {}) as Json) : null;
+  return problem === null ? null : invalidParams(id, problem);
+}
+
+const invalidRequest = (id: string | number | null, message: string): MessageProblem => ({
+  status: 400,
+  body: { jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${message}` } },
+});
+
+// A request whose params are wrong is still a request: answered like any other, with 200.
+const invalidParams = (id: string | number | null, message: string): MessageProblem => ({
+  status: 200,
+  body: { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: `Invalid params: ${message}` } },
+});
