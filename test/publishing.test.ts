@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import markdownIt from 'markdown-it';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,7 +97,8 @@ describe('Publishing through pull requests: the whole cycle', () => {
     assert.equal(put.status, 200, put.text);
     const putDe = await s.request('PUT', '/versions/v1-wip/topics/install/translations/de', { body: { title: 'Installation', bodyMd: 'Neu geschrieben.\n' } });
     assert.equal(putDe.status, 200, putDe.text);
-    await createNode(s, 'v1-wip', { slug: 'new-topic', translations: { en: { title: 'New topic', bodyMd: 'Brand new.\n' }, de: { title: 'Neues Thema', bodyMd: 'Ganz neu.\n' } } });
+    // A title that, as Markdown, would hide the rest of the pull request's description from its reviewers.
+    await createNode(s, 'v1-wip', { slug: 'new-topic', translations: { en: { title: 'New topic <!-- hidden', bodyMd: 'Brand new.\n' }, de: { title: 'Neues Thema', bodyMd: 'Ganz neu.\n' } } });
     const del = await s.request('DELETE', '/versions/v1-wip/nodes/old-topic');
     assert.equal(del.status, 200, del.text);
     // The published version is untouched meanwhile.
@@ -179,6 +181,11 @@ describe('Publishing through pull requests: the whole cycle', () => {
     assert.ok(sections.en, `the body has a part for English: ${pr.body}`);
     assert.ok(sections.de, `the body has a part for German: ${pr.body}`);
     for (const slug of ['intro', 'new-topic', 'old-topic']) assert.match(sections.en, new RegExp(`\\b${slug}\\b`), `en names ${slug}`);
+    // As GitHub renders it (HTML allowed): the title is text, and the deletion after it is there to read.
+    const rendered = markdownIt({ html: true }).render(pr.body);
+    assert.doesNotMatch(rendered, /<!--/, rendered);
+    assert.match(rendered, /<code>New topic &lt;!-- hidden<\/code>/);
+    assert.match(rendered.slice(rendered.indexOf('hidden')), /old-topic\.md/);
     assert.doesNotMatch(sections.en, /\binstall\b/, 'install changed only in German');
     for (const slug of ['install', 'new-topic', 'old-topic']) assert.match(sections.de, new RegExp(`\\b${slug}\\b`), `de names ${slug}`);
     assert.doesNotMatch(sections.de, /\bintro\b/, 'intro changed only in English');

@@ -30,10 +30,25 @@ interface Prepared {
 }
 
 /** The pull request's description: what the publish changes, per language, for the reviewer. */
+/**
+ * Text written by people (titles, labels, names) as GitHub shows it, whatever it holds: a code span,
+ * on one line. A title is the writer's to choose, and the description is what reviewers read: in
+ * plain Markdown, `<!--` hid every line after it (deletions included), and links, images and
+ * @-mentions would render as the title's author wished. A code span renders none of them.
+ */
+export function literal(text: string): string {
+  const flat = text.replace(/[\r\n]+/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  // A span's renderer drops one space at each end when both are there: added where the text would lose its own, or start or end with a backtick.
+  const pad = flat.startsWith('`') || flat.endsWith('`') || (flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
 export function pullRequestBody(p: Prepared, author: string): string {
-  const title = (slug: string, language: string) => p.source.translations.get(slug)?.get(language)?.title ?? p.target?.translations.get(slug)?.get(language)?.title ?? slug;
+  const title = (slug: string, language: string) => literal(p.source.translations.get(slug)?.get(language)?.title ?? p.target?.translations.get(slug)?.get(language)?.title ?? slug);
   const lines = [
-    `Publishes **${p.source.meta.label}** (\`${p.targetSlug}\`) from \`${p.source.slug}\`, requested by ${author} through the help content service.`,
+    `Publishes ${literal(p.source.meta.label)} (\`${p.targetSlug}\`) from \`${p.source.slug}\`, requested by ${literal(author)} through the help content service.`,
     '',
     `Topics: ${p.summary.created} created, ${p.summary.updated} updated, ${p.summary.deleted} deleted, ${p.summary.unchanged} unchanged.`,
     '',
