@@ -621,7 +621,7 @@ describe('Working copies and publish requests', () => {
     });
 
     test('a pull_request event other than closed is acknowledged and changes nothing', async () => {
-      const body = JSON.stringify({ action: 'synchronize', number: request.prNumber, pull_request: { number: request.prNumber, state: 'open', merged: false, merged_at: null, closed_at: null } });
+      const body = JSON.stringify({ action: 'synchronize', number: request.prNumber, pull_request: { number: request.prNumber, state: 'open', merged: false, merged_at: null, closed_at: null }, repository: { full_name: `${gh.owner}/${gh.repo}` } });
       const res = await postWebhook(s, body, { 'x-github-event': 'pull_request', 'x-hub-signature-256': sign(SECRET, body) });
       assert.equal(res.status, 200, res.text);
       assert.equal((await findRequest(s, request.id)).status, 'open');
@@ -643,6 +643,24 @@ describe('Working copies and publish requests', () => {
       assert.equal(res.status, 401, res.text);
       assert.equal(res.body.error.code, 'invalid_signature');
       assert.equal((await findRequest(s, request.id)).status, 'open');
+    });
+
+    test('a signed delivery about another repository\'s pull request of the same number is ignored', async () => {
+      // One secret for an organization's webhook: its other repositories' pull requests are no concern of ours.
+      const body = JSON.stringify({ action: 'closed', number: request.prNumber, pull_request: { number: request.prNumber, merged: false, merged_at: null, closed_at: '1999-01-01T00:00:00Z' }, repository: { full_name: 'someone-else/other-repo' } });
+      const res = await postWebhook(s, body, { 'x-github-event': 'pull_request', 'x-hub-signature-256': sign(SECRET, body) });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.handled, null);
+      assert.match(res.body.ignored, /someone-else\/other-repo/);
+      assert.equal((await findRequest(s, request.id)).status, 'open');
+    });
+
+    test('an unsigned body is 401 whatever its shape: its signature is checked before its fields', async () => {
+      for (const body of ['{"pull_request":"x"}', '{"action":5}', '[]']) {
+        const res = await postWebhook(s, body, { 'x-github-event': 'pull_request' });
+        assert.equal(res.status, 401, `${body}: ${res.text}`);
+        assert.equal(res.body.error.code, 'invalid_signature');
+      }
     });
 
     test('a signed body that was altered is 401', async () => {

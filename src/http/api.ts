@@ -27,6 +27,11 @@ export interface ApiResponse {
 
 /** One endpoint: its route, its schemas and its documentation in one place; openapi.json is built from these. */
 export interface Endpoint<B = any, Q = any> extends EndpointDoc {
+  /**
+   * Checks that come before the body's shape, on the raw request (a webhook's signature over its
+   * raw body): a sender who cannot sign learns nothing of what the body should hold.
+   */
+  verify?: (ctx: Context) => void;
   handle: (req: ApiRequest<B, Q>) => Promise<ApiResponse> | ApiResponse;
 }
 
@@ -62,8 +67,9 @@ async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams:
     if (schema) check(schema, value, `path/${name}`);
   }
   const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
-  const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
   if (e.rawBody) ctx.state.rawBody = ctx.request.rawBody ?? '';
+  e.verify?.(ctx);
+  const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
   const run = async () => e.handle({ ctx, actor, params, query, body });
   if (e.cache && cache) return cache.serve(ctx, actor, run);
   const res = await run();

@@ -97,7 +97,7 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       responses: { 200: { description: 'The request, now closed', schema: 'PublishRequestEnvelope' } },
       handle: async ({ params }) => ({ body: { request: presentRequest(await publisher.cancel(params.id)) } }),
     }),
-    endpoint<{ action?: string; pull_request?: { number: number; merged?: boolean; merged_at?: string | null; closed_at?: string | null } }>({
+    endpoint<{ action?: string; repository?: { full_name?: string }; pull_request?: { number: number; merged?: boolean; merged_at?: string | null; closed_at?: string | null } }>({
       method: 'post',
       path: '/webhooks/github',
       operationId: 'githubWebhook',
@@ -110,14 +110,22 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       rawBody: true,
       errors: ['invalid_signature', 'publishing_disabled'],
       responses: { 200: { description: 'Handled (or ignored, with the reason)', schema: 'WebhookResult' } },
-      handle: async ({ ctx, body }) => {
+      verify: (ctx) => {
         const secret = config.publishing?.webhookSecret;
         if (!secret) throw new AppError('publishing_disabled', 'No webhook secret is configured (HELP_GITHUB_WEBHOOK_SECRET)');
         if (!validSignature(secret, ctx.state.rawBody as string, ctx.get('x-hub-signature-256'))) {
           throw new AppError('invalid_signature', 'X-Hub-Signature-256 is missing or does not match the configured secret');
         }
+      },
+      handle: async ({ ctx, body }) => {
         const event = ctx.get('x-github-event');
         if (event === 'ping') return { body: { ok: true, handled: 'ping' } };
+        // A secret may serve several repositories (a webhook of the organization): only ours speaks of our pull requests.
+        const ours = `${config.publishing!.owner}/${config.publishing!.repo}`;
+        const from = body.repository?.full_name;
+        if (typeof from !== 'string' || from.toLowerCase() !== ours.toLowerCase()) {
+          return { body: { ok: true, handled: null, ignored: `a delivery for ${from ?? 'no repository'}, not ${ours}` } };
+        }
         const pr = body.pull_request;
         if (event !== 'pull_request' || body.action !== 'closed' || !pr) return { body: { ok: true, handled: null, ignored: `${event} ${body.action ?? ''}`.trim() } };
         const merged = pr.merged === true;

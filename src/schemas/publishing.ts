@@ -102,6 +102,7 @@ export const GitHubWebhook = {
   description: 'A GitHub webhook delivery; `pull_request` events with action `closed` are acted on.',
   properties: {
     action: { type: 'string' },
+    repository: { type: 'object', properties: { full_name: { type: 'string', description: 'owner/name; deliveries for another repository than HELP_GITHUB_REPO are ignored.' } } },
     pull_request: { type: 'object', required: ['number'], properties: { number: { type: 'integer' }, merged: { type: ['boolean', 'null'] }, merged_at: { type: ['string', 'null'] }, closed_at: { type: ['string', 'null'] } } },
   },
 } as const;
