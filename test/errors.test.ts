@@ -103,6 +103,8 @@ describe('Errors and bad input', () => {
     const res = await s.request('PUT', '/versions/v1/topics/x/translations/en', { body: { title: 'x', bodyMd: 'y'.repeat(10_000) } });
     assertError(res, 413, 'payload_too_large');
     assert.equal(res.body.error.limit, 4096);
+    // The rest of the body may be left unread on the connection: the client is told not to send another request on it.
+    assert.equal(res.headers.get('connection'), 'close');
   });
 
   test('an unknown body field is refused, naming it', async () => {

@@ -84,6 +84,9 @@ describe('OAuth: what is refused', () => {
     const res = await fetch(oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:8765/elsewhere', scope: 'help:read', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }), { redirect: 'manual' });
     assert.equal(res.status, 400);
     assert.match(await res.text(), /redirect_uri/);
+    // The error page cannot be framed, sniffed or made to load anything, as the sign-in pages.
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'.*frame-ancestors 'none'/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
   });
 
   test('a wrong verifier and a reused code are refused; the reuse revokes what the code gave', async () => {

@@ -64,6 +64,8 @@ export function errorBoundary(bodyLimit: number): Middleware {
       const challenge = wwwAuthenticate(appError, ctx.state.challenge as Challenge | undefined, ctx.get('authorization') !== '');
       if (challenge) ctx.set('WWW-Authenticate', challenge);
       if (typeof appError.data.retryAfter === 'number') ctx.set('Retry-After', String(appError.data.retryAfter));
+      // A body refused for its size may be left partly unread on the connection: the next request there would start inside it.
+      if (appError.code === 'payload_too_large') ctx.set('Connection', 'close');
       ctx.status = appError.status;
       ctx.body = { error: { code: appError.code, message: appError.message, ...appError.data, requestId: ctx.state.requestId } };
     }

@@ -12,6 +12,9 @@ import { adapterFor, type OAuthStore } from './store.ts';
 /** A property no client sends: its validator runs for every client and marks loopback-only clients as native apps. */
 const LOOPBACK_MARK = 'help_loopback_client';
 
+/** An error page of the authorization server: text only. */
+const ERROR_PAGE_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 /** The resources tokens can be issued for, by canonical URL (no trailing slash). */
 export interface Resources {
   api: string;
@@ -100,6 +103,11 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
       },
     },
     renderError: (ctx: KoaContextWithOIDC, out) => {
+      // The sign-in pages' own headers: no style, script or frame from anywhere (the page has none).
+      ctx.set('Content-Security-Policy', ERROR_PAGE_POLICY);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Cache-Control', 'no-store');
       ctx.type = 'html';
       ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in could not continue</h1><p><code>${escapeHtml(String(out.error))}</code>: ${escapeHtml(String(out.error_description ?? ''))}</p></main></body></html>`;
     },
