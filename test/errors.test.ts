@@ -241,6 +241,17 @@ describe('Errors and bad input', () => {
     assert.equal(res.headers.get('x-request-id'), 'trace-123');
   });
 
+  test('answers say nosniff, the cached ones too: a JSON answer holding <script> is never read as a page', async () => {
+    await createVersion(s, 'sniff', { status: 'published' });
+    await s.request('POST', '/versions/sniff/nodes', { body: { slug: 'x', translations: { en: { title: '<script>alert(1)</script>' } } } });
+    for (let i = 0; i < 2; i++) {
+      const res = await s.request('GET', '/versions/sniff/tree', { key: null });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `answer ${i + 1}`);
+    }
+    assert.equal((await s.request('GET', '/versions/nope/tree', { key: null })).headers.get('x-content-type-options'), 'nosniff');
+  });
+
   test('the README lists exactly the codes of the error catalogue, with their statuses', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('## Error codes'));
