@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts';
 import { check } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { refuseEntityTagConditions } from './preconditions.ts';
-import { jsonBodyParser } from './body.ts';
+import { jsonBodyParser, parseJsonText } from './body.ts';
 import { anonymousWithoutBody, type ResponseCache } from './cache.ts';
 import { PATH_PARAMS, type EndpointDoc } from '../schemas/endpoint.ts';
 
@@ -69,6 +69,7 @@ async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams:
   const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
   if (e.rawBody) ctx.state.rawBody = ctx.request.rawBody ?? '';
   e.verify?.(ctx);
+  if (e.rawBody && e.body) ctx.request.body = parseJsonText(ctx.request.rawBody ?? '');
   const body = e.body ? check(e.body, wellFormed(ctx.request.body ?? {}, 'body'), 'body') : undefined;
   const run = async () => e.handle({ ctx, actor, params, query, body });
   if (e.cache && cache) return cache.serve(ctx, actor, run);

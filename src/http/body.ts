@@ -1,3 +1,4 @@
+import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.ts';
@@ -45,9 +46,8 @@ export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
     if (PARSED_METHODS.has(ctx.method) && isJson(ctx)) {
       const options = { encoding: 'utf-8', limit, strict: true };
       if (keepRaw) {
-        const { parsed, raw } = (await coBody.json(ctx, { ...options, returnRawBody: true })) as { parsed: unknown; raw: string };
-        ctx.request.body = parsed;
-        ctx.request.rawBody = raw;
+        // Only read: the endpoint verifies the raw text (a signature) before it is parsed (parseJsonText).
+        ctx.request.rawBody = await coBody.text(ctx, options);
       } else {
         ctx.request.body = await coBody.json(ctx, options);
       }
@@ -61,3 +61,21 @@ export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
 }
 
 const YIELD_AFTER_BYTES = 256 * 1024;
+
+/** co-body's strict JSON: an object or an array (an empty body is an empty object). */
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+
+/**
+ * A raw body parsed as jsonBodyParser parses the others (co-body's rules and its parser, which
+ * refuses `__proto__` and `constructor.prototype` keys), for an endpoint that kept the raw text to
+ * verify it first: an unsigned body costs no parsing.
+ */
+export function parseJsonText(text: string): unknown {
+  if (text === '') return {};
+  try {
+    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
+    return bourne.parse(text, { protoAction: 'error' });
+  } catch (err) {
+    throw new AppError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`, { field: 'body' });
+  }
+}

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { MAX_BODY_DEPTH } from '../../src/http/api.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -24,7 +25,6 @@ describe('Deeply nested JSON bodies are refused with 400, never 500', () => {
     { method: 'POST', path: '/versions', wrap: (n) => `{"slug":"deep","label":${n}}` },
     { method: 'POST', path: '/versions/v1/import', wrap: (n) => `{"nodes":[{"slug":"x","translations":{"en":{"title":${n}}}}]}` },
     { method: 'POST', path: '/versions/v1/reorder', wrap: (n) => `{"items":${n}}` },
-    { method: 'POST', path: '/webhooks/github', wrap: (n) => `{"action":"closed","pull_request":${n}}`, key: null },
   ];
 
   for (const r of routes) {
@@ -41,6 +41,43 @@ describe('Deeply nested JSON bodies are refused with 400, never 500', () => {
       assert.equal((await fetch(new URL('/healthz', s.url))).status, 200, 'the service is still up');
     });
   }
+
+  test('the GitHub webhook: a signed delivery nested 3,000 and 100,000 levels is validation_failed naming the depth; an unsigned one is refused before it is parsed', async () => {
+    // The webhook answers only with publishing on and a secret; a repository host that is not there is never called for these.
+    const secret = 'hook-secret';
+    const hooked = await startTestServer({
+      env: { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: 'acme/help', HELP_GITHUB_TOKEN: 'ghp_test', HELP_GITHUB_API_URL: 'http://127.0.0.1:9', HELP_GITHUB_WEBHOOK_SECRET: secret },
+    });
+    try {
+      const post = (raw: string, signed: boolean) =>
+        hooked.request('POST', '/webhooks/github', {
+          raw,
+          key: null,
+          headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', ...(signed ? { 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` } : {}) },
+          timeout: 30_000,
+        });
+      for (const nested of [nestedObject(3_000), nestedArray(3_000), nestedArray(100_000)]) {
+        const raw = `{"action":"closed","pull_request":${nested}}`;
+        const res = await post(raw, true);
+        assert.equal(res.status, 400, res.text.slice(0, 200));
+        assert.equal(res.body.error.code, 'validation_failed');
+        assert.match(res.body.error.message, new RegExp(`nested deeper than ${MAX_BODY_DEPTH} levels`));
+        assert.match(res.body.error.field, /^body\//);
+        const unsigned = await post(raw, false);
+        assert.equal(unsigned.status, 401, unsigned.text.slice(0, 200));
+      }
+      // Signed but not JSON, or holding a prototype key: the parser's refusals, after the signature.
+      for (const raw of ['{"action":', '{"__proto__":{"x":1}}', '"text"']) {
+        const res = await post(raw, true);
+        assert.equal(res.status, 400, `${raw}: ${res.text}`);
+        assert.equal(res.body.error.code, 'invalid_json');
+        assert.equal((await post(raw, false)).status, 401);
+      }
+      assert.equal((await fetch(new URL('/healthz', hooked.url))).status, 200, 'the service is still up');
+    } finally {
+      await hooked.close();
+    }
+  });
 
   test(`the limit is ${MAX_BODY_DEPTH} levels: the field that goes one level too deep is named`, async () => {
     const ok = await send('PUT', '/versions/v1/topics/a/translations/en', `{"title":"T","extra":${nestedArray(MAX_BODY_DEPTH - 1)}}`);
