@@ -304,6 +304,7 @@ describe('Tool server (MCP)', () => {
       [{ jsonrpc: '1.0', id: 5, method: 'tools/list' }, 400, -32600, /"jsonrpc" must be "2\.0"/],
       [{ jsonrpc: '2.0', id: 6 }, 400, -32600, /"method" must be a string/],
       [[], 400, -32600, /empty batch/],
+      [`${'['.repeat(30_000)}${']'.repeat(30_000)}`, 400, -32600, /not other batches/],
     ];
     for (const [message, status, code, text] of cases) {
       const res = await clients.post(message);

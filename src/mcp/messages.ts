@@ -35,14 +35,17 @@ const PARAMS: Record<string, (params: Json) => string | null> = {
 
 /** The first problem with `message` (one message or a batch), or null when it is well formed as far as checked here. */
 export function messageProblem(message: unknown): MessageProblem | null {
-  if (Array.isArray(message)) {
-    if (message.length === 0) return invalidRequest(null, 'an empty batch holds no message');
-    for (const m of message) {
-      const problem = messageProblem(m);
-      if (problem) return problem;
-    }
-    return null;
+  if (!Array.isArray(message)) return oneMessageProblem(message);
+  if (message.length === 0) return invalidRequest(null, 'an empty batch holds no message');
+  for (const m of message) {
+    // Not a batch in a batch: each is looked at once, however deep a body nests them.
+    const problem = Array.isArray(m) ? invalidRequest(null, 'a batch holds messages, not other batches') : oneMessageProblem(m);
+    if (problem) return problem;
   }
+  return null;
+}
+
+function oneMessageProblem(message: unknown): MessageProblem | null {
   if (!isObject(message)) return invalidRequest(null, 'the body must be a JSON-RPC message: an object with "jsonrpc": "2.0" and a "method"');
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
   if (message.jsonrpc !== '2.0') return invalidRequest(id, '"jsonrpc" must be "2.0"');
