@@ -25,6 +25,7 @@ const PARAMS: Record<string, (params: Json) => string | null> = {
     if (p.arguments !== undefined && !isObject(p.arguments)) return "params.arguments must be an object of the tool's arguments by name";
     return null;
   },
+  'tools/list': (p) => (p.cursor !== undefined && typeof p.cursor !== 'string' ? 'params.cursor must be the string a previous tools/list answered as nextCursor' : null),
   initialize: (p) => {
     if (typeof p.protocolVersion !== 'string') return 'params.protocolVersion must be the protocol version the client speaks (a string such as "2025-06-18")';
     if (!isObject(p.capabilities)) return "params.capabilities must be an object of the client's capabilities ({} for none)";
