@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { encodedList, encodedString, encodeInSlices, JsonEncoder, longString } from '../src/http/encoded-json.ts';
+import { encodedList, encodedString, encodedTree, encodeInSlices, JsonEncoder, longString } from '../src/http/encoded-json.ts';
 import { withTurns } from './helpers/turns.ts';
 
 /** The bytes of `value` as a plain JSON.stringify writes them. */
@@ -96,5 +96,28 @@ describe('Answers with memoized string text (encoded-json.ts)', () => {
     assert.equal(presented, 1000, 'each item presented once');
     assert.ok(turns >= 4, `${turns} turns while 1,000 items were presented`);
     assert.equal(JSON.stringify({ l: encodedList([1, 2, 3], (n) => n + 1) }), '{"l":[2,3,4]}', 'elsewhere, the array');
+  });
+
+  test('a large tree is presented and serialized a slice of nodes at a time: the same bytes as the nested arrays', async () => {
+    // 3,000 nodes four levels deep, uneven: some with many children, some leaves, one node with no fields of its own.
+    const children = new Map<string, string[]>();
+    const roots: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const parent = i < 7 ? null : `n${(i * 7919) % Math.min(i, 400)}`;
+      children.set(`n${i}`, []);
+      (parent === null ? roots : children.get(parent)!).push(`n${i}`);
+    }
+    const present = (node: string): Record<string, unknown> => (node === 'n5' ? {} : { slug: node, title: `Title "${node}" 日本`, n: Number(node.slice(1)) });
+    const childrenOf = (node: string) => children.get(node)!;
+    const nested = (nodes: readonly string[]): unknown[] => nodes.map((node) => ({ ...present(node), children: nested(childrenOf(node)) }));
+    const answer = { version: 'v1', tree: encodedTree(roots, children.size, childrenOf, present), tail: encodedString({}, 'end') };
+    const { result: bytes, turns } = await withTurns(() => bytesOf(new JsonEncoder(1 << 20).serialize(answer)));
+    assert.deepEqual(bytes, plain({ version: 'v1', tree: nested(roots), tail: 'end' }));
+    assert.ok(turns >= 10, `${turns} turns while 3,000 nodes were presented`);
+    // Elsewhere, and small, the nested arrays.
+    assert.deepEqual(JSON.parse(JSON.stringify({ t: encodedTree(roots, children.size, childrenOf, present) })), JSON.parse(JSON.stringify({ t: nested(roots) })));
+    const small = { t: encodedTree(['a'], 2, (n) => (n === 'a' ? ['b'] : []), (n) => ({ n })) };
+    assert.deepEqual(await bytesOf(new JsonEncoder(0).serialize(small)), plain({ t: [{ n: 'a', children: [{ n: 'b', children: [] }] }] }));
+    assert.deepEqual(await bytesOf(new JsonEncoder(0).serialize({ t: encodedTree([], 0, () => [], () => ({})) })), plain({ t: [] }));
   });
 });

@@ -8,7 +8,16 @@ function link(state: VersionState, slug: string, language: string) {
   return { slug, kind: state.nodes.get(slug)!.kind, title: picked?.translation.title ?? slug };
 }
 
-export function presentTree(state: VersionState, language: string) {
+/** Makes a tree of `size` nodes: each node `{ ...present(node), children }` (the HTTP routes make it in slices, see encoded-json.ts). */
+export type TreeOf = (roots: readonly string[], size: number, childrenOf: (node: string) => readonly string[], present: (node: string) => Record<string, unknown>) => unknown;
+
+const plainTree: TreeOf = (roots, _size, childrenOf, present) => {
+  const nested = (nodes: readonly string[]): unknown[] => nodes.map((node) => ({ ...present(node), children: nested(childrenOf(node)) }));
+  return nested(roots);
+};
+
+/** `GET /tree`: the version's navigation in one language (`tree` makes the nested entries). */
+export function presentTree(state: VersionState, language: string, tree: TreeOf = plainTree) {
   const entry = (slug: string): Record<string, unknown> => {
     const node = state.nodes.get(slug)!;
     const picked = pickTranslation(state, slug, language);
@@ -21,10 +30,9 @@ export function presentTree(state: VersionState, language: string) {
       title: picked?.translation.title ?? slug,
       summary: picked?.translation.summary ?? '',
       language: picked?.language ?? language,
-      children: node.children.map(entry),
     };
   };
-  return { version: presentVersion(state), language, tree: state.roots.map(entry) };
+  return { version: presentVersion(state), language, tree: tree(state.roots, state.nodes.size, (slug) => state.nodes.get(slug)!.children, entry) };
 }
 
 /** The nearest topic before or after a node in document order. */

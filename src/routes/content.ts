@@ -7,7 +7,7 @@ import { presentNodeList } from '../presenters/nodes.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import type { Deps } from '../deps.ts';
 import type { Translation } from '../domain/types.ts';
-import { encodedList, encodedString, longString } from '../http/encoded-json.ts';
+import { encodedList, encodedString, encodedTree, longString } from '../http/encoded-json.ts';
 
 /** Bodies are sent from their memoized JSON text when the answer is built again (encoded-json.ts). */
 const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
@@ -28,7 +28,8 @@ export function contentRoutes({ catalog }: Deps) {
       responses: { 200: { description: 'Nested sections and topics', schema: 'Tree' } },
       handle: ({ actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
-        return { body: presentTree(state, language(query.language ?? 'en', 'query/language')) };
+        // Ten thousand nodes: presented and encoded a slice at a time.
+        return { body: presentTree(state, language(query.language ?? 'en', 'query/language'), encodedTree) };
       },
     }),
     endpoint<unknown, { language?: string }>({
