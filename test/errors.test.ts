@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { brotliCompressSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
 import { assertError } from './helpers/assertions.ts';
@@ -55,10 +56,17 @@ describe('Errors and bad input', () => {
     assert.equal(ok.status, 200, ok.text);
   });
 
-  test('a body that does not decompress as its Content-Encoding says is 400 naming the header', async () => {
-    const res = await s.request('POST', '/versions', { raw: JSON.stringify({ slug: 'v6' }), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
-    assertError(res, 400, 'invalid_json', { field: 'header/content-encoding' });
-    assert.match(res.body.error.message, /decompress/);
+  test('a body that does not decompress as its Content-Encoding says is 400 naming the header, whichever the encoding', async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      for (const raw of [JSON.stringify({ slug: 'v6' }), 'hello world, this is not compressed at all']) {
+        const res = await s.request('POST', '/versions', { raw, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+        assertError(res, 400, 'invalid_json', { field: 'header/content-encoding' });
+        assert.match(res.body.error.message, /decompress/, `${encoding}: ${res.body.error.message}`);
+      }
+    }
+    // Compressed as it says, it is read.
+    const ok = await fetch(`${s.service.url}/versions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'br', authorization: `Bearer ${s.key}` }, body: brotliCompressSync(JSON.stringify({ slug: 'v6br' })) });
+    assert.equal(ok.status, 200, await ok.text());
   });
 
   test('what Node.js\'s HTTP parser refuses is answered with the JSON envelope too, and the connection closed', async () => {

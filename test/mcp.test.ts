@@ -301,6 +301,8 @@ describe('Tool server (MCP)', () => {
       [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: null }, 200, -32602, /"params" must be an object/],
       [{ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION } }, 200, -32602, /params\.capabilities/],
       [{ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { cursor: [1] } }, 200, -32602, /params\.cursor must be the string/],
+      // Methods named like properties every object has are unknown methods, like any other.
+      ...['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf'].map((method, i): [unknown, number, number, RegExp] => [{ jsonrpc: '2.0', id: 20 + i, method }, 200, -32601, /not found/i]),
       [{}, 400, -32600, /"jsonrpc" must be "2\.0"/],
       [{ jsonrpc: '1.0', id: 5, method: 'tools/list' }, 400, -32600, /"jsonrpc" must be "2\.0"/],
       [{ jsonrpc: '2.0', id: 6 }, 400, -32600, /"method" must be a string/],

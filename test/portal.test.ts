@@ -90,6 +90,9 @@ describe('The reader portal (server side)', () => {
       assert.equal(isSafeLink(url), safe, url);
     }
     assert.equal(highlight('<script>"x"</script>', 'html'), '&lt;script&gt;&quot;x&quot;&lt;/script&gt;');
+    // A fence named like a property every object has names no grammar: the code shows as plain text.
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) assert.equal(highlight('x = "<1>"', name), 'x = &quot;&lt;1&gt;&quot;', name);
+    assert.match(renderMarkdown('```constructor\nx = 1\n```\n'), /<pre[^>]*><code[^>]*>x = 1\n<\/code><\/pre>/);
     assert.doesNotMatch(renderMarkdown('```"><img src=x onerror=alert(1)>\ncode\n```\n'), /<img/);
     assert.match(renderMarkdown('# Main\n'), /<h1 id="main-1">/, "a heading does not take the page's own ids");
   });

@@ -13,7 +13,8 @@ export function toAppError(err: unknown, bodyLimit: number): AppError | null {
   // Everything the body parser refuses as malformed (bad JSON, a forbidden "__proto__" key, a body
   // that does not decompress as its Content-Encoding says) is the caller's JSON problem.
   const code = (err as { code?: string }).code ?? '';
-  if (code.startsWith('Z_')) {
+  // zlib's codes (gzip, deflate) start with Z_, brotli's with ERR__ (two underscores; Node's own have one).
+  if (code.startsWith('Z_') || code.startsWith('ERR__')) {
     return new AppError('invalid_json', `The request body does not decompress as its Content-Encoding says (${e.message})`, { field: 'header/content-encoding' });
   }
   if (e.type === 'entity.parse.failed' || e.status === 400) {

@@ -55,7 +55,8 @@ function oneMessageProblem(message: unknown): MessageProblem | null {
   if (typeof message.method !== 'string') return invalidRequest(id, '"method" must be a string such as "tools/call"');
   if (message.id !== undefined && id === null) return invalidRequest(null, '"id" must be a string or a number');
   if (message.params !== undefined && !isObject(message.params)) return invalidParams(id, '"params" must be an object');
-  const check = PARAMS[message.method];
+  // The method is the caller's: "constructor" or "__proto__" is no method of ours, not a property of every object.
+  const check = Object.hasOwn(PARAMS, message.method) ? PARAMS[message.method] : undefined;
   const problem = check ? check((message.params ?? {}) as Json) : null;
   return problem === null ? null : invalidParams(id, problem);
 }

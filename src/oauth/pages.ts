@@ -79,7 +79,7 @@ const SCOPE_TEXT: Record<string, string> = {
 };
 
 export function consentPage(o: { nonce: string; action: string; csrf: string; clientName: string; clientId: string; redirectHost: string; account: string; role: string; scopes: string[]; resources: string[] }): string {
-  const scopes = o.scopes.map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  const scopes = o.scopes.map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(Object.hasOwn(SCOPE_TEXT, s) ? SCOPE_TEXT[s] : s)}</li>`).join('\n');
   const resources = o.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('\n');
   return page('Allow access', o.nonce, `<h1>Allow access?</h1>
 <p><strong>${escapeHtml(o.clientName)}</strong> <span class="muted">(client <code>${escapeHtml(o.clientId)}</code>, returning to <strong>${escapeHtml(o.redirectHost)}</strong>)</span> asks for access as <strong>${escapeHtml(o.account)}</strong> (${escapeHtml(o.role)}):</p>

@@ -53,10 +53,11 @@ const ALIASES: Record<string, string> = {
   scss: 'css', less: 'css', yml: 'yaml', toml: 'yaml', ini: 'yaml', jsonc: 'js', json5: 'js',
 };
 
-/** The grammar for a fence's language name, if there is one. */
+/** The grammar for a fence's language name, if there is one. The name is the writer's: `constructor` or `__proto__` names no grammar, not a property every object has. */
 function grammarOf(language: string): Grammar | null {
   const name = language.toLowerCase();
-  return GRAMMARS[name] ?? GRAMMARS[ALIASES[name] ?? ''] ?? null;
+  const key = Object.hasOwn(GRAMMARS, name) ? name : Object.hasOwn(ALIASES, name) ? ALIASES[name] : null;
+  return key !== null && Object.hasOwn(GRAMMARS, key) ? GRAMMARS[key] : null;
 }
 
 const span = (kind: string, text: string) => `<span class="tok-${kind}">${escapeHtml(text)}</span>`;
