@@ -12,27 +12,60 @@ const isAlive = (pid: number) => {
   }
 };
 
+/** When the process `pid` started, in clock ticks since boot (Linux's /proc), or null where that cannot be read. */
+function startTimeOf(pid: number | 'self'): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name, in parentheses, may hold spaces: the fields are counted after it (starttime is the 22nd).
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Lock files this process holds (a process may run more than one server, each on its own data directory). */
+const held = new Set<string>();
+
 /**
- * Takes the data directory's exclusive lock (`server.lock`, holding the owner's pid), so a second
- * server on the same directory refuses to start. A lock left by a process that no longer runs is taken over.
+ * Whether the server that wrote the lock `text` ("pid starttime") still runs. Not when the pid is
+ * this process's own but the lock is not one it took (a container restarted after a hard kill gives
+ * its server the same pid, often 1), nor when a process of that pid started at another time than the
+ * lock says (the pid was given to another program since).
+ */
+function ownerRuns(path: string, text: string): { pid: number; runs: boolean } {
+  const [pidText, started] = text.trim().split(/\s+/);
+  const pid = Number(pidText);
+  if (pid === process.pid) return { pid, runs: held.has(path) };
+  if (!Number.isInteger(pid) || pid <= 0) return { pid, runs: false };
+  if (!isAlive(pid)) return { pid, runs: false };
+  const now = started === undefined ? null : startTimeOf(pid);
+  return { pid, runs: now === null || now === started };
+}
+
+/**
+ * Takes the data directory's exclusive lock (`server.lock`, holding the owner's pid and when it
+ * started), so a second server on the same directory refuses to start. A lock left by a process that
+ * no longer runs is taken over.
  */
 export function acquireLock(dataDir: string): () => void {
   const path = join(dataDir, 'server.lock');
+  const mine = `${process.pid} ${startTimeOf('self') ?? ''}`.trim();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = fs.openSync(path, 'wx');
-      fs.writeSync(fd, `${process.pid}\n`);
+      fs.writeSync(fd, `${mine}\n`);
       fs.fsyncSync(fd);
       fs.closeSync(fd);
+      held.add(path);
       return () => {
-        if (fs.readFileSync(path, 'utf8').trim() === String(process.pid)) fs.rmSync(path, { force: true });
+        held.delete(path);
+        if (fs.readFileSync(path, 'utf8').trim() === mine) fs.rmSync(path, { force: true });
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(fs.readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new DataDirLockedError(`The data directory ${dataDir} is in use by another server (pid ${owner}); ${path} is its lock.`);
-      }
+      if (fs.statSync(path).isDirectory()) throw new DataDirLockedError(`${path} is a folder, where the server keeps its lock file: remove it (no server of this data directory runs while it is there).`);
+      const owner = ownerRuns(path, fs.readFileSync(path, 'utf8'));
+      if (owner.runs) throw new DataDirLockedError(`The data directory ${dataDir} is in use by another server (pid ${owner.pid}); ${path} is its lock.`);
       fs.rmSync(path, { force: true });
     }
   }
