@@ -138,6 +138,9 @@ export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** What a token or key sent in an Authorization header may hold: visible ASCII, no spaces. */
+const TOKEN = /^[\x21-\x7e]+$/;
+
 function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   const flag = (env.HELP_PUBLISH_VIA_PR ?? 'off').toLowerCase();
   if (!['on', 'off', 'true', 'false', '1', '0'].includes(flag)) throw new ConfigError('HELP_PUBLISH_VIA_PR must be on or off');
@@ -146,6 +149,8 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repo);
   if (!m) throw new ConfigError(`HELP_GITHUB_REPO must be owner/name when HELP_PUBLISH_VIA_PR is on, not ${JSON.stringify(repo)}`);
   if (!env.HELP_GITHUB_TOKEN) throw new ConfigError('HELP_GITHUB_TOKEN is required when HELP_PUBLISH_VIA_PR is on');
+  // A token that cannot be sent as a header would fail at the first publish request, with itself quoted in the error: said here, never quoted.
+  if (!TOKEN.test(env.HELP_GITHUB_TOKEN)) throw new ConfigError('HELP_GITHUB_TOKEN holds white space or other characters a token does not have (a line break copied with it?)');
   const pathPattern = (env.HELP_GITHUB_PATH || 'docs/{version}').replace(/^\/+|\/+$/g, '');
   if (!pathPattern.includes('{version}') || pathPattern.split('/').some((p) => p === '..' || p === '.')) {
     throw new ConfigError('HELP_GITHUB_PATH must contain {version} and no "." or ".." segments');

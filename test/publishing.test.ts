@@ -981,6 +981,10 @@ describe('Publishing configuration', () => {
     assert.throws(() => loadConfig(noRepo), ConfigError);
     assert.throws(() => loadConfig(noToken), ConfigError);
     assert.throws(() => loadConfig({ ...base, HELP_GITHUB_REPO: 'not-owner-slash-name' }), ConfigError);
+    // A token that could not be sent as a header is refused at start, named and never quoted.
+    for (const token of ['ghp_secret_part\nrest', 'ghp secret', ' ']) {
+      assert.throws(() => loadConfig({ ...base, HELP_GITHUB_TOKEN: token }), (err: Error) => err instanceof ConfigError && /HELP_GITHUB_TOKEN/.test(err.message) && !err.message.includes('secret'));
+    }
   });
 
   test('defaults: base branch main, folder docs/{version}; off by default', () => {

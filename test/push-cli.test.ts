@@ -246,6 +246,8 @@ describe('The push command (help-push.mjs push, as the service serves it)', () =
     for (const [what, args, env, mention] of [
       ['HELP_URL missing', ['--dir', 'docs/v1', '--version', 'v1'], { HELP_URL: '' }, /HELP_URL/],
       ['HELP_KEY missing', ['--dir', 'docs/v1', '--version', 'v1'], { HELP_KEY: '' }, /HELP_KEY/],
+      // Named, never quoted: a key copied with a line break would otherwise be printed into the CI log.
+      ['HELP_KEY with a line break', ['--dir', 'docs/v1', '--version', 'v1', '--dry-run'], { HELP_KEY: 'hcs_secret_part\nrest' }, /^(?![\s\S]*hcs_secret_part)[\s\S]*HELP_KEY holds white space/],
       ['--dir missing', ['--version', 'v1'], {}, /--dir/],
       ['--version missing', ['--dir', 'docs/v1'], {}, /--version/],
       ['--dir not a folder', ['--dir', 'docs/nowhere', '--version', 'v1'], {}, /docs\/nowhere/],

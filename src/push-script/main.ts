@@ -65,6 +65,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     mode === 'offline' ? [] : [!env.HELP_URL && 'HELP_URL', !env.HELP_KEY && 'HELP_KEY'],
   );
   if (missing.some(Boolean)) return usage(`Missing ${missing.filter(Boolean).join(', ')}`);
+  // Never quoted: a key with a line break in it would otherwise reach the log of whatever runs this.
+  if (mode !== 'offline' && !/^[\x21-\x7e]+$/.test(env.HELP_KEY!)) return usage('HELP_KEY holds white space or other characters a key does not have (a line break copied with it?)');
   const service: Service | null = mode === 'offline' ? null : { url: env.HELP_URL!, key: env.HELP_KEY! };
   const out = new Output(env);
 
