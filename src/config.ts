@@ -155,12 +155,7 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   if (!pathPattern.includes('{version}') || pathPattern.split('/').some((p) => p === '..' || p === '.')) {
     throw new ConfigError('HELP_GITHUB_PATH must contain {version} and no "." or ".." segments');
   }
-  let apiUrl = env.HELP_GITHUB_API_URL || 'https://api.github.com';
-  try {
-    apiUrl = new URL(apiUrl).toString().replace(/\/$/, '');
-  } catch {
-    throw new ConfigError(`HELP_GITHUB_API_URL is not a URL: ${JSON.stringify(apiUrl)}`);
-  }
+  const apiUrl = webUrl('HELP_GITHUB_API_URL', env.HELP_GITHUB_API_URL || 'https://api.github.com', 'https://github.example.com/api/v3').toString().replace(/\/$/, '');
   return {
     owner: m[1],
     repo: m[2],
@@ -187,12 +182,7 @@ const list = (raw: string | undefined, fallback: string[]) => {
 
 function upstreamConfig(env: NodeJS.ProcessEnv): UpstreamConfig | null {
   if (!env.HELP_OIDC_ISSUER) return null;
-  let issuer: URL;
-  try {
-    issuer = new URL(env.HELP_OIDC_ISSUER);
-  } catch {
-    throw new ConfigError(`HELP_OIDC_ISSUER is not a URL: ${JSON.stringify(env.HELP_OIDC_ISSUER)}`);
-  }
+  const issuer = webUrl('HELP_OIDC_ISSUER', env.HELP_OIDC_ISSUER, 'https://login.example.com/realms/staff', true);
   if (!env.HELP_OIDC_CLIENT_ID || !env.HELP_OIDC_CLIENT_SECRET) throw new ConfigError('HELP_OIDC_CLIENT_ID and HELP_OIDC_CLIENT_SECRET are required when HELP_OIDC_ISSUER is set');
   return {
     issuer: issuer.href.replace(/\/$/, ''),
@@ -277,10 +267,26 @@ function mcpPath(raw: string | undefined): string {
   return path;
 }
 
+/**
+ * An http(s) URL from the environment (`secure`: https unless its host is the machine itself).
+ * `new URL("help.example.com:8080")` parses, with "help.example.com:" as its scheme: such a value
+ * started the service with an origin of "null".
+ */
+function webUrl(name: string, raw: string, example: string, secure = false): URL {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw new ConfigError(`${name} must be a URL with http:// or https://, such as ${example}, not ${JSON.stringify(raw)}`);
+  }
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+  if (secure && url.protocol !== 'https:' && !loopback) throw new ConfigError(`${name} must use https:// (http:// only on this machine: localhost or 127.0.0.1), not ${JSON.stringify(raw)}`);
+  return url;
+}
+
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  // Digits only: Number() reads " " as 0 and "0x1F" as 31, and a setting would change without a word.
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
   return value;
 }
@@ -289,14 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const sample = env.HELP_SAMPLE_CONTENT || resolve(PROJECT_ROOT, 'content-sample');
-  let publicUrl: string | null = null;
-  if (env.HELP_PUBLIC_URL) {
-    try {
-      publicUrl = new URL(env.HELP_PUBLIC_URL).origin;
-    } catch {
-      throw new ConfigError(`HELP_PUBLIC_URL is not a URL: ${JSON.stringify(env.HELP_PUBLIC_URL)}`);
-    }
-  }
+  const publicUrl = env.HELP_PUBLIC_URL ? webUrl('HELP_PUBLIC_URL', env.HELP_PUBLIC_URL, 'https://help.example.com').origin : null;
   const mcp = mcpPath(env.HELP_MCP_PATH);
   return Object.freeze({
     publicUrl,

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+const refused = (env: Record<string, string>, name: string) =>
+  assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && err.message.startsWith(name), `${JSON.stringify(env)} is refused naming ${name}`);
+
+test('a number setting takes digits only: white space, hexadecimal and exponents are refused naming the setting, not read as numbers', () => {
+  for (const value of [' ', '\t', '0x1F', '4.7e4', '1 2', '+']) {
+    refused({ PORT: value }, 'PORT');
+    refused({ HELP_INDEX_WORKERS: value }, 'HELP_INDEX_WORKERS');
+  }
+  assert.equal(loadConfig({ PORT: '47001' }).port, 47001);
+  assert.equal(loadConfig({ HELP_INDEX_WORKERS: '0' }).indexWorkers, 0);
+});
+
+test('URL settings need http:// or https:// and a host: "help.example.com:8080" is not a URL with the host help.example.com', () => {
+  for (const value of ['help.example.com:8080', 'ftp://help.example.com', 'help.example.com', 'https://']) refused({ HELP_PUBLIC_URL: value }, 'HELP_PUBLIC_URL');
+  assert.equal(loadConfig({ HELP_PUBLIC_URL: 'https://help.example.com/ignored/path' }).publicUrl, 'https://help.example.com');
+  const publishing = { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: 'acme/help', HELP_GITHUB_TOKEN: 'ghp_x' };
+  refused({ ...publishing, HELP_GITHUB_API_URL: 'github.example.com:8443/api/v3' }, 'HELP_GITHUB_API_URL');
+  refused({ ...publishing, HELP_GITHUB_API_URL: 'ftp://github.example.com' }, 'HELP_GITHUB_API_URL');
+  assert.equal(loadConfig({ ...publishing, HELP_GITHUB_API_URL: 'https://github.example.com/api/v3/' }).publishing?.apiUrl, 'https://github.example.com/api/v3');
+});
+
+test('the upstream issuer is https, or http on this machine only', () => {
+  const oidc = { HELP_OIDC_CLIENT_ID: 'c', HELP_OIDC_CLIENT_SECRET: 's' };
+  refused({ ...oidc, HELP_OIDC_ISSUER: 'http://idp.example.com' }, 'HELP_OIDC_ISSUER');
+  refused({ ...oidc, HELP_OIDC_ISSUER: 'localhost:47999' }, 'HELP_OIDC_ISSUER');
+  for (const issuer of ['https://login.example.com/realms/staff', 'http://127.0.0.1:47999', 'http://localhost:47999']) {
+    assert.doesNotThrow(() => loadConfig({ ...oidc, HELP_OIDC_ISSUER: issuer }), issuer);
+  }
+});
