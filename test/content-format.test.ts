@@ -67,6 +67,17 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.ok(text.some((t) => /^version\.json:8: nav\[4\]\.id must be 1 to 100 characters, without control characters/.test(t)), text.join('\n'));
   });
 
+  test('a hand-written label has the API\'s limits: at most 200 characters, whole characters only', () => {
+    const withLabel = (label: string) => read({ 'version.json': `{\n  "languages": ["en"],\n  "label": ${JSON.stringify(label)},\n  "nav": ["a"]\n}\n`, 'en/a.md': '---\ntitle: A\n---\n' });
+    const long = withLabel('L'.repeat(201));
+    assert.equal(long.state, null);
+    assert.ok(long.problems.errors.some((p) => p.path === 'version.json' && p.line === 3 && /"label" must be at most 200 characters/.test(p.message)), JSON.stringify(long.problems.errors));
+    const half = read({ 'version.json': '{\n  "languages": ["en"],\n  "label": "A\\ud800",\n  "nav": ["a"]\n}\n', 'en/a.md': '---\ntitle: A\n---\n' });
+    assert.equal(half.state, null);
+    assert.ok(half.problems.errors.some((p) => p.line === 3 && /"label" holds a lone surrogate/.test(p.message)), JSON.stringify(half.problems.errors));
+    assert.equal(withLabel('L'.repeat(200)).state?.meta.label, 'L'.repeat(200));
+  });
+
   test('markdown problems carry their line; a missing primary translation is named', () => {
     const { problems } = read({
       'version.json': JSON.stringify({ languages: ['en', 'de'], nav: ['a', 'b'] }),

@@ -6,6 +6,8 @@ import type { ProblemList } from './problems.ts';
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
 const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
 export const TITLE_MAX = 200;
+/** A summary at most, in characters: the API's limit (src/schemas/common.ts), and a file's. */
+export const SUMMARY_MAX = 2000;
 
 /**
  * The file is split as gray-matter 4 splits it (readFrontMatter, which does it in linear time), and
@@ -102,6 +104,16 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
   const summary = data.summary ?? '';
   if (typeof summary !== 'string') {
     problems.error(path, `frontmatter "summary" must be text, not ${yamlKind(summary)} (put it in quotes to keep it as written)`, () => frontmatterLine(text, 'summary'));
+    return null;
+  }
+  if ([...summary].length > SUMMARY_MAX) {
+    problems.error(path, `frontmatter "summary" must be at most ${SUMMARY_MAX} characters`, () => frontmatterLine(text, 'summary'));
+    return null;
+  }
+  // YAML's escapes can write half a character ("\ud800"), which UTF-8 cannot store and the API refuses.
+  for (const [key, value] of [['title', title], ['summary', summary]] as const) {
+    if (value.isWellFormed()) continue;
+    problems.error(path, `frontmatter "${key}" holds a lone surrogate (an escape such as "\\ud800" that is no character)`, () => frontmatterLine(text, key));
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };

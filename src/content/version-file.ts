@@ -4,6 +4,8 @@ import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../doma
 import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
+/** A version's label at most, in characters: the API's limit (src/schemas/versions.ts), and a hand-written version.json's. */
+export const LABEL_MAX = 200;
 
 /**
  * One entry of `nav`: a topic's slug as a bare string, or an object. Nesting gives the parent, and
@@ -82,6 +84,9 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
 
   const label = d.label ?? '';
   if (typeof label !== 'string') problems.error(path, '"label" must be a string', where('label'));
+  // The API's own limits: a hand-written label is served in every GET /versions as one the API took.
+  else if ([...label].length > LABEL_MAX) problems.error(path, `"label" must be at most ${LABEL_MAX} characters`, where('label'));
+  else if (!label.isWellFormed()) problems.error(path, '"label" holds a lone surrogate (an escape such as "\\ud800" that is no character)', where('label'));
   const status = d.status ?? 'draft';
   if (!STATUSES.includes(status as VersionStatus)) problems.error(path, `"status" must be one of ${STATUSES.join(', ')}`, where('status'));
   const languages = readLanguages(path, d.languages ?? ['en'], problems, where('languages'));

@@ -179,7 +179,7 @@ export function wellFormed<T>(value: T, field: string): T {
     const item = stack.pop()!;
     const v = item.value;
     if (typeof v === 'string') {
-      if (!(v as unknown as { isWellFormed(): boolean }).isWellFormed()) throw invalid(pathOf(item), 'contains a lone surrogate (not valid Unicode text)');
+      if (!v.isWellFormed()) throw invalid(pathOf(item), 'contains a lone surrogate (not valid Unicode text)');
     } else if (v !== null && typeof v === 'object') {
       if (item.depth === MAX_BODY_DEPTH) throw invalid(pathOf(item), `is nested deeper than ${MAX_BODY_DEPTH} levels of arrays and objects`);
       const entries: Array<[string, unknown]> = Array.isArray(v) ? v.map((e, i) => [String(i), e]) : Object.entries(v);

@@ -1,5 +1,5 @@
 import { ICON_MAX, ICON_PATTERN, LANGUAGE_PATTERN, NODE_SLUG_MAX, NODE_SLUG_PATTERN, VERSION_SLUG_MAX, VERSION_SLUG_PATTERN } from '../domain/names.ts';
-import { TITLE_MAX } from '../content/markdown-file.ts';
+import { SUMMARY_MAX, TITLE_MAX } from '../content/markdown-file.ts';
 
 /** Shared building blocks, registered by `$id` and referenced with `$ref`. */
 export const VersionSlug = {
@@ -49,7 +49,7 @@ export const Icon = {
 } as const;
 
 export const Title = { $id: 'Title', type: 'string', minLength: 1, maxLength: TITLE_MAX, pattern: '\\S', description: '1 to 200 characters, not only white space.' } as const;
-export const Summary = { $id: 'Summary', type: 'string', maxLength: 2000, description: 'A short description; empty when absent.' } as const;
+export const Summary = { $id: 'Summary', type: 'string', maxLength: SUMMARY_MAX, description: 'A short description; empty when absent.' } as const;
 export const BodyMd = { $id: 'BodyMd', type: 'string', description: 'Markdown body; empty when absent.' } as const;
 
 export const ErrorBody = {
