@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -116,5 +116,29 @@ describe('accounts (CLI)', () => {
     const run = await cli(join(dir, 'missing'), ['accounts', 'list']);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /No data directory/);
+  });
+
+  test('a keys.json or accounts.json of another shape is refused, named, and never written over (it was read as empty, then replaced)', async () => {
+    const damaged = mkdtempSync(join(tmpdir(), 'help-damaged-'));
+    try {
+      for (const [file, text, args] of [
+        ['keys.json', '[{"name":"old"}]', ['keys', 'create', '--name', 'new']],
+        ['keys.json', '{"keys":"x"}', ['keys', 'create', '--name', 'new']],
+        ['keys.json', '{"keys":[null]}', ['keys', 'list']],
+        ['keys.json', '{"keys":[{"name":"a","prefix":"hcs_","hash":"h","scopes":"help:read"}]}', ['keys', 'revoke', '--name', 'a']],
+        ['keys.json', '{"keys":[', ['keys', 'list']],
+        ['accounts.json', '{"accounts":{"ada":1}}', ['accounts', 'create', '--name', 'bob', '--role', 'editor']],
+      ] as const) {
+        writeFileSync(join(damaged, file), text);
+        const run = await cli(damaged, [...args]);
+        assert.equal(run.code, 1, `${text}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, new RegExp(`${file.replace('.', '\\.')} (is not valid JSON|does not hold|holds at)[^\\n]*fix it, or restore it`), run.stderr);
+        assert.doesNotMatch(run.stderr, /\bat .*\.ts:\d+/, 'no stack');
+        assert.equal(readFileSync(join(damaged, file), 'utf8'), text, 'the file is as it was');
+        rmSync(join(damaged, file));
+      }
+    } finally {
+      rmSync(damaged, { recursive: true, force: true });
+    }
   });
 });

@@ -66,13 +66,18 @@ export async function verifyPassword(password: string, stored: PasswordHash): Pr
 /** A strong password for an account created without one: 144 random bits. */
 export const newPassword = () => randomBytes(18).toString('base64url');
 
+const isAccount = (r: unknown): boolean => {
+  const a = r as Partial<Record<keyof Account, unknown>> | null;
+  return typeof a === 'object' && a !== null && typeof a.name === 'string' && typeof a.role === 'string';
+};
+
 export class AccountFile {
   readonly path: string;
   private readonly file: LockedJsonFile<Account>;
 
   constructor(dataDir: string) {
     this.path = join(dataDir, 'accounts.json');
-    this.file = new LockedJsonFile<Account>(this.path, 'accounts');
+    this.file = new LockedJsonFile<Account>(this.path, 'accounts', isAccount, 'an account (name, role)');
   }
 
   read(): Account[] {

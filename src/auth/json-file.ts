@@ -7,13 +7,23 @@ import { join } from 'node:path';
  * the server may be reading it. A change takes `<file>.lock` and replaces the file atomically, so the
  * server never reads half a file and two CLI runs never lose each other's change.
  */
+/** A records file that is not what the service writes (edited by hand, damaged): nothing is read from it, and nothing written over it. */
+export class DamagedFileError extends Error {}
+
 export class LockedJsonFile<T> {
   constructor(
     readonly path: string,
     /** The document's property that holds the records: `{ "keys": [...] }`. */
     private readonly property: string,
+    /** Whether a record has the fields the readers use; `what` says what a record is, for the error. */
+    private readonly isRecord: (record: unknown) => boolean,
+    private readonly what: string,
   ) {}
 
+  /**
+   * The records; none when the file does not exist. A file of another shape is refused, not read as
+   * empty: the next change would otherwise write an empty list over every record it held.
+   */
   read(): T[] {
     let text: string;
     try {
@@ -22,9 +32,18 @@ export class LockedJsonFile<T> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    const doc = JSON.parse(text) as Record<string, unknown>;
-    const records = doc[this.property];
-    return Array.isArray(records) ? (records as T[]) : [];
+    const damaged = (why: string) => new DamagedFileError(`${this.path} ${why}; nothing was read or changed: fix it, or restore it from a backup`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      throw damaged(`is not valid JSON (${(err as Error).message})`);
+    }
+    const records = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>)[this.property] : undefined;
+    if (!Array.isArray(records)) throw damaged(`does not hold { "${this.property}": [ … ] }`);
+    const bad = records.findIndex((r) => !this.isRecord(r));
+    if (bad >= 0) throw damaged(`holds at "${this.property}[${bad}]" something that is not ${this.what}`);
+    return records as T[];
   }
 
   async update<R>(change: (records: T[]) => { records: T[]; result: R }): Promise<R> {

@@ -20,6 +20,11 @@ export interface StoredKey {
   createdAt: string;
 }
 
+const isStoredKey = (r: unknown): boolean => {
+  const k = r as Partial<Record<keyof StoredKey, unknown>> | null;
+  return typeof k === 'object' && k !== null && typeof k.name === 'string' && typeof k.prefix === 'string' && typeof k.hash === 'string' && Array.isArray(k.scopes) && k.scopes.every((s) => typeof s === 'string');
+};
+
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const newKeySecret = () => `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
 export const displayPrefix = (key: string) => key.slice(0, KEY_PREFIX.length + 8);
@@ -37,7 +42,7 @@ export class KeyFile {
   constructor(dataDir: string) {
     this.path = join(dataDir, 'keys.json');
     this.usagePath = join(dataDir, 'key-usage.json');
-    this.file = new LockedJsonFile<StoredKey>(this.path, 'keys');
+    this.file = new LockedJsonFile<StoredKey>(this.path, 'keys', isStoredKey, 'a key (name, prefix, hash, scopes)');
   }
 
   read(): StoredKey[] {
