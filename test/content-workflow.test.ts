@@ -301,6 +301,8 @@ describe('push-changed in a content repository (the script as the service serves
       [['--since', ZEROS], { HELP_KEY: '' }, /Missing HELP_KEY/],
       [['--since', ZEROS, '--dir', 'docs/v1'], {}, /--dir is an option of push, not of push-changed/],
       [['--since', ZEROS, '--root', '../elsewhere'], {}, /--root \.\.\/elsewhere must be a folder below the current folder/],
+      // A typo in --root found nothing changed and passed, checking nothing.
+      [['--since', ZEROS, '--root', 'dcos'], {}, /--root dcos is not a folder here/],
     ] as const) {
       const r = await pushChanged([...args], { ...env });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -195,6 +195,20 @@ describe('The push command (help-push.mjs push, as the service serves it)', () =
       assert.deepEqual(problemLines(r.stderr), ['docs/hostile/en/b.md:1: front matter must open with a line of exactly "---" (YAML); "---js" asks for another language, and only YAML front matter is read']);
       assert.equal(existsSync(marker), false, 'the front matter was evaluated');
       rmSync(join(repo, 'docs/hostile'), { recursive: true });
+    });
+
+    test('a file that is not UTF-8 is refused in every mode, named, and nothing is sent: its bytes would be stored as U+FFFD', async () => {
+      writeFiles(join(repo, 'docs/latin1'), goodVersion('Latin'));
+      writeFileSync(join(repo, 'docs/latin1/en/a.md'), Buffer.concat([Buffer.from('---\ntitle: Caf'), Buffer.from([0xe9]), Buffer.from('\n---\nBody\n')]));
+      const commits = s.commitCount();
+      for (const mode of [['--offline'], ['--dry-run'], []]) {
+        const r = await push(['--dir', 'docs/latin1', '--version', 'latin1', ...mode], { HELP_KEY: s.key });
+        assert.equal(r.code, 1, `${mode.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /docs\/latin1\/en\/a\.md: is not UTF-8 text/);
+      }
+      assert.equal(s.commitCount(), commits);
+      assert.equal((await s.request('GET', '/versions/latin1/tree')).status, 404);
+      rmSync(join(repo, 'docs/latin1'), { recursive: true });
     });
 
     test('a folder name that is not a version slug is refused as the service refuses it', async () => {

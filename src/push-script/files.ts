@@ -1,9 +1,12 @@
+import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
 export interface PushFile {
   path: string;
   content: string;
+  /** Its bytes are not UTF-8: read, each bad sequence became U+FFFD, and sending it would store those. */
+  notUtf8?: true;
 }
 
 /**
@@ -20,7 +23,10 @@ export function collectFiles(dir: string, cwd = process.cwd()): PushFile[] {
       if (entry.name.startsWith('.')) continue;
       const full = join(current, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) out.push({ path: relative(root, full).split(sep).join('/'), content: readFileSync(full, 'utf8') });
+      else if (entry.isFile()) {
+        const bytes = readFileSync(full);
+        out.push({ path: relative(root, full).split(sep).join('/'), content: bytes.toString('utf8'), ...(isUtf8(bytes) ? {} : { notUtf8: true as const }) });
+      }
     }
   };
   walk(dir);

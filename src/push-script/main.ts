@@ -79,6 +79,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const root = rootPath(values.root ?? 'docs');
   if (root === null) return usage(`--root ${values.root} must be a folder below the current folder`);
+  // A typo would otherwise find no version changed and pass, checking nothing.
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) return usage(`--root ${values.root ?? 'docs'} is not a folder here (run from the repository's top folder, or name the folder that holds the versions)`);
   return pushChanged(root, values.since!, mode, values['delete-removed'] === true, service, out);
 }
 

@@ -12,6 +12,9 @@ export type Mode = 'real' | 'dry-run' | 'offline';
  */
 export async function pushVersion(dir: string, version: string, mode: Mode, service: Service | null, out: Output): Promise<boolean> {
   const files = collectFiles(dir);
+  // Refused here, whatever the mode: the service would take the replaced text, and the file's own bytes would be lost.
+  const garbled = files.filter((f) => f.notUtf8).map((f) => ({ path: f.path, message: 'is not UTF-8 text: save it as UTF-8 (its bytes that are not would be stored as U+FFFD)' }));
+  if (garbled.length > 0) return refused(out, version, garbled, [], `refused: ${garbled.length} file(s) are not UTF-8 text`);
   const size = `${files.length.toLocaleString('en')} files (${(totalBytes(files) / 1048576).toFixed(1)} MB)`;
   out.progress(`${mode === 'real' ? 'Publishing' : 'Checking'} ${size} from ${dir} as version ${version}${mode === 'offline' ? ' (offline)' : ''}…`);
 
