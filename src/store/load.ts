@@ -207,7 +207,8 @@ async function openSnapshot(file: Promise<SnapshotFile> | undefined, log: Logger
   }
 }
 
-function readOptions(slug: string) {
+/** How a version's files are read at start (hand-written ones without ids or stamps get fixed ones). */
+export function readOptions(slug: string) {
   return { slug, fallbackStamp: UNSTAMPED, idFor: (s: string) => derivedId(slug, s) };
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { BrokenRepositoryError } from '../../src/storage/repository.ts';
+import { readSnapshot, writeSnapshot } from '../../src/store/snapshot.ts';
 import { md, versionJson } from '../helpers/content.ts';
 import { commitWithGit } from '../helpers/git.ts';
 import { PROJECT, runProcess } from '../helpers/process.ts';
@@ -181,6 +182,40 @@ describe('A repository damaged by hand is never served as empty, nor started ove
       assert.match(damaged.stdout, /repository: PROBLEMS/);
       assert.match(damaged.stdout, /snapshot v2: PROBLEMS\n {2}its tree [0-9a-f]{40} is not in the repository/);
       assert.match(damaged.stdout, /snapshot v1: ok/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('check: files written by hand (no ids, no stamps, their own spacing) pass: the snapshot means what they say, though the service would write them otherwise', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-hand-'));
+    try {
+      const first = await startTestServer({ dataDir, sample: null });
+      await first.service.close();
+      const gitdir = join(dataDir, 'content.git');
+      commitWithGit(gitdir, {
+        'docs1/version.json': '{ "label": "By hand",   "languages": ["en"],\n  "nav": [ "intro", { "slug": "more", "children": ["deep"] } ] }\n',
+        'docs1/en/intro.md': '---\ntitle:   Intro\n---\nWritten by hand.\n',
+        'docs1/en/more.md': '---\ntitle: "More"\nsummary: a summary\n---\n',
+        'docs1/en/deep.md': '---\ntitle: Deep\n---\nDeeper.\n',
+      }, 'Written by hand');
+      const s = await startTestServer({ dataDir, sample: null });
+      assert.equal((await s.request('GET', '/versions/docs1/topics/intro', { key: null })).status, 404, 'a draft');
+      await s.service.close();
+      const hand = await cli(dataDir, ['check']);
+      assert.equal(hand.code, 0, hand.stdout + hand.stderr);
+      assert.match(hand.stdout, /snapshot docs1: ok/);
+      // A snapshot that says another title than the file it was taken of is still found out.
+      const dir = join(dataDir, 'snapshots');
+      const tree = readFileSync(join(dir, 'docs1.tree'), 'utf8').trim();
+      const snap = await (await readSnapshot(dir, tree)).open();
+      const translations = new Map(snap.state.translations);
+      translations.set('intro', new Map([['en', { ...snap.state.translations.get('intro')!.get('en')!, title: 'Not what the file says' }]]));
+      await writeSnapshot(dir, { ...snap, state: { ...snap.state, translations }, search: null });
+      const forged = await cli(dataDir, ['check']);
+      assert.equal(forged.code, 1, forged.stdout + forged.stderr);
+      assert.match(forged.stdout, /snapshot docs1: PROBLEMS\n {2}docs1\/en\/intro\.md differs from blob [0-9a-f]{40}$/m);
+      assert.doesNotMatch(forged.stdout, /more\.md|deep\.md|version\.json differs/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
