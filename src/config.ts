@@ -138,8 +138,16 @@ export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** What a token or key sent in an Authorization header may hold: visible ASCII, no spaces. */
-const TOKEN = /^[\x21-\x7e]+$/;
+/**
+ * A token sent in an Authorization header: visible ASCII, no spaces. One that is not could never be
+ * sent or matched (a GitHub token failed at the first publish request, quoted in the error), so it is
+ * refused here, named and never quoted.
+ */
+function token(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name] ?? '';
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(`${name} holds white space or other characters a token does not have (a line break copied with it?)`);
+  return value;
+}
 
 function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   const flag = (env.HELP_PUBLISH_VIA_PR ?? 'off').toLowerCase();
@@ -149,8 +157,7 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repo);
   if (!m) throw new ConfigError(`HELP_GITHUB_REPO must be owner/name when HELP_PUBLISH_VIA_PR is on, not ${JSON.stringify(repo)}`);
   if (!env.HELP_GITHUB_TOKEN) throw new ConfigError('HELP_GITHUB_TOKEN is required when HELP_PUBLISH_VIA_PR is on');
-  // A token that cannot be sent as a header would fail at the first publish request, with itself quoted in the error: said here, never quoted.
-  if (!TOKEN.test(env.HELP_GITHUB_TOKEN)) throw new ConfigError('HELP_GITHUB_TOKEN holds white space or other characters a token does not have (a line break copied with it?)');
+  const githubToken = token(env, 'HELP_GITHUB_TOKEN');
   const pathPattern = (env.HELP_GITHUB_PATH || 'docs/{version}').replace(/^\/+|\/+$/g, '');
   if (!pathPattern.includes('{version}') || pathPattern.split('/').some((p) => p === '..' || p === '.')) {
     throw new ConfigError('HELP_GITHUB_PATH must contain {version} and no "." or ".." segments');
@@ -159,7 +166,7 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   return {
     owner: m[1],
     repo: m[2],
-    token: env.HELP_GITHUB_TOKEN,
+    token: githubToken,
     apiUrl,
     baseBranch: env.HELP_GITHUB_BASE_BRANCH || 'main',
     pathPattern,
@@ -306,7 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mcpPath: mcp,
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
     mcpAnswerChars: integer(env, 'HELP_MCP_ANSWER_MCHARS', 16, 1, 1_000) * 1_000_000,
-    metricsToken: env.HELP_METRICS_TOKEN || null,
+    metricsToken: env.HELP_METRICS_TOKEN ? token(env, 'HELP_METRICS_TOKEN') : null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,
     indexWorkers: integer(env, 'HELP_INDEX_WORKERS', Math.min(availableParallelism(), 64), 0, 64),

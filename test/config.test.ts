@@ -23,6 +23,13 @@ test('URL settings need http:// or https:// and a host: "help.example.com:8080" 
   assert.equal(loadConfig({ ...publishing, HELP_GITHUB_API_URL: 'https://github.example.com/api/v3/' }).publishing?.apiUrl, 'https://github.example.com/api/v3');
 });
 
+test('a metrics token with white space in it is refused, named and not quoted', () => {
+  for (const value of [' ', 'tok en', 'secret_part\n']) {
+    assert.throws(() => loadConfig({ HELP_METRICS_TOKEN: value }), (err: Error) => err instanceof ConfigError && err.message.startsWith('HELP_METRICS_TOKEN') && !err.message.includes('secret_part'));
+  }
+  assert.equal(loadConfig({ HELP_METRICS_TOKEN: 'metrics-token-1' }).metricsToken, 'metrics-token-1');
+});
+
 test('the upstream issuer is https, or http on this machine only', () => {
   const oidc = { HELP_OIDC_CLIENT_ID: 'c', HELP_OIDC_CLIENT_SECRET: 's' };
   refused({ ...oidc, HELP_OIDC_ISSUER: 'http://idp.example.com' }, 'HELP_OIDC_ISSUER');
