@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isHeaderToken } from './domain/names.ts';
 
 /** The project folder: one level above this module, in src/ as in the built dist/. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -138,14 +139,10 @@ export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/**
- * A token sent in an Authorization header: visible ASCII, no spaces. One that is not could never be
- * sent or matched (a GitHub token failed at the first publish request, quoted in the error), so it is
- * refused here, named and never quoted.
- */
+/** A token setting (isHeaderToken), refused at start when it could not be sent: named, never quoted. */
 function token(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name] ?? '';
-  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(`${name} holds white space or other characters a token does not have (a line break copied with it?)`);
+  if (!isHeaderToken(value)) throw new ConfigError(`${name} holds white space or other characters a token does not have (a line break copied with it?)`);
   return value;
 }
 

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 
+/** A records file that is not what the service writes (edited by hand, damaged): nothing is read from it, and nothing written over it. */
+export class DamagedFileError extends Error {}
+
 /**
  * A JSON file of records in the data directory (keys.json, accounts.json), changed by the CLI while
  * the server may be reading it. A change takes `<file>.lock` and replaces the file atomically, so the
  * server never reads half a file and two CLI runs never lose each other's change.
  */
-/** A records file that is not what the service writes (edited by hand, damaged): nothing is read from it, and nothing written over it. */
-export class DamagedFileError extends Error {}
-
 export class LockedJsonFile<T> {
   constructor(
     readonly path: string,

@@ -1,7 +1,7 @@
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
 import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
-import type { ProblemList } from './problems.ts';
+import { HALF_CHARACTER, type ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
 const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
@@ -110,10 +110,10 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     problems.error(path, `frontmatter "summary" must be at most ${SUMMARY_MAX} characters`, () => frontmatterLine(text, 'summary'));
     return null;
   }
-  // YAML's escapes can write half a character ("\ud800"), which UTF-8 cannot store and the API refuses.
+  // YAML's escapes can write half a character.
   for (const [key, value] of [['title', title], ['summary', summary]] as const) {
     if (value.isWellFormed()) continue;
-    problems.error(path, `frontmatter "${key}" holds a lone surrogate (an escape such as "\\ud800" that is no character)`, () => frontmatterLine(text, key));
+    problems.error(path, `frontmatter "${key}" ${HALF_CHARACTER}`, () => frontmatterLine(text, key));
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };

@@ -16,6 +16,9 @@ export type LineRef = number | undefined | (() => number | undefined);
  */
 export { MAX_LISTED };
 
+/** What a file reader says of text holding half a character, written by an escape: UTF-8 cannot store it, and the API refuses it. */
+export const HALF_CHARACTER = 'holds a lone surrogate (an escape such as "\\ud800" that is no character)';
+
 /** Collects errors and warnings while reading a file set, so all of them are reported at once. */
 export class ProblemList {
   readonly errors: ContentProblem[] = [];

@@ -1,7 +1,7 @@
 import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
-import { lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
+import { HALF_CHARACTER, lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
 /** A version's label at most, in characters: the API's limit (src/schemas/versions.ts), and a hand-written version.json's. */
@@ -86,7 +86,7 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
   if (typeof label !== 'string') problems.error(path, '"label" must be a string', where('label'));
   // The API's own limits: a hand-written label is served in every GET /versions as one the API took.
   else if ([...label].length > LABEL_MAX) problems.error(path, `"label" must be at most ${LABEL_MAX} characters`, where('label'));
-  else if (!label.isWellFormed()) problems.error(path, '"label" holds a lone surrogate (an escape such as "\\ud800" that is no character)', where('label'));
+  else if (!label.isWellFormed()) problems.error(path, `"label" ${HALF_CHARACTER}`, where('label'));
   const status = d.status ?? 'draft';
   if (!STATUSES.includes(status as VersionStatus)) problems.error(path, `"status" must be one of ${STATUSES.join(', ')}`, where('status'));
   const languages = readLanguages(path, d.languages ?? ['en'], problems, where('languages'));

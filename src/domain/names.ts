@@ -1,20 +1,23 @@
 /**
  * Rules for the names that become paths in the content repository: version slugs (a folder),
  * node slugs (a file name) and language codes (a folder). Nothing that passes these checks can
- * contain a path separator, a `..` segment or anything git refuses in a tree entry.
+ * contain a path separator, a `..` segment or anything git refuses in a tree entry. And the few other
+ * names and codes the service checks as they come: node ids, icons, tokens.
  */
 
 /**
  * Names Windows keeps for devices (`con`, `nul`, `com1`, …), with or without an extension: a file or
  * folder of such a name cannot be checked out there, and writers edit content repositories on Windows too.
  */
-export const WINDOWS_RESERVED = '(?:con|prn|aux|nul|com[1-9]|lpt[1-9])';
-const windowsReservedRe = new RegExp(`^${WINDOWS_RESERVED}(?:\\.|$)`);
-/** Whether `name` (a slug, lowercase) is one of WINDOWS_RESERVED, alone or before a dot. */
+const WINDOWS_RESERVED = '(?:con|prn|aux|nul|com[1-9]|lpt[1-9])';
+/** One of those names, alone or before a dot (`con`, `con.1`). */
+const WINDOWS_RESERVED_NAME = `${WINDOWS_RESERVED}(?:\\.|$)`;
+const windowsReservedRe = new RegExp(`^${WINDOWS_RESERVED_NAME}`);
+/** Whether `name` (a slug, lowercase) is one of Windows's device names, alone or before a dot. */
 export const isWindowsReserved = (name: string) => windowsReservedRe.test(name);
 
 /** Lowercase letters and digits, separated by single `-`, `_` or `.`; 1–64 characters; `latest` and Windows's device names are reserved. */
-export const VERSION_SLUG_PATTERN = `^(?!latest$)(?!${WINDOWS_RESERVED}(?:\\.|$))[a-z0-9]+(?:[._-][a-z0-9]+)*$`;
+export const VERSION_SLUG_PATTERN = `^(?!latest$)(?!${WINDOWS_RESERVED_NAME})[a-z0-9]+(?:[._-][a-z0-9]+)*$`;
 export const VERSION_SLUG_MAX = 64;
 
 /** Lowercase letters and digits, separated by single `-` or `_`; 1–100 characters; not one of Windows's device names. */
@@ -30,6 +33,12 @@ export const NODE_ID_PATTERN = '^[^\\p{Cc}\\s](?:[^\\p{Cc}]*[^\\p{Cc}\\s])?$';
 export const NODE_ID_MAX = 100;
 const nodeIdRe = new RegExp(NODE_ID_PATTERN, 'u');
 export const isNodeId = (s: string) => s.length <= NODE_ID_MAX && nodeIdRe.test(s);
+
+/**
+ * A token or key sent in an Authorization header: visible ASCII, no spaces. One that is not (a line
+ * break copied with it) could never be sent or matched, and failed where the error quoted it.
+ */
+export const isHeaderToken = (s: string) => /^[\x21-\x7e]+$/.test(s);
 
 /** Icon names as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`. */
 export const ICON_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';

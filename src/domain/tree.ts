@@ -35,6 +35,14 @@ export const orderIndexOf = (state: Pick<VersionState, 'nodes' | 'roots'>, slug:
 /** slug → index in document order, for callers that look up many slugs. */
 export const orderIndexes = (state: Pick<VersionState, 'nodes' | 'roots'>): ReadonlyMap<string, number> => derive(state).orderIndex;
 
+/**
+ * The nodes under `roots` as nested entries, each `{ ...present(node), children }`: the shape of a
+ * tree answer. Recursion is as deep as the tree, at most MAX_DEPTH levels.
+ */
+export function nestedTree(roots: readonly string[], childrenOf: (node: string) => readonly string[], present: (node: string) => Record<string, unknown>): unknown[] {
+  return roots.map((node) => ({ ...present(node), children: nestedTree(childrenOf(node), childrenOf, present) }));
+}
+
 /** The node and all its descendants, in document order. */
 export function subtree(state: Pick<VersionState, 'nodes'>, slug: string): string[] {
   const out: string[] = [];

@@ -38,7 +38,8 @@ export const refuseNonJson: Middleware = async (ctx, next) => {
  * Parses a JSON body of at most `limit` bytes; a larger one is refused (413) before it is parsed.
  * co-body reads and parses (raw-body with its limits, inflation, a JSON parser that refuses
  * `__proto__`); it is called directly because koa-body, around it, brought a schema library and a
- * multipart parser into every start for options checked once.
+ * multipart parser into every start for options checked once. With `keepRaw` the body is only read,
+ * into `rawBody`: the endpoint verifies that text (a signature) before it is parsed (parseJsonText).
  */
 export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
   return async (ctx, next) => {
@@ -46,7 +47,6 @@ export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
     if (PARSED_METHODS.has(ctx.method) && isJson(ctx)) {
       const options = { encoding: 'utf-8', limit, strict: true };
       if (keepRaw) {
-        // Only read: the endpoint verifies the raw text (a signature) before it is parsed (parseJsonText).
         ctx.request.rawBody = await coBody.text(ctx, options);
       } else {
         ctx.request.body = await coBody.json(ctx, options);

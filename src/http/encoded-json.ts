@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { nestedTree } from '../domain/tree.ts';
 import { nextTurn, sliceEnd, TURN_CHARS } from '../slices.ts';
 
 /**
@@ -72,14 +73,9 @@ class EncodedTree {
   ) {}
 
   toJSON(): unknown {
-    if (collecting === null || this.size <= LIST_SLICE) return this.nested(this.roots);
+    if (collecting === null || this.size <= LIST_SLICE) return nestedTree(this.roots, this.childrenOf, this.present);
     collecting.push(this);
     return MARK;
-  }
-
-  /** The plain value: recursion is as deep as the tree, which is at most 32 levels (TreeDraft). */
-  private nested(nodes: readonly string[]): unknown[] {
-    return nodes.map((node) => ({ ...this.present(node), children: this.nested(this.childrenOf(node)) }));
   }
 }
 

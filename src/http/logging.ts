@@ -31,7 +31,8 @@ export function requestLogging(log: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.state.baseLog = log;
     ctx.set('X-Request-Id', requestId);
-    // Every answer is of the type it names: no browser is to take a JSON answer whose title holds <script> for a page.
+    // Every answer, API, portal, sign-in pages and files alike, is of the type it names: no browser is to take
+    // a JSON answer whose title holds <script> for a page.
     ctx.set('X-Content-Type-Options', 'nosniff');
     try {
       await next();

@@ -42,7 +42,6 @@ export function interactionRoutes(o: InteractionOptions): Router {
     ctx.type = 'html';
     ctx.set('Content-Security-Policy', pagePolicy(nonce));
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('X-Content-Type-Options', 'nosniff');
     // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on the forms' POSTs,
     // and the Origin check below needs the real one. Nothing is sent to the client's site.
     ctx.set('Referrer-Policy', 'same-origin');

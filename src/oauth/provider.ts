@@ -103,9 +103,8 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
       },
     },
     renderError: (ctx: KoaContextWithOIDC, out) => {
-      // The sign-in pages' own headers: no style, script or frame from anywhere (the page has none).
+      // The sign-in pages' own headers: no style, script or frame from anywhere (the page has none). nosniff is every answer's (http/logging.ts).
       ctx.set('Content-Security-Policy', ERROR_PAGE_POLICY);
-      ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'html';

@@ -56,7 +56,6 @@ export function portalRoutes(deps: Deps): Middleware {
   }
 
   function send(ctx: Context, type: string, body: string | Buffer | null, status = 200): void {
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
     if (type === HTML) ctx.set('Content-Security-Policy', PAGE_POLICY);
     if (body === null) {

@@ -1,4 +1,4 @@
-import { ancestors, documentOrder, orderIndexOf, sortOrderOf } from '../domain/tree.ts';
+import { ancestors, documentOrder, nestedTree, orderIndexOf, sortOrderOf } from '../domain/tree.ts';
 import { languagesOf, pickTranslation } from '../domain/translations.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
@@ -11,10 +11,7 @@ function link(state: VersionState, slug: string, language: string) {
 /** Makes a tree of `size` nodes: each node `{ ...present(node), children }` (the HTTP routes make it in slices, see encoded-json.ts). */
 export type TreeOf = (roots: readonly string[], size: number, childrenOf: (node: string) => readonly string[], present: (node: string) => Record<string, unknown>) => unknown;
 
-const plainTree: TreeOf = (roots, _size, childrenOf, present) => {
-  const nested = (nodes: readonly string[]): unknown[] => nodes.map((node) => ({ ...present(node), children: nested(childrenOf(node)) }));
-  return nested(roots);
-};
+const plainTree: TreeOf = (roots, _size, childrenOf, present) => nestedTree(roots, childrenOf, present);
 
 /** `GET /tree`: the version's navigation in one language (`tree` makes the nested entries). */
 export function presentTree(state: VersionState, language: string, tree: TreeOf = plainTree) {

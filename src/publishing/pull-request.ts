@@ -29,7 +29,6 @@ interface Prepared {
   summary: FilesSummary & { languages: LanguageChanges };
 }
 
-/** The pull request's description: what the publish changes, per language, for the reviewer. */
 /**
  * Text written by people (titles, labels, names) as GitHub shows it, whatever it holds: a code span,
  * on one line. A title is the writer's to choose, and the description is what reviewers read: in
@@ -45,6 +44,7 @@ export function literal(text: string): string {
   return `${fence}${pad}${flat}${pad}${fence}`;
 }
 
+/** The pull request's description: what the publish changes, per language, for the reviewer. */
 export function pullRequestBody(p: Prepared, author: string): string {
   const title = (slug: string, language: string) => literal(p.source.translations.get(slug)?.get(language)?.title ?? p.target?.translations.get(slug)?.get(language)?.title ?? slug);
   const lines = [

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { isHeaderToken } from '../domain/names.ts';
 import { changedVersions, GitError, rootPath, type Changes } from './changed.ts';
 import { Output } from './output.ts';
 import { pushVersion, type Mode } from './push.ts';
@@ -66,7 +67,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   );
   if (missing.some(Boolean)) return usage(`Missing ${missing.filter(Boolean).join(', ')}`);
   // Never quoted: a key with a line break in it would otherwise reach the log of whatever runs this.
-  if (mode !== 'offline' && !/^[\x21-\x7e]+$/.test(env.HELP_KEY!)) return usage('HELP_KEY holds white space or other characters a key does not have (a line break copied with it?)');
+  if (mode !== 'offline' && !isHeaderToken(env.HELP_KEY!)) return usage('HELP_KEY holds white space or other characters a key does not have (a line break copied with it?)');
   const service: Service | null = mode === 'offline' ? null : { url: env.HELP_URL!, key: env.HELP_KEY! };
   const out = new Output(env);
 

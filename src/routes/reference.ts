@@ -50,7 +50,6 @@ const setup = (base: string) => `window.addEventListener('load', function () {
 function send(ctx: Context, type: string, body: string | Buffer, maxAge: number) {
   ctx.type = type;
   ctx.set('Cache-Control', `public, max-age=${maxAge}`);
-  ctx.set('X-Content-Type-Options', 'nosniff');
   return { body };
 }
 
