@@ -78,6 +78,35 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.equal(withLabel('L'.repeat(200)).state?.meta.label, 'L'.repeat(200));
   });
 
+  test('hand-written stamps are read as written or reported and ignored, never moved to another day', () => {
+    const { state, problems } = read({
+      'version.json': '{\n  "languages": ["en"],\n  "createdAt": "2026-02-31",\n  "updatedAt": "March 7 2026",\n  "nav": [\n    { "slug": "a", "updatedAt": "2026-01-31T24:00:00Z" },\n    "b",\n    "c",\n    "d"\n  ]\n}\n',
+      'en/a.md': '---\ntitle: A\nupdatedAt: 2026-13-45\n---\nBody\n',
+      'en/b.md': '---\ntitle: B\nupdatedAt: 2024-02-29 12:30:00 +02:00\n---\nBody\n',
+      'en/c.md': '---\ntitle: C\nupdatedAt: 1\n---\nBody\n',
+      'en/d.md': "---\ntitle: 2026-01-31\nupdatedAt: '2026-01-31T12:00:00.5Z'\n---\nBody\n",
+    });
+    assert.deepEqual(problems.errors, []);
+    const text = problems.warnings.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const expected = [
+      'version.json:3: "createdAt" is not a timestamp and is ignored: February 2026 has no day 31',
+      'version.json:4: "updatedAt" is not a timestamp and is ignored: write it as 2026-01-31 or 2026-01-31T12:00:00Z',
+      'version.json:6: nav[0].updatedAt is not a timestamp and is ignored: there is no hour 24 (00 to 23)',
+      'en/a.md:3: frontmatter "updatedAt" is not a timestamp and is ignored: there is no month 13',
+      'en/c.md:3: frontmatter "updatedAt" is not a timestamp and is ignored: it is a number; write it as 2026-01-31 or 2026-01-31T12:00:00Z',
+    ];
+    for (const line of expected) assert.ok(text.includes(line), `missing: ${line}\n${text.join('\n')}`);
+    assert.equal(text.length, expected.length, text.join('\n'));
+    const en = (slug: string) => state!.translations.get(slug)!.get('en')!;
+    // Ignored stamps fall back as missing ones do; readable ones are kept as the moment they name.
+    assert.equal(en('a').updatedAt, '2026-01-01T00:00:00.000Z');
+    assert.equal(en('b').updatedAt, '2024-02-29T10:30:00.000Z');
+    assert.equal(en('d').updatedAt, '2026-01-31T12:00:00.500Z');
+    // An unquoted date is text where text is asked for.
+    assert.equal(en('d').title, '2026-01-31');
+    assert.equal(state!.meta.createdAt, '2026-01-01T00:00:00.000Z');
+  });
+
   test('markdown problems carry their line; a missing primary translation is named', () => {
     const { problems } = read({
       'version.json': JSON.stringify({ languages: ['en', 'de'], nav: ['a', 'b'] }),

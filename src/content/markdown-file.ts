@@ -1,5 +1,6 @@
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
+import { isoStampOf } from '../domain/stamps.ts';
 import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
 import { HALF_CHARACTER, type ProblemList } from './problems.ts';
 
@@ -22,11 +23,18 @@ export const SUMMARY_MAX = 2000;
  * js-yaml 4 has no JavaScript types (`!!js/function` is an unknown tag and fails), and aliases are
  * shared references, never copies, so a "billion laughs" file costs what its text costs.
  */
+/**
+ * js-yaml's default schema without its implicit timestamps: those are made with Date.UTC, which moves
+ * `2026-13-45` into 2027 without a word. Dates stay text, and readStamp checks them.
+ */
+const { merge, binary, omap, pairs, set } = (yaml as unknown as { types: Record<string, yaml.Type> }).types; // not in @types/js-yaml
+const SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [merge], explicit: [binary, omap, pairs, set] });
+
 const refuse = (language: string) => () => {
   throw new FrontMatterLanguageError(language);
 };
 const engines = {
-  yaml: { parse: (text: string) => yaml.load(text) },
+  yaml: { parse: (text: string) => yaml.load(text, { schema: SCHEMA }) },
   javascript: { parse: refuse('javascript') },
   json: { parse: refuse('json') },
   coffee: { parse: refuse('coffee') },
@@ -124,7 +132,6 @@ function yamlKind(value: unknown): string {
   if (typeof value === 'number') return 'a number';
   if (typeof value === 'boolean') return 'true or false';
   if (Array.isArray(value)) return 'a list';
-  if (value instanceof Date) return 'a date';
   if (value instanceof Uint8Array) return 'binary data';
   if (typeof value === 'object' && value !== null) return 'a mapping';
   return `a ${typeof value}`;
@@ -153,13 +160,12 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
 
 function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {
   if (value === undefined || value === null) return null;
-  // Unquoted YAML timestamps arrive as Date objects.
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) {
-    problems.warn(path, 'frontmatter "updatedAt" is not an ISO timestamp and is ignored', () => frontmatterLine(text, 'updatedAt'));
+  const warn = (why: string) => problems.warn(path, `frontmatter "updatedAt" is not a timestamp and is ignored: ${why}`, () => frontmatterLine(text, 'updatedAt'));
+  if (typeof value !== 'string') {
+    warn(`it is ${yamlKind(value)}; write it as 2026-01-31 or 2026-01-31T12:00:00Z`);
     return null;
   }
-  return new Date(ms).toISOString();
+  return isoStampOf(value, warn);
 }
 
 /** The line of `key:` in the frontmatter block; reads line by line up to the closing `---` only. */

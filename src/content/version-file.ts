@@ -1,3 +1,4 @@
+import { isoStampOf } from '../domain/stamps.ts';
 import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
@@ -116,8 +117,8 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
       sortOrder: typeof d.sortOrder === 'number' ? d.sortOrder : null,
       hidden: d.hidden === true,
       workingCopyOf: typeof d.workingCopyOf === 'string' ? d.workingCopyOf : null,
-      createdAt: readStamp(d.createdAt),
-      updatedAt: readStamp(d.updatedAt),
+      createdAt: readStamp(d.createdAt, '"createdAt"', (message) => problems.warn(path, message, where('createdAt'))),
+      updatedAt: readStamp(d.updatedAt, '"updatedAt"', (message) => problems.warn(path, message, where('updatedAt'))),
     },
     nodes,
     roots,
@@ -190,7 +191,7 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
       id: typeof e.id === 'string' && e.id !== '' ? e.id : null,
       icon: typeof icon === 'string' ? icon : null,
       sortOrder: 0,
-      updatedAt: readStamp(e.updatedAt),
+      updatedAt: readStamp(e.updatedAt, `${here}.updatedAt`, (message) => ctx.problems.warn(ctx.path, message, line)),
       parentSlug,
       children: [],
     };
@@ -260,8 +261,13 @@ function inOrder(values: Array<number | undefined>): Set<number> {
   return out;
 }
 
-function readStamp(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+/** A stamp of version.json, or null (reported, and ignored as a missing one is) when it names no moment. */
+function readStamp(value: unknown, name: string, report: (message: string) => void): string | null {
+  if (value === undefined || value === null) return null;
+  const ignored = (why: string) => report(`${name} is not a timestamp and is ignored: ${why}`);
+  if (typeof value !== 'string') {
+    ignored('write it as a string such as "2026-01-31T12:00:00Z"');
+    return null;
+  }
+  return isoStampOf(value, ignored);
 }
