@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { serialize } from 'node:v8';
-import { utf8Text } from '../src/storage/blob-text.ts';
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { notUtf8, utf8Text } from '../src/storage/blob-text.ts';
 import { Random } from './helpers/generate.ts';
 
 /** Whether V8 holds `s` one byte per character (the structured clone format tags such a string '"', a two-byte one 'c'). */
@@ -62,4 +64,27 @@ test('random texts and random bytes decode as Node decodes them', () => {
     for (let k = 0; k < 3; k++) damaged[pick(damaged.length)] = pick(256);
     decodesAsNode(damaged, `damaged text ${i}`);
   }
+});
+
+test('bytes that are not UTF-8 are found at their first bad sequence, with its line', () => {
+  const at = (bytes: number[]) => notUtf8(Buffer.from(bytes));
+  assert.equal(at([...Buffer.from('plain\nMenü 設定 😀\n')]), null);
+  assert.deepEqual(at([...Buffer.from('one\ntwo\nCaf'), 0xe9, 0x0a]), { byte: 11, value: 0xe9, line: 3 });
+  // Overlong forms, surrogates, code points past U+10FFFF, a lone continuation byte, a sequence cut at the end.
+  for (const [bytes, where] of [[[0x41, 0xc0, 0x80], 1], [[0xe0, 0x80, 0x80], 0], [[0xed, 0xa0, 0x80], 0], [[0xf4, 0x90, 0x80, 0x80], 0], [[0x41, 0x80], 1], [[0x41, 0xe6, 0x97], 1]] as const) {
+    assert.equal(at([...bytes])?.byte, where, JSON.stringify(bytes));
+  }
+  // Against Node's validator: found exactly when it refuses, and everything before the place is UTF-8 while nothing after it makes the rest so.
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x0a, 0x80, 0xbf, 0xc2, 0xe0, 0xed, 0xf0, 0xf4)), { maxLength: 40 }), (list) => {
+      const bytes = Buffer.from(list);
+      const found = notUtf8(bytes);
+      assert.equal(found === null, isUtf8(bytes));
+      if (found === null) return;
+      assert.ok(isUtf8(bytes.subarray(0, found.byte)));
+      assert.equal(found.value, bytes[found.byte]);
+      assert.equal(found.line, 1 + bytes.subarray(0, found.byte).filter((b) => b === 0x0a).length);
+    }),
+    { numRuns: 2000 },
+  );
 });

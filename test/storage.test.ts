@@ -172,6 +172,39 @@ describe('Storage: start-up checks', () => {
     }
   });
 
+  test('a file committed in another encoding than UTF-8 is reported with its line, not read with its characters replaced', async () => {
+    const s0 = await startTestServer();
+    await s0.service.close();
+    const latin1 = (text: string) => Buffer.from(text, 'latin1');
+    commitWithGit(
+      s0.gitdir,
+      {
+        'cafe/version.json': JSON.stringify({ label: 'Café', status: 'published', languages: ['en'], nav: ['menu', 'long'] }),
+        'cafe/en/menu.md': latin1('---\ntitle: Menu\n---\nCoffee\nCafé au lait\n'),
+        // Long and wide enough to be decoded by the converter: UTF-8 up to its last line.
+        'cafe/en/long.md': Buffer.concat([Buffer.from(`---\ntitle: Long\n---\n${'日本語のテキスト\n'.repeat(100)}`), latin1('Crème\n')]),
+        'fine/version.json': JSON.stringify({ label: 'Fine', status: 'published', languages: ['en'], nav: ['mark'] }),
+        // U+FFFD written on purpose is text like any other.
+        'fine/en/mark.md': '---\ntitle: Replacement \ufffd\n---\nThe sign \ufffd stands for a lost character.\n',
+      },
+      'Write files in Latin-1 by hand',
+    );
+    const s = await startTestServer({ dataDir: s0.dataDir });
+    try {
+      const res = await s.request('GET', '/versions/cafe/tree', { key: null });
+      assert.equal(res.status, 503);
+      assert.equal(res.body.error.code, 'version_unavailable');
+      assert.match(res.body.error.reason, /^2 problem\(s\) in its files, first: en\/long\.md:104: is not UTF-8: byte 0xE8 starts no UTF-8 character here \(the file was saved in another encoding/);
+      const health = await (await fetch(s.url.replace('/help/v1', '/healthz'))).json();
+      assert.deepEqual(health.broken, ['cafe']);
+      const mark = await s.request('GET', '/versions/fine/topics/mark', { key: null });
+      assert.equal(mark.status, 200);
+      assert.equal(mark.body.title, 'Replacement \ufffd');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('files written by hand, without ids or stamps, are served with stable ids', async () => {
     const s0 = await startTestServer();
     await s0.service.close();

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { filePaths, readFileSet, renderFile } from '../content/file-set.ts';
 import { ProblemList } from '../content/problems.ts';
 import type { VersionState } from '../domain/types.ts';
-import { utf8Text } from '../storage/blob-text.ts';
+import { blobText, notUtf8Problem } from '../storage/blob-text.ts';
 import { catFileBlobs, gitEnv } from '../storage/cat-file.ts';
 import { readOptions } from '../store/load.ts';
 import { prepareObject } from '../storage/git-objects.ts';
@@ -25,8 +25,13 @@ export interface CheckReport {
 async function readTree(gitdir: string, blobs: ReadonlyMap<string, string>, slug: string): Promise<VersionState | null> {
   const paths = [...blobs.keys()];
   const files = new Map<string, string>();
-  await catFileBlobs(gitdir, paths.map((p) => blobs.get(p)!), (i, bytes) => files.set(paths[i], utf8Text(bytes)));
-  return readFileSet(files, readOptions(slug), new ProblemList());
+  const problems = new ProblemList();
+  await catFileBlobs(gitdir, paths.map((p) => blobs.get(p)!), (i, bytes) => {
+    const { text, bad } = blobText(bytes);
+    files.set(paths[i], text);
+    if (bad !== null) problems.error(paths[i], notUtf8Problem(bad), bad.line);
+  });
+  return readFileSet(files, readOptions(slug), problems);
 }
 
 /** Whatever git prints is kept, a line a problem, at most this many. */

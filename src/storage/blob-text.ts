@@ -22,6 +22,53 @@ export function utf8Text(bytes: Buffer): string {
   }
 }
 
+/** A file's bytes as text, and where they are not UTF-8 (the text then holds U+FFFD there). */
+export function blobText(bytes: Buffer): { text: string; bad: NotUtf8 | null } {
+  return { text: utf8Text(bytes), bad: notUtf8(bytes) };
+}
+
+/** The problem with a file that is not UTF-8, for the list of a version's problems (which gives the line). */
+export const notUtf8Problem = (bad: NotUtf8) =>
+  `is not UTF-8: byte 0x${bad.value.toString(16).toUpperCase().padStart(2, '0')} starts no UTF-8 character here (the file was saved in another encoding, such as Latin-1 or Windows-1252; save it as UTF-8)`;
+
+/** Where bytes stop being UTF-8: the byte's offset and its line (from 1). */
+export interface NotUtf8 {
+  byte: number;
+  /** The byte there. */
+  value: number;
+  line: number;
+}
+
+/**
+ * The first place `bytes` are not UTF-8, or null when they all are. Such a file was written in another
+ * encoding (Latin-1, Windows-1252, Shift JIS): read as UTF-8, each bad sequence would become U+FFFD,
+ * and the service's next write of it would store those in place of the writer's characters.
+ */
+export function notUtf8(bytes: Uint8Array): NotUtf8 | null {
+  if (isAscii(bytes) || isUtf8(bytes)) return null;
+  const at = firstBadSequence(bytes);
+  let line = 1;
+  for (let i = bytes.indexOf(LF); i >= 0 && i < at; i = bytes.indexOf(LF, i + 1)) line++;
+  return { byte: at, value: bytes[at], line };
+}
+
+const LF = 0x0a;
+
+/** The offset of the first sequence that is not well-formed UTF-8 (Unicode's table 3-7), or bytes.length. */
+function firstBadSequence(bytes: Uint8Array): number {
+  const n = bytes.length;
+  const cont = (i: number, lo = 0x80, hi = 0xbf) => i < n && bytes[i] >= lo && bytes[i] <= hi;
+  for (let i = 0; i < n; ) {
+    const b = bytes[i];
+    if (b < 0x80) i++;
+    else if (b >= 0xc2 && b <= 0xdf && cont(i + 1)) i += 2;
+    else if (b >= 0xe0 && b <= 0xef && cont(i + 1, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf) && cont(i + 2)) i += 3;
+    else if (b >= 0xf0 && b <= 0xf4 && cont(i + 1, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf) && cont(i + 2) && cont(i + 3)) i += 4;
+    else return i;
+  }
+  return n;
+}
+
 /** Shorter texts decode in less time than the checks take. */
 const MIN_BYTES = 256;
 /** Bytes looked at for a character from U+0100 on. */

@@ -10,7 +10,7 @@ import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import type { TimingSink } from './timing.ts';
 import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
-import { utf8Text } from './blob-text.ts';
+import { blobText } from './blob-text.ts';
 
 export { BRANCH } from './branch.ts';
 
@@ -163,13 +163,13 @@ export class Repository {
    * Blobs as text, by [path, blob id], through isomorphic-git (at start, when the system git cannot
    * be used). Reads run 32 at a time on the shared cache.
    */
-  async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  async readBlobs(blobs: ReadonlyArray<readonly [string, string]>): Promise<Map<string, ReturnType<typeof blobText>>> {
+    const out = new Map<string, ReturnType<typeof blobText>>();
     const git = await loadGit();
     await this.upkeep.reading(() =>
       inBatches(blobs, 32, async ([path, oid]) => {
         const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
-        out.set(path, utf8Text(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength)));
+        out.set(path, blobText(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength)));
       }),
     );
     // In the order asked for, as a folder read in one pass would give them.

@@ -12,7 +12,7 @@ import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
-import { utf8Text } from '../storage/blob-text.ts';
+import { notUtf8, notUtf8Problem, utf8Text, type NotUtf8 } from '../storage/blob-text.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
 import type { Snapshot, SnapshotFile } from './snapshot.ts';
 import { nextTurn } from '../slices.ts';
@@ -236,12 +236,12 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
     if (language !== null) ahead?.add(language, node, t);
   };
   try {
-    const reading = readAndParse(repo, toRead, files, parsed, ahead ? feed : undefined);
+    const problems = new ProblemList();
+    const reading = readAndParse(repo, toRead, files, parsed, problems, ahead ? feed : undefined);
     reading.catch(() => undefined); // awaited below: a failure of the priming must not leave it unhandled
     // While git starts: the version is about to be indexed from nothing (see primeIndexing).
     if (search) primeIndexing();
     await reading;
-    const problems = new ProblemList();
     const state = await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS);
     // A version that cannot be served needs none of what was built ahead.
     if (state === null) ahead?.abandon();
@@ -257,11 +257,15 @@ async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed:
  * (`onTranslation` is told of each, with its language folder and node slug). A file that does not parse is left as text: reading the file set
  * reports its problems.
  */
-async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, onTranslation?: (folder: string, node: string, t: Translation) => void): Promise<void> {
+async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, problems: ProblemList, onTranslation?: (folder: string, node: string, t: Translation) => void): Promise<void> {
   const scratch = new ProblemList();
-  await readFiles(repo, blobs, (i, text) => {
+  await readFiles(repo, blobs, (i, text, bad) => {
     const [path, oid] = blobs[i];
     files.set(path, text);
+    if (bad !== null) {
+      problems.error(path, notUtf8Problem(bad), bad.line);
+      return;
+    }
     const m = TRANSLATION_FILE.exec(path);
     if (m === null) return;
     const md = parseMarkdownFile(path, text, scratch);
@@ -291,8 +295,8 @@ async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNod
       toRead.push([path, oid]);
     }
   }
-  await readAndParse(repo, toRead, files, parsed);
   const problems = new ProblemList();
+  await readAndParse(repo, toRead, files, parsed, problems);
   return { state: await readFileSetInSlices(files, readOptions(snap.slug), problems, SLICE_MS), problems, read: toRead.length };
 }
 
@@ -332,7 +336,7 @@ function blobsOf(tree: TreeNode): Array<[string, string]> {
  * --batch` when git can be run (the texts come as git sends them, a chunk at a time), else through
  * isomorphic-git, yielding to other work every few milliseconds.
  */
-async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>, onText: (index: number, text: string) => void): Promise<void> {
+async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]>, onText: (index: number, text: string, bad: NotUtf8 | null) => void): Promise<void> {
   if (blobs.length === 0) return;
   // Blobs given to onText before git failed (it answers in order): the fallback reads the rest.
   let delivered = 0;
@@ -341,7 +345,7 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
       repo.gitdir,
       blobs.map(([, oid]) => oid),
       (i, bytes) => {
-        onText(i, utf8Text(bytes));
+        onText(i, utf8Text(bytes), notUtf8(bytes));
         delivered = i + 1;
       },
     );
@@ -357,7 +361,8 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
   const texts = await repo.readBlobs(rest);
   let slice = performance.now();
   for (const [i, [path]] of rest.entries()) {
-    onText(delivered + i, texts.get(path) ?? '');
+    const read = texts.get(path);
+    onText(delivered + i, read?.text ?? '', read?.bad ?? null);
     if (performance.now() - slice > SLICE_MS) {
       await nextTurn();
       slice = performance.now();

@@ -35,7 +35,7 @@ export function comparable<N extends StampedNode>(node: N): Comparable<N> {
 }
 
 /** Writes files (path → content) below `root`, creating folders as needed. */
-export function writeFiles(root: string, files: Record<string, string> | Map<string, string>): void {
+export function writeFiles(root: string, files: Record<string, string | Uint8Array> | Map<string, string | Uint8Array>): void {
   for (const [path, content] of files instanceof Map ? files : Object.entries(files)) {
     const full = join(root, path);
     mkdirSync(dirname(full), { recursive: true });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { writeFiles } from './content.ts';
 
 /** Commits files into a bare repository's main branch with the system git, as an operator going around the service would. */
-export function commitWithGit(gitdir: string, files: Record<string, string>, message: string, opts: { replace?: boolean } = {}): void {
+export function commitWithGit(gitdir: string, files: Record<string, string | Uint8Array>, message: string, opts: { replace?: boolean } = {}): void {
   const work = mkdtempSync(join(tmpdir(), 'help-work-'));
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 'hand', GIT_AUTHOR_EMAIL: 'hand@example.org', GIT_COMMITTER_NAME: 'hand', GIT_COMMITTER_EMAIL: 'hand@example.org' } });
