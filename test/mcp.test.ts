@@ -413,7 +413,15 @@ describe('Tool server (MCP)', () => {
     }
     const big = call('put_translation', { version: 'draft', slug: 'secret', lang: 'en', title: 'Big', bodyMd: 'x'.repeat(BODY_LIMIT) });
     assertError(await clients.post(big, { authorization: `Bearer ${s.key}` }), 413, 'payload_too_large', { limit: BODY_LIMIT });
-    assertError(await clients.post('{"jsonrpc":', { authorization: `Bearer ${s.key}` }), 400, 'invalid_json');
+    // JSON that does not parse is JSON-RPC's parse error, which a client's JSON-RPC layer reads.
+    for (const text of ['{"jsonrpc":', '{"jsonrpc": "2.0", "__proto__": {}}', '"initialize"']) {
+      const bad = await clients.post(text, { authorization: `Bearer ${s.key}` });
+      assert.equal(bad.status, 400, text);
+      assert.equal(bad.body.jsonrpc, '2.0');
+      assert.equal(bad.body.id, null);
+      assert.equal(bad.body.error.code, -32700, text);
+      assert.match(bad.body.error.message, /^Parse error: The request body is not valid JSON: \S/, text);
+    }
     assertError(await clients.post('method=initialize', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
   });
 });

@@ -12,6 +12,7 @@ export interface MessageProblem {
   body: { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
 }
 
+const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
@@ -33,6 +34,9 @@ const PARAMS: Record<string, (params: Json) => string | null> = {
     return null;
   },
 };
+
+/** The answer to a body that is not JSON (`why`: the parser's sentence). */
+export const parseError = (why: string): MessageProblem => ({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: `Parse error: ${why}` } } });
 
 /** The first problem with `message` (one message or a batch), or null when it is well formed as far as checked here. */
 export function messageProblem(message: unknown): MessageProblem | null {

@@ -7,10 +7,11 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { requireScope, type Actor } from '../http/actor.ts';
 import { jsonBodyParser } from '../http/body.ts';
+import { toAppError } from '../http/errors.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { requestLog } from '../http/logging.ts';
 import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
-import { messageProblem } from './messages.ts';
+import { messageProblem, parseError } from './messages.ts';
 
 const INSTRUCTIONS =
   'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
@@ -68,8 +69,21 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
       return;
     }
-    // A body that is no JSON, too large or of another type is an HTTP answer, as for the API (400, 413, 415).
-    await parse(ctx, async () => undefined);
+    // A body too large or of another type is an HTTP answer, as for the API (413, 415); one that is no
+    // JSON is JSON-RPC's parse error, which a client's JSON-RPC layer understands.
+    const unparsed = await parse(ctx, async () => undefined).then(
+      () => null,
+      (err: unknown) => {
+        const known = toAppError(err, config.bodyLimit);
+        if (known?.code === 'invalid_json' && known.data.field === 'body') return parseError(known.message);
+        throw err;
+      },
+    );
+    if (unparsed) {
+      ctx.status = unparsed.status;
+      ctx.body = unparsed.body;
+      return;
+    }
     const actor = (ctx.state.actor ?? null) as Actor | null;
     const message: unknown = ctx.request.body;
     const problem = messageProblem(message);
