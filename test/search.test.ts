@@ -146,6 +146,25 @@ describe('GET /versions/{version}/search', () => {
       assert.deepEqual(await hits('sm', 'fridge', { lang: 'de' }), []);
     });
 
+    test('a language the version does not have is 400 language_not_enabled naming query/lang, not an empty answer', async () => {
+      const res = await search('sm', 'zebra', { lang: 'fr' });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.code, 'language_not_enabled');
+      assert.equal(res.body.error.field, 'query/lang');
+      assert.deepEqual(res.body.error.languages, ['en', 'de']);
+      assert.match(res.body.error.message, /Language fr is not enabled on version "sm" \(languages: en, de\)/);
+    });
+
+    test('without lang, a version without English is searched in its primary language', async () => {
+      await createVersion(s, 'nur-de', { status: 'published', languages: ['de', 'fr'] });
+      await createNode(s, 'nur-de', { slug: 'kaffee', translations: { de: { title: 'Kaffee', bodyMd: 'Bestellen Sie einen Milchkaffee.\n' } } });
+      const res = await search('nur-de', 'milchkaffee');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.language, 'de');
+      assert.deepEqual(slugsOf(res.body.hits), ['kaffee']);
+      assert.equal((await search('nur-de', 'milchkaffee', { lang: 'en' })).body.error.code, 'language_not_enabled');
+    });
+
     test('an invalid lang is 400 validation_failed naming query/lang', async () => {
       const res = await search('sm', 'zebra', { lang: 'not a language!' });
       assert.equal(res.status, 400);
@@ -626,7 +645,7 @@ describe('GET /versions/{version}/search', () => {
       assert.deepEqual(slugsOf(await hits('from-files', 'salamander')), ['newcomer']);
     });
 
-    test('after removing a language from a version, searching it finds nothing', async () => {
+    test('after removing a language from a version, searching it is refused, and its old text is not found once it is back', async () => {
       await createVersion(s, 'live-lang', { status: 'published' });
       await createNode(s, 'live-lang', {
         slug: 'page',
@@ -637,8 +656,10 @@ describe('GET /versions/{version}/search', () => {
       assert.equal(del.status, 200, del.text);
       const patch = await s.request('PATCH', '/versions/live-lang', { body: { languages: ['en'] } });
       assert.equal(patch.status, 200, patch.text);
-      assert.deepEqual(await hits('live-lang', 'fischreiher', { lang: 'de' }), []);
+      assert.equal((await search('live-lang', 'fischreiher', { lang: 'de' })).body.error?.code, 'language_not_enabled');
       assert.deepEqual(slugsOf(await hits('live-lang', 'heron')), ['page']);
+      assert.equal((await s.request('PATCH', '/versions/live-lang', { body: { languages: ['en', 'de'] } })).status, 200);
+      assert.deepEqual(await hits('live-lang', 'fischreiher', { lang: 'de' }), []);
     });
 
     test('after a restart the index is rebuilt from the stored content', async () => {

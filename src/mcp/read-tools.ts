@@ -90,12 +90,12 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'search',
       title: 'Search',
-      description: `Full-text search in one version and language (lang, default en): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. ${VISIBILITY}`,
+      description: `Full-text search in one version and language (lang; default en, or the version's primary language when it has no English): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. ${VISIBILITY}`,
       write: false,
       params: { version: 'VersionSlug' },
       query: 'SearchQuery',
       output: 'SearchResult',
-      run: ({ actor, args }) => searchVersion(deps, readerOf(actor), args.version, args.q, language(args.lang ?? 'en', 'arguments/lang')),
+      run: ({ actor, args }) => searchVersion(deps, readerOf(actor), args.version, args.q, args.lang, 'arguments/lang'),
     },
     {
       name: 'export_version',

@@ -1,3 +1,5 @@
+import { assertLanguageEnabled } from '../domain/translations.ts';
+import { primaryLanguage } from '../domain/types.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readerOf } from '../http/actor.ts';
@@ -5,9 +7,16 @@ import { readableVersion } from '../queries/versions.ts';
 import type { Deps } from '../deps.ts';
 import type { Reader } from '../queries/reader.ts';
 
-/** A search as the API answers it, for the route and the tool server alike (`lang` in canonical case). */
-export function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, lang: string) {
+/**
+ * A search as the API answers it, for the route and the tool server alike (`lang` in canonical case;
+ * `field` names it in errors). Without a language: English if the version has it, else its primary
+ * language. One the version does not have is refused: it would find nothing, and look like no match.
+ */
+export function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, given: string | undefined, field: string) {
+  const asked = given === undefined ? undefined : language(given, field);
   const state = readableVersion(catalog, reader, version);
+  const lang = asked ?? (state.meta.languages.includes('en') ? 'en' : primaryLanguage(state.meta));
+  assertLanguageEnabled(state, lang, field);
   const { hits, partial } = search.search(state, lang, q);
   return { version: state.slug, language: lang, query: q, hits, ...(partial ? { partial: true } : {}) };
 }
@@ -26,9 +35,9 @@ export function searchRoutes({ catalog, search }: Deps) {
       tag: 'Reading content',
       access: 'public',
       query: 'SearchQuery',
-      errors: ['not_found'],
+      errors: ['not_found', 'language_not_enabled'],
       responses: { 200: { description: 'The hits', schema: 'SearchResult' } },
-      handle: ({ actor, params, query }) => ({ body: searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, language(query.lang ?? 'en', 'query/lang')) }),
+      handle: ({ actor, params, query }) => ({ body: searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang') }),
     }),
   ];
 }

@@ -139,7 +139,7 @@ export const SearchQuery = {
   required: ['q'],
   properties: {
     q: { type: 'string', minLength: 1, maxLength: 200, description: 'The words to find, 1 to 200 characters.' },
-    lang: { $ref: 'LanguageCode', description: 'Language to search in; default `en`. (The parameter is `lang` here, not `language`.)' },
+    lang: { $ref: 'LanguageCode', description: 'Language to search in, one of the version\'s `languages` (400 `language_not_enabled` otherwise); default `en`, or the version\'s primary language when it has no English. (The parameter is `lang` here, not `language`.)' },
   },
 } as const;
 
