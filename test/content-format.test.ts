@@ -78,6 +78,22 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.equal(withLabel('L'.repeat(200)).state?.meta.label, 'L'.repeat(200));
   });
 
+  test('hand-written titles and labels are one line, and summaries hold no control characters but line breaks and tabs, as the API has them', () => {
+    const { state, problems } = read({
+      'version.json': '{\n  "languages": ["en"],\n  "label": "Docs\\u0007",\n  "nav": ["a", "b", "c"]\n}\n',
+      'en/a.md': '---\ntitle: |\n  Two\n  lines\n---\nBody\n',
+      'en/b.md': '---\ntitle: B\nsummary: "Bell \\a here"\n---\nBody\n',
+      'en/c.md': '---\ntitle: C\nsummary: |\n  Two\n  lines\t are fine\n---\nBody\n',
+    });
+    assert.equal(state, null);
+    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    assert.deepEqual(text, [
+      'version.json:3: "label" must be one line without control characters (it holds a control character, U+0007)',
+      'en/a.md:2: frontmatter "title" must be one line without control characters (it holds a line break, U+000A)',
+      'en/b.md:3: frontmatter "summary" must not hold control characters other than line breaks and tabs (it holds U+0007)',
+    ]);
+  });
+
   test('hand-written stamps are read as written or reported and ignored, never moved to another day', () => {
     const { state, problems } = read({
       'version.json': '{\n  "languages": ["en"],\n  "createdAt": "2026-02-31",\n  "updatedAt": "March 7 2026",\n  "nav": [\n    { "slug": "a", "updatedAt": "2026-01-31T24:00:00Z" },\n    "b",\n    "c",\n    "d"\n  ]\n}\n',

@@ -150,6 +150,11 @@ describe('Errors and bad input', () => {
     // An empty title breaks its minimum length and its pattern; a made-up language code its format and its pattern.
     await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: '' } } }, 'body/translations/en/title', /^must not be empty$/);
     await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: '  ' } } }, 'body/translations/en/title', /^must not be only white space$/);
+    // Titles and labels are one line; a summary may break lines, and holds no other control character.
+    await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: 'Install\tnow' } } }, 'body/translations/en/title', /^must be one line without control characters \(it holds a tab, U\+0009\)$/);
+    await only('PUT', '/versions/v1/topics/install/translations/en', { title: 'Install\n' }, 'body/title', /^must be one line without control characters \(it holds a line break, U\+000A\)$/);
+    await only('PUT', '/versions/v1/topics/install/translations/en', { title: 'Install', summary: 'Two\nlines, then \u0000' }, 'body/summary', /^must not hold control characters other than line breaks and tabs \(it holds U\+0000\)$/);
+    await only('PATCH', '/versions/v1', { label: 'Version\u0085one' }, 'body/label', /^must be one line without control characters \(it holds a control character, U\+0085\)$/);
     await only('GET', '/versions/v1/tree?language=klingon', undefined, 'query/language', /^is not a valid language code/);
     await only('POST', '/versions', { slug: 'v'.repeat(65) }, 'body/slug', /^must be at most 64 characters$/);
     // Descriptions written for the reference are not error messages: no "unique within the version" for a slug's letters.

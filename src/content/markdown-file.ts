@@ -1,5 +1,6 @@
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
+import { controlProblem } from '../domain/names.ts';
 import { isoStampOf } from '../domain/stamps.ts';
 import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
 import { HALF_CHARACTER, type ProblemList } from './problems.ts';
@@ -118,10 +119,11 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     problems.error(path, `frontmatter "summary" must be at most ${SUMMARY_MAX} characters`, () => frontmatterLine(text, 'summary'));
     return null;
   }
-  // YAML's escapes can write half a character.
+  // YAML's escapes can write half a character, or any control character; a block scalar ends with a line break.
   for (const [key, value] of [['title', title], ['summary', summary]] as const) {
-    if (value.isWellFormed()) continue;
-    problems.error(path, `frontmatter "${key}" ${HALF_CHARACTER}`, () => frontmatterLine(text, key));
+    const problem = !value.isWellFormed() ? HALF_CHARACTER : controlProblem(value, key === 'summary');
+    if (problem === null) continue;
+    problems.error(path, `frontmatter "${key}" ${problem}`, () => frontmatterLine(text, key));
     return null;
   }
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };

@@ -1,5 +1,5 @@
 import { isoStampOf } from '../domain/stamps.ts';
-import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
+import { canonicalLanguage, controlProblem, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { HALF_CHARACTER, lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
@@ -88,6 +88,7 @@ export function parseVersionFile(path: string, text: string, problems: ProblemLi
   // The API's own limits: a hand-written label is served in every GET /versions as one the API took.
   else if ([...label].length > LABEL_MAX) problems.error(path, `"label" must be at most ${LABEL_MAX} characters`, where('label'));
   else if (!label.isWellFormed()) problems.error(path, `"label" ${HALF_CHARACTER}`, where('label'));
+  else if (controlProblem(label) !== null) problems.error(path, `"label" ${controlProblem(label)}`, where('label'));
   const status = d.status ?? 'draft';
   if (!STATUSES.includes(status as VersionStatus)) problems.error(path, `"status" must be one of ${STATUSES.join(', ')}`, where('status'));
   const languages = readLanguages(path, d.languages ?? ['en'], problems, where('languages'));

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { canonicalLanguage, isWindowsReserved } from '../domain/names.ts';
+import { canonicalLanguage, controlProblem, isWindowsReserved, LABEL_PATTERN, SUMMARY_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
 import { AppError, MAX_LISTED } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
@@ -93,6 +93,14 @@ function typeList(types: string | string[]): string {
   return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
+/** What is wrong with a title, label or summary that fails its pattern by holding a control character; null otherwise. */
+function controlPattern(e: ErrorObject): string | null {
+  const pattern = (e.params as { pattern: string }).pattern;
+  if (typeof e.data !== 'string') return null;
+  if (pattern === TITLE_PATTERN || pattern === LABEL_PATTERN) return controlProblem(e.data);
+  return pattern === SUMMARY_PATTERN ? controlProblem(e.data, true) : null;
+}
+
 function describe(e: ErrorObject, where: string): { field: string; message: string } {
   let field = `${where}${e.instancePath}`;
   let message = e.message ?? 'is invalid';
@@ -117,6 +125,8 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
   } else if (e.keyword === 'minLength' || e.keyword === 'maxLength') {
     const limit = (e.params as { limit: number }).limit;
     message = e.keyword === 'maxLength' ? `must be at most ${limit} characters` : limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
+  } else if (e.keyword === 'pattern' && controlPattern(e) !== null) {
+    message = controlPattern(e)!;
   } else if (e.keyword === 'pattern') {
     const schema = e.parentSchema as { $id?: string; description?: string } | undefined;
     const slug = schema?.$id === 'VersionSlug' || schema?.$id === 'NodeSlug';

@@ -1,4 +1,3 @@
-import { LABEL_MAX } from '../content/version-file.ts';
 const Status = { type: 'string', enum: ['draft', 'published', 'archived'] } as const;
 const Languages = {
   type: 'array',
@@ -37,7 +36,7 @@ export const VersionCreate = {
   additionalProperties: false,
   properties: {
     slug: { $ref: 'VersionSlug' },
-    label: { type: 'string', minLength: 1, maxLength: LABEL_MAX, description: 'Defaults to the slug.' },
+    label: { $ref: 'Label', description: 'Defaults to the slug.' },
     status: Status,
     languages: Languages,
     sortOrder: SortOrder,
@@ -50,7 +49,7 @@ export const VersionPatch = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    label: { type: 'string', minLength: 1, maxLength: LABEL_MAX },
+    label: { $ref: 'Label' },
     status: Status,
     languages: { ...Languages, description: 'A language with translations cannot be removed (409 `language_in_use`).' },
     sortOrder: SortOrder,
@@ -66,7 +65,7 @@ export const VersionDuplicate = {
   additionalProperties: false,
   properties: {
     slug: { $ref: 'VersionSlug' },
-    label: { type: 'string', minLength: 1, maxLength: LABEL_MAX, description: 'Defaults to the new slug.' },
+    label: { $ref: 'Label', description: 'Defaults to the new slug.' },
     status: { ...Status, description: 'Default draft. The copy is never latest.' },
   },
 } as const;
