@@ -210,16 +210,22 @@ function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
   };
 }
 
-/** Paths the service itself answers, which the portal's path must stay out of. */
+/** Paths the service itself answers, which the portal's and the tool server's paths must stay out of. */
 const RESERVED_PATHS = ['/help', '/oauth', '/.well-known', '/healthz', '/metrics'];
+
+/**
+ * A path the service mounts something on: plain segments, none of them `.` or `..` (a browser or
+ * proxy resolves `/a/..` to `/`, so pages under it would be asked for at paths that are not theirs).
+ */
+const isPlainPath = (path: string) => /^(\/[A-Za-z0-9._~-]+)+$/.test(path) && !path.split('/').some((p) => p === '.' || p === '..');
+const PLAIN_SEGMENTS = 'segments of letters, digits, ".", "_", "~" or "-", none of them "." or ".."';
 
 function portalConfig(env: NodeJS.ProcessEnv, mcp: string): PortalConfig {
   const raw = env.HELP_PORTAL_PATH;
   const path = (raw || '/support').replace(/\/+$/, '');
-  const clashes = [...RESERVED_PATHS, mcp].some((p) => path === p || path.startsWith(`${p}/`) || p.startsWith(`${path}/`));
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || clashes) {
-    throw new ConfigError(`HELP_PORTAL_PATH must be a path such as /support, outside ${[...RESERVED_PATHS, mcp].join(', ')}; got ${JSON.stringify(raw)}`);
-  }
+  if (!isPlainPath(path)) throw new ConfigError(`HELP_PORTAL_PATH must be a path such as /support (${PLAIN_SEGMENTS}), not ${JSON.stringify(raw)}`);
+  const clash = [...RESERVED_PATHS, mcp].find((p) => path === p || path.startsWith(`${p}/`) || p.startsWith(`${path}/`));
+  if (clash) throw new ConfigError(`HELP_PORTAL_PATH must stay out of ${clash}: the service answers there (it also answers ${[...RESERVED_PATHS, mcp].filter((p) => p !== clash).join(', ')}); got ${JSON.stringify(raw)}`);
   const title = (env.HELP_PORTAL_TITLE ?? '').trim() || 'Help';
   if (title.length > 100) throw new ConfigError('HELP_PORTAL_TITLE must be at most 100 characters');
   let logo: string | null = null;
@@ -263,10 +269,8 @@ function originList(name: string, raw: string | undefined): ReadonlySet<string> 
 /** A path of its own for the tool server: one or more plain segments, not below the API or the service's own paths. */
 function mcpPath(raw: string | undefined): string {
   const path = raw || '/mcp';
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.split('/').some((p) => p === '.' || p === '..')) {
-    throw new ConfigError(`HELP_MCP_PATH must be a path such as /mcp (segments of letters, digits, ".", "_", "~" or "-"), not ${JSON.stringify(path)}`);
-  }
-  const taken = ['/help', '/healthz', '/metrics', '/.well-known', '/oauth'].find((p) => path === p || path.startsWith(`${p}/`));
+  if (!isPlainPath(path)) throw new ConfigError(`HELP_MCP_PATH must be a path such as /mcp (${PLAIN_SEGMENTS}), not ${JSON.stringify(path)}`);
+  const taken = RESERVED_PATHS.find((p) => path === p || path.startsWith(`${p}/`));
   if (taken) throw new ConfigError(`HELP_MCP_PATH must not be ${taken} or below it: that path belongs to the service`);
   return path;
 }

@@ -307,6 +307,8 @@ describe('Authentication', () => {
       ['an unknown command', ['rotate-keys'], /^Unknown command "rotate-keys"\n\nUsage:/, 2],
       ['no command', [], /^No command given\n\nUsage:/, 2],
       ['an unknown option', ['keys', 'create', '--name', 'opt', '--colour', 'blue', '--json'], /colour/, 2],
+      ['an option another command takes', ['keys', 'create', '--name', 'with-role', '--role', 'admin', '--json'], /^Error: keys create does not take --role \(it takes --name, --publisher, --scopes, --json, --data-dir\)/, 2],
+      ['a word after the command', ['keys', 'revoke', 'reader'], /^Error: keys revoke takes no argument "reader"/, 2],
       ['keys list in a data directory that does not exist', ['keys', 'list', '--data-dir', 'no/such/dir'], /^Error: No data directory at .*no\/such\/dir/, 1],
     ];
     for (const [what, args, message, code] of REFUSALS) {

@@ -209,6 +209,11 @@ describe('Portal settings', () => {
     for (const env of [{ HELP_PORTAL_PATH: '/help/v1' }, { HELP_PORTAL_PATH: 'support' }, { HELP_PORTAL_PATH: '/oauth' }, { HELP_PORTAL_PATH: '/mcp' }, { HELP_PORTAL_LOGO: 'javascript:alert(1)' }, { HELP_PORTAL_LOGO: 'http://x/logo.png' }, { HELP_PORTAL_VERSIONS: 'v1,../x' }]) {
       assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
     }
+    // A segment . or .. would be resolved away by browsers and proxies: the pages would be asked for elsewhere.
+    for (const path of ['/a/..', '/docs/./x', '/..']) {
+      assert.throws(() => loadConfig({ HELP_PORTAL_PATH: path }), /HELP_PORTAL_PATH must be a path such as \/support \(segments of .*none of them "\." or "\.\."\)/, path);
+    }
+    assert.throws(() => loadConfig({ HELP_PORTAL_PATH: '/oauth/pages' }), /HELP_PORTAL_PATH must stay out of \/oauth: the service answers there/);
   });
 
   test('the portal serves only the versions HELP_PORTAL_VERSIONS lists, at HELP_PORTAL_PATH, with its title', async () => {

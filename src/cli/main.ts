@@ -62,6 +62,7 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  checkOptions(positionals, values);
   const dataDir = resolve(values['data-dir'] ?? (process.env.HELP_DATA_DIR || 'data'));
   if (group === 'check' && command === undefined) {
     if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
@@ -112,6 +113,34 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown command "keys ${command}"\n\n${USAGE}`);
       return 2;
   }
+}
+
+/** The options each command takes besides --data-dir and --help: another one is a mistake, never ignored. */
+const OPTIONS: Record<string, string[]> = {
+  check: ['json'],
+  'keys create': ['name', 'publisher', 'scopes', 'json'],
+  'keys list': ['json'],
+  'keys revoke': ['name', 'json'],
+  'accounts create': ['name', 'role', 'password-stdin', 'json'],
+  'accounts list': ['json'],
+  'accounts set-role': ['name', 'role', 'json'],
+  'accounts set-password': ['name', 'password-stdin', 'json'],
+  'accounts disable': ['name', 'json'],
+};
+
+/**
+ * Refuses an option the command does not take (`keys create --role admin` made a key and said nothing
+ * of the role) and words after the command. Unknown commands are left to the caller's message.
+ */
+function checkOptions(positionals: string[], values: Record<string, unknown>): void {
+  const words = positionals[0] === 'check' ? 1 : 2;
+  const command = positionals.slice(0, words).join(' ');
+  const takes = OPTIONS[command];
+  if (takes === undefined) return;
+  if (positionals.length > words) throw new UsageError(`${command} takes no argument "${positionals[words]}" (options start with --)`);
+  const given = Object.keys(values).filter((o) => o !== 'data-dir' && o !== 'help');
+  const wrong = given.find((o) => !takes.includes(o));
+  if (wrong !== undefined) throw new UsageError(`${command} does not take --${wrong} (it takes ${[...takes, 'data-dir'].map((o) => `--${o}`).join(', ')})`);
 }
 
 async function accounts(command: string, dataDir: string, values: { name?: string; role?: string; json?: boolean; 'password-stdin'?: boolean }): Promise<number> {
