@@ -78,19 +78,19 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.equal(withLabel('L'.repeat(200)).state?.meta.label, 'L'.repeat(200));
   });
 
-  test('hand-written titles and labels are one line, and summaries hold no control characters but line breaks and tabs, as the API has them', () => {
+  test('hand-written titles, summaries and labels hold no control characters but tabs and line breaks, as the API has them', () => {
     const { state, problems } = read({
       'version.json': '{\n  "languages": ["en"],\n  "label": "Docs\\u0007",\n  "nav": ["a", "b", "c"]\n}\n',
-      'en/a.md': '---\ntitle: |\n  Two\n  lines\n---\nBody\n',
-      'en/b.md': '---\ntitle: B\nsummary: "Bell \\a here"\n---\nBody\n',
-      'en/c.md': '---\ntitle: C\nsummary: |\n  Two\n  lines\t are fine\n---\nBody\n',
+      'en/a.md': '---\ntitle: "Null\\0 here"\n---\nBody\n',
+      'en/b.md': '---\ntitle: B\nsummary: "Escape \\e[31m here"\n---\nBody\n',
+      'en/c.md': '---\ntitle: "Tab\\there"\nsummary: |\n  Two\n  lines\n---\nBody\n',
     });
     assert.equal(state, null);
     const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
     assert.deepEqual(text, [
-      'version.json:3: "label" must be one line without control characters (it holds a control character, U+0007)',
-      'en/a.md:2: frontmatter "title" must be one line without control characters (it holds a line break, U+000A)',
-      'en/b.md:3: frontmatter "summary" must not hold control characters other than line breaks and tabs (it holds U+0007)',
+      'version.json:3: "label" must not hold control characters other than tabs and line breaks (it holds U+0007)',
+      'en/a.md:2: frontmatter "title" must not hold control characters other than tabs and line breaks (it holds U+0000)',
+      'en/b.md:3: frontmatter "summary" must not hold control characters other than tabs and line breaks (it holds U+001B)',
     ]);
   });
 

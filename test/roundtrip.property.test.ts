@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { controlProblem } from '../src/domain/names.ts';
 import { comparable } from './helpers/content.ts';
 import { startTestServer, type TestResponse, type TestServer } from './helpers/server.ts';
 
@@ -28,12 +29,13 @@ const TRICKY = [
 
 const fragment = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...TRICKY) }, { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) });
 const text = (maxPieces: number) => fc.array(fragment, { maxLength: maxPieces }).map((parts) => parts.join(''));
-/** A title: 1–200 characters with something other than white space (the API's rule). */
+/** A title: 1–200 characters with something other than white space, no control characters but tabs and line breaks (the API's rule). */
 const title = fc
   .array(fragment, { minLength: 1, maxLength: 8 })
   .map((parts) => parts.join(''))
-  .filter((t) => /\S/u.test(t) && [...t].length <= 200);
-const summary = text(10).filter((t) => [...t].length <= 2000);
+  .filter((t) => /\S/u.test(t) && controlProblem(t) === null && [...t].length <= 200);
+/** A summary: no control characters but tabs and line breaks. */
+const summary = text(10).filter((t) => controlProblem(t) === null && [...t].length <= 2000);
 const body = text(40);
 
 interface TranslationDoc {

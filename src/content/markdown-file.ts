@@ -119,9 +119,9 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     problems.error(path, `frontmatter "summary" must be at most ${SUMMARY_MAX} characters`, () => frontmatterLine(text, 'summary'));
     return null;
   }
-  // YAML's escapes can write half a character, or any control character; a block scalar ends with a line break.
+  // YAML's escapes can write half a character, or any control character.
   for (const [key, value] of [['title', title], ['summary', summary]] as const) {
-    const problem = !value.isWellFormed() ? HALF_CHARACTER : controlProblem(value, key === 'summary');
+    const problem = !value.isWellFormed() ? HALF_CHARACTER : controlProblem(value);
     if (problem === null) continue;
     problems.error(path, `frontmatter "${key}" ${problem}`, () => frontmatterLine(text, key));
     return null;

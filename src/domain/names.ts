@@ -35,27 +35,21 @@ const nodeIdRe = new RegExp(NODE_ID_PATTERN, 'u');
 export const isNodeId = (s: string) => s.length <= NODE_ID_MAX && nodeIdRe.test(s);
 
 /**
- * Titles and labels are one line of text: no control characters (a NUL, a line break or a tab in a
- * title breaks the navigation, the PDF's outline and every log line that shows it), and not only
- * white space. A summary may hold line breaks and tabs, and no other control character.
+ * Titles, summaries and version labels hold no control characters other than tabs and line breaks
+ * (LF, CR, and NEL, which YAML writes as \\N): a NUL, an escape or a bell in a title is no text a
+ * reader can see, and breaks terminals, PDF outlines and the tools that show it. Tabs and line breaks
+ * are kept as written, as they always were. A title is not only white space.
  */
 // The control characters (\p{Cc}) spelled as ranges: the schemas go to clients whose regular expressions lack \p.
-export const TITLE_PATTERN = '^(?!\\s*$)[^\\x00-\\x1f\\x7f-\\x9f]*$';
-export const LABEL_PATTERN = '^[^\\x00-\\x1f\\x7f-\\x9f]*$';
-export const SUMMARY_PATTERN = '^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*$';
+const TEXT_CHARS = '[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x84\\x86-\\x9f]';
+export const TITLE_PATTERN = `^(?!\\s*$)${TEXT_CHARS}*$`;
+export const TEXT_PATTERN = `^${TEXT_CHARS}*$`;
 
-/** The first control character of `text` that a title (or, with `breaks`, a summary) may not hold, as U+XXXX; null if none. */
-export function controlCharacterIn(text: string, breaks = false): string | null {
-  const found = (breaks ? /[^\t\n\r\P{Cc}]/u : /\p{Cc}/u).exec(text);
-  return found === null ? null : `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Why `text` may not be a title, label (`breaks` false) or summary (`breaks` true), as a sentence part; null if it may. */
-export function controlProblem(text: string, breaks = false): string | null {
-  const control = controlCharacterIn(text, breaks);
-  if (control === null) return null;
-  const what = control === 'U+000A' || control === 'U+000D' ? 'a line break' : control === 'U+0009' ? 'a tab' : 'a control character';
-  return breaks ? `must not hold control characters other than line breaks and tabs (it holds ${control})` : `must be one line without control characters (it holds ${what}, ${control})`;
+/** Why `text` may not be a title, summary or label, as a sentence part ("must not hold … (it holds U+0000)"); null if it may. */
+export function controlProblem(text: string): string | null {
+  const found = /[^\t\n\r\x85\P{Cc}]/u.exec(text);
+  if (found === null) return null;
+  return `must not hold control characters other than tabs and line breaks (it holds U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ICON_MAX, ICON_PATTERN, LABEL_PATTERN, LANGUAGE_PATTERN, NODE_SLUG_MAX, NODE_SLUG_PATTERN, SUMMARY_PATTERN, TITLE_PATTERN, VERSION_SLUG_MAX, VERSION_SLUG_PATTERN } from '../domain/names.ts';
+import { ICON_MAX, ICON_PATTERN, LANGUAGE_PATTERN, NODE_SLUG_MAX, NODE_SLUG_PATTERN, TEXT_PATTERN, TITLE_PATTERN, VERSION_SLUG_MAX, VERSION_SLUG_PATTERN } from '../domain/names.ts';
 import { LABEL_MAX } from '../content/version-file.ts';
 import { SUMMARY_MAX, TITLE_MAX } from '../content/markdown-file.ts';
 
@@ -49,9 +49,9 @@ export const Icon = {
   description: 'An icon name as icon sets spell them (`rocket`, `book-open`): lowercase words joined by `-`; null for none.',
 } as const;
 
-export const Title = { $id: 'Title', type: 'string', minLength: 1, maxLength: TITLE_MAX, pattern: TITLE_PATTERN, description: '1 to 200 characters on one line: no control characters (line breaks, tabs), not only white space.' } as const;
-export const Summary = { $id: 'Summary', type: 'string', maxLength: SUMMARY_MAX, pattern: SUMMARY_PATTERN, description: 'A short description, at most 2,000 characters; line breaks and tabs allowed, no other control characters; empty when absent.' } as const;
-export const Label = { $id: 'Label', type: 'string', minLength: 1, maxLength: LABEL_MAX, pattern: LABEL_PATTERN, description: "A version's name as readers see it: 1 to 200 characters on one line, no control characters." } as const;
+export const Title = { $id: 'Title', type: 'string', minLength: 1, maxLength: TITLE_MAX, pattern: TITLE_PATTERN, description: '1 to 200 characters, not only white space; no control characters other than tabs and line breaks.' } as const;
+export const Summary = { $id: 'Summary', type: 'string', maxLength: SUMMARY_MAX, pattern: TEXT_PATTERN, description: 'A short description, at most 2,000 characters, without control characters other than tabs and line breaks; empty when absent.' } as const;
+export const Label = { $id: 'Label', type: 'string', minLength: 1, maxLength: LABEL_MAX, pattern: TEXT_PATTERN, description: "A version's name as readers see it: 1 to 200 characters, without control characters other than tabs and line breaks." } as const;
 export const BodyMd = { $id: 'BodyMd', type: 'string', description: 'Markdown body; empty when absent.' } as const;
 
 export const ErrorBody = {

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { canonicalLanguage, controlProblem, isWindowsReserved, LABEL_PATTERN, SUMMARY_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
+import { canonicalLanguage, controlProblem, isWindowsReserved, TEXT_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
 import { AppError, MAX_LISTED } from '../errors.ts';
 import { commonSchemas } from './common.ts';
 import { contentSchemas } from './content.ts';
@@ -96,9 +96,7 @@ function typeList(types: string | string[]): string {
 /** What is wrong with a title, label or summary that fails its pattern by holding a control character; null otherwise. */
 function controlPattern(e: ErrorObject): string | null {
   const pattern = (e.params as { pattern: string }).pattern;
-  if (typeof e.data !== 'string') return null;
-  if (pattern === TITLE_PATTERN || pattern === LABEL_PATTERN) return controlProblem(e.data);
-  return pattern === SUMMARY_PATTERN ? controlProblem(e.data, true) : null;
+  return typeof e.data === 'string' && (pattern === TITLE_PATTERN || pattern === TEXT_PATTERN) ? controlProblem(e.data) : null;
 }
 
 function describe(e: ErrorObject, where: string): { field: string; message: string } {
