@@ -11,6 +11,8 @@ const DATA_DIR_CODES: Record<string, string> = {
   EDQUOT: 'disk quota exceeded',
   ENOTDIR: 'a part of the path is a file, not a folder',
   EEXIST: 'a file is in the way',
+  ENAMETOOLONG: 'the path or a name in it is too long',
+  ELOOP: 'too many symbolic links in the path',
 };
 
 /**
@@ -20,6 +22,9 @@ const DATA_DIR_CODES: Record<string, string> = {
 export function describeStartupError(err: unknown, config: Pick<Config, 'port' | 'host' | 'dataDir'>): string | null {
   if (err instanceof DataDirLockedError || err instanceof BrokenRepositoryError) return err.message;
   const e = err as NodeJS.ErrnoException & { syscall?: string; port?: number };
+  if (e.syscall === 'getaddrinfo') {
+    return `HOST ${config.host} is not a name this machine can look up (${e.code}); set HOST to one of its addresses or names, 127.0.0.1 or 0.0.0.0`;
+  }
   if (e.syscall === 'listen' || e.syscall === 'bind') {
     if (e.code === 'EADDRINUSE') return `Port ${config.port} on ${config.host} is already in use (another server?); stop it or set PORT to a free port`;
     if (e.code === 'EADDRNOTAVAIL') return `HOST ${config.host} is not an address of this machine; set HOST to one of its addresses, 127.0.0.1 or 0.0.0.0`;

@@ -43,6 +43,17 @@ describe('Start-up failures are one clear line', () => {
     assertOneLine(run, /^Cannot start: The data directory .*a-file\/data cannot be used: a part of the path is a file, not a folder .*HELP_DATA_DIR/);
   });
 
+  test('a HOST that does not resolve and a data directory path too long name the setting', async () => {
+    // The look-up's failure as Node reports it (a real one could ask a name server elsewhere).
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND no-such-host.invalid'), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'no-such-host.invalid' });
+    assert.equal(
+      describeStartupError(lookup, { port: 8080, host: 'no-such-host.invalid', dataDir: '/srv/help/data' }),
+      'HOST no-such-host.invalid is not a name this machine can look up (ENOTFOUND); set HOST to one of its addresses or names, 127.0.0.1 or 0.0.0.0',
+    );
+    const long = await start({ PORT: '0', HELP_DATA_DIR: join(scratch, 'x'.repeat(300)) });
+    assertOneLine(long, /^Cannot start: The data directory .*x{300} cannot be used: the path or a name in it is too long .*HELP_DATA_DIR/);
+  });
+
   test('a data directory this user may not write is explained, not thrown', () => {
     const err = Object.assign(new Error("EACCES: permission denied, mkdir '/srv/help/data'"), { code: 'EACCES', syscall: 'mkdir', path: '/srv/help/data' });
     assert.match(describeStartupError(err, { port: 8080, host: '127.0.0.1', dataDir: '/srv/help/data' }) ?? '', /^The data directory \/srv\/help\/data cannot be used: permission denied/);
