@@ -56,6 +56,24 @@ describe('GET /versions/{version}/pdf-bundle', () => {
     assert.equal(res.body.filename, 'version-v1-v1-ja-install.pdf');
   });
 
+  test('one section: the PDF is called after the section, also when it holds a single topic', async () => {
+    await createNode(s, 'v1', { slug: 'extras', kind: 'section', translations: { en: { title: 'Extras' }, de: { title: 'Extras DE' } } });
+    await createNode(s, 'v1', { slug: 'tips', parentSlug: 'extras', translations: { en: { title: 'Tips', bodyMd: 'Tip\n' } } });
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?topics=extras&lang=de', { key: null });
+    assert.deepEqual(titles(res.body), ['extras', '  tips']);
+    assert.equal(res.body.template.subtitle, 'Extras DE');
+    assert.equal(res.body.filename, 'version-v1-v1-de-extras.pdf');
+    assert.equal((await s.request('DELETE', '/versions/v1/nodes/extras')).status, 200);
+  });
+
+  test('a language the version does not have is 400 naming query/lang, not a PDF under its name in another', async () => {
+    const res = await s.request('GET', '/versions/v1/pdf-bundle?lang=fr', { key: null });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'language_not_enabled');
+    assert.equal(res.body.error.field, 'query/lang');
+    assert.deepEqual(res.body.error.languages, ['en', 'de', 'ja']);
+  });
+
   test('each entry says which language it is in, marking fallbacks', async () => {
     const res = await s.request('GET', '/versions/v1/pdf-bundle?lang=de', { key: null });
     const intro = res.body.entries.find((e: any) => e.slug === 'intro');

@@ -24,6 +24,17 @@ export function assertLanguageEnabled(state: VersionState, language: string, fie
   }
 }
 
+/**
+ * The language a search or a PDF of `state` is in: `asked` (canonical) when the version has it, else
+ * refused (it would find nothing, or print every page in another language under its name); without
+ * one, English if the version has it, else its primary language.
+ */
+export function versionLanguage(state: VersionState, asked: string | undefined, field: string): string {
+  if (asked === undefined) return state.meta.languages.includes('en') ? 'en' : primaryLanguage(state.meta);
+  assertLanguageEnabled(state, asked, field);
+  return asked;
+}
+
 /** Characters of a translation's text: its title, summary and body (what is indexed and exported). */
 export const textChars = (t: Translation): number => t.title.length + t.summary.length + t.bodyMd.length;
 

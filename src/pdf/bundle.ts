@@ -52,14 +52,16 @@ export function buildPdfBundle(state: VersionState, language: string, selection:
   );
   const label = state.meta.label;
   const chosen = entries.filter((e) => !e.heading && e.kind === 'topic');
-  const part = !selection.partial ? '' : chosen.length === 1 ? `-${chosen[0].slug}` : `-${chosen.length}-topics`;
+  // Called after the one topic or section named (a section of one topic is still the section), else the one topic chosen.
+  const single = entries.find((e) => e.slug === selection.named) ?? (selection.partial && chosen.length === 1 ? chosen[0] : undefined);
+  const part = !selection.partial ? '' : single ? `-${single.slug}` : `-${chosen.length}-topics`;
   const script = new Intl.Locale(language).maximize().script ?? 'Latn';
   return {
     version: { slug: state.slug, label, status: state.meta.status, languages: state.meta.languages },
     language,
     template: {
       title: label,
-      subtitle: chosen.length === 1 && selection.partial ? chosen[0].title : languageName(language),
+      subtitle: single ? single.title : languageName(language),
       date: today,
       titlePage: true,
       tableOfContents: chosen.length > 1,

@@ -10,6 +10,8 @@ export interface Selection {
   entries: Array<{ slug: string; heading: boolean }>;
   /** Whether the caller chose topics (false: the whole version). */
   partial: boolean;
+  /** The one topic or section the caller named, if they named one: the PDF is called after it. */
+  named: string | null;
 }
 
 /**
@@ -44,5 +46,5 @@ export function selectForPdf(state: VersionState, topics: readonly string[] | nu
   const headings = new Set<string>();
   for (const s of chosen) for (const a of ancestors(state, s)) if (!inSelection.has(a)) headings.add(a);
   const all = [...chosen, ...headings].sort((a, b) => orderIndexOf(state, a) - orderIndexOf(state, b));
-  return { entries: all.map((slug) => ({ slug, heading: headings.has(slug) })), partial: topics !== null || limit !== null };
+  return { entries: all.map((slug) => ({ slug, heading: headings.has(slug) })), partial: topics !== null || limit !== null, named: topics?.length === 1 ? topics[0] : null };
 }

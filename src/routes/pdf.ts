@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { versionLanguage } from '../domain/translations.ts';
 import { AppError, notFound } from '../errors.ts';
 import { endpoint, type Method } from '../http/api.ts';
 import { language } from '../http/languages.ts';
@@ -42,8 +43,9 @@ export interface PdfSelection {
  * `latest`; font URLs start at `origin`; `at` is where the selection came from (`query`, `arguments`), for errors.
  */
 export function pdfBundle({ catalog, config, clock }: Pick<Deps, 'catalog' | 'config' | 'clock'>, reader: Reader, version: string, selection: PdfSelection, origin: string, at: string) {
+  const asked = selection.lang === undefined ? undefined : language(selection.lang, `${at}/lang`);
   const state = versionByRef(catalog, reader, version);
-  const lang = language(selection.lang ?? 'en', `${at}/lang`);
+  const lang = versionLanguage(state, asked, `${at}/lang`);
   const topics = selection.topics ? [...new Set(selection.topics.split(','))] : null;
   const chosen = selectForPdf(state, topics, selection.limit ? Number(selection.limit) : null);
   return buildPdfBundle(state, lang, chosen, `${origin}${config.basePath}/fonts`, clock.time().slice(0, 10));
@@ -64,7 +66,7 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       access: 'public',
       params: { version: 'VersionRef' },
       query: 'PdfBundleQuery',
-      errors: ['not_found', 'invalid_selection'],
+      errors: ['not_found', 'invalid_selection', 'language_not_enabled'],
       responses: { 200: { description: 'The bundle', schema: 'PdfBundle' } },
       handle: ({ ctx, actor, params, query }) => {
         // Behind a shared cache, set HELP_PUBLIC_URL so that the URLs do not follow the caller's Host header.

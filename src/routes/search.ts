@@ -1,5 +1,4 @@
-import { assertLanguageEnabled } from '../domain/translations.ts';
-import { primaryLanguage } from '../domain/types.ts';
+import { versionLanguage } from '../domain/translations.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readerOf } from '../http/actor.ts';
@@ -7,16 +6,11 @@ import { readableVersion } from '../queries/versions.ts';
 import type { Deps } from '../deps.ts';
 import type { Reader } from '../queries/reader.ts';
 
-/**
- * A search as the API answers it, for the route and the tool server alike (`lang` in canonical case;
- * `field` names it in errors). Without a language: English if the version has it, else its primary
- * language. One the version does not have is refused: it would find nothing, and look like no match.
- */
+/** A search as the API answers it, for the route and the tool server alike (`field` names `given`, the language, in errors; see versionLanguage). */
 export function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, given: string | undefined, field: string) {
   const asked = given === undefined ? undefined : language(given, field);
   const state = readableVersion(catalog, reader, version);
-  const lang = asked ?? (state.meta.languages.includes('en') ? 'en' : primaryLanguage(state.meta));
-  assertLanguageEnabled(state, lang, field);
+  const lang = versionLanguage(state, asked, field);
   const { hits, partial } = search.search(state, lang, q);
   return { version: state.slug, language: lang, query: q, hits, ...(partial ? { partial: true } : {}) };
 }

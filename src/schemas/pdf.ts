@@ -4,7 +4,7 @@ export const PdfBundleQuery = {
   $id: 'PdfBundleQuery',
   type: 'object',
   properties: {
-    lang: { $ref: 'LanguageCode', description: 'Default `en`; each entry falls back to English, then the primary language.' },
+    lang: { $ref: 'LanguageCode', description: 'One of the version\'s `languages` (400 `language_not_enabled` otherwise); default `en`, or the primary language when the version has no English. Each entry without a translation in it falls back to English, then the primary language.' },
     topics: { type: 'string', pattern: '^[a-z0-9_-]+(,[a-z0-9_-]+)*$', description: 'Comma-separated topic or section slugs; sections bring their descendants. Omit for the whole version.' },
     limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: 'Keep only the first N topics, 1 to 200.' },
   },
