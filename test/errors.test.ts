@@ -209,9 +209,18 @@ describe('Errors and bad input', () => {
     assertError(await s.request('PATCH', '/versions/fields', { body: { languages: ['de'] } }), 409, 'language_in_use', { field: 'body/languages' });
   });
 
-  test('an unknown query parameter is ignored', async () => {
+  test('an unknown query parameter is ignored, but not the language under the name another endpoint gives it', async () => {
     const res = await s.request('GET', '/versions?cacheBuster=1');
     assert.equal(res.status, 200);
+    // Search and PDFs take `lang`, the tree and topics `language`: the other name would answer in English without a word.
+    const tree = await s.request('GET', '/versions/v1/tree?lang=de', { key: null });
+    assertError(tree, 400, 'validation_failed', { field: 'query/lang' });
+    assert.equal(tree.body.error.message, 'query/lang is not a parameter here: this endpoint takes the language as "language"');
+    const search = await s.request('GET', '/versions/v1/search?q=x&language=de', { key: null });
+    assertError(search, 400, 'validation_failed', { field: 'query/language' });
+    assert.match(search.body.error.message, /takes the language as "lang"$/);
+    // Both given: the right one is used (a client that sends both everywhere is not refused).
+    assert.equal((await s.request('GET', '/versions/v1/tree?lang=de&language=de')).status, 200);
   });
 
   test('an invalid If-Unmodified-Since header is 400 naming the header', async () => {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { invalid } from '../errors.ts';
-import { check } from '../schemas/registry.ts';
+import { check, checkQuery } from '../schemas/registry.ts';
 import { requireCredential, requireScope, type Actor } from './actor.ts';
 import { refuseEntityTagConditions } from './preconditions.ts';
 import { jsonBodyParser, parseJsonText } from './body.ts';
@@ -66,7 +66,7 @@ async function answer(e: Endpoint, ctx: Context, actor: Actor | null, rawParams:
     const schema = e.params?.[name] ?? PATH_PARAMS[name]?.schema;
     if (schema) check(schema, value, `path/${name}`);
   }
-  const query = e.query ? check<Record<string, string>>(e.query, queryObject(ctx), 'query') : {};
+  const query = e.query ? checkQuery<Record<string, string>>(e.query, queryObject(ctx)) : {};
   if (e.rawBody) ctx.state.rawBody = ctx.request.rawBody ?? '';
   e.verify?.(ctx);
   if (e.rawBody && e.body) ctx.request.body = parseJsonText(ctx.request.rawBody ?? '');

@@ -48,6 +48,24 @@ export function check<T>(id: string, data: unknown, where: string): T {
 }
 
 /**
+ * The query of an endpoint checked against its schema `id`. Unknown parameters are ignored (trackers
+ * and cache busters add their own), except the other spelling of the language: the contract calls it
+ * `lang` for search and PDFs and `language` elsewhere, and one sent under the other name was ignored
+ * without a word, answering in English.
+ */
+export function checkQuery<T>(id: string, query: Record<string, string>): T {
+  const properties = (validator(id).schema as { properties?: Record<string, unknown> }).properties ?? {};
+  for (const [given, meant] of [['lang', 'language'], ['language', 'lang']]) {
+    if (Object.hasOwn(query, given) && !Object.hasOwn(properties, given) && Object.hasOwn(properties, meant) && !Object.hasOwn(query, meant)) {
+      const field = `query/${given}`;
+      const message = `is not a parameter here: this endpoint takes the language as "${meant}"`;
+      throw new AppError('validation_failed', `${field} ${message}`, { field, errors: [{ field, message }] });
+    }
+  }
+  return check<T>(id, query, 'query');
+}
+
+/**
  * The failures of one value, one per field: an empty title breaks both its minimum length and its
  * pattern, a made-up language code both its format and its pattern, and one mistake read as two.
  * The one that says most plainly what to change stays, in the order its field first failed.
