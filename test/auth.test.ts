@@ -322,6 +322,20 @@ describe('Authentication', () => {
         assert.equal(readFileSync(join(s.dataDir, 'keys.json'), 'utf8'), keysBefore, 'keys.json is unchanged');
       });
     }
+    test('a key made in a folder that is not the service\'s data directory is made with a note, and refused saying where keys live', async () => {
+      const elsewhere = join(s.dataDir, 'typo-dir');
+      const r = await cli(s, ['keys', 'create', '--name', 'stray', '--json', '--data-dir', elsewhere]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).name, 'stray', 'stdout stays one JSON object');
+      assert.match(r.stderr, /^Note: .*typo-dir holds no content repository yet\. This works only for a service started with HELP_DATA_DIR=.*typo-dir/);
+      const res = await s.request('GET', '/whoami', { key: JSON.parse(r.stdout).key });
+      assertError(res, 401, 'unauthorized');
+      assert.match(res.body.error.message, /unknown to this service .*works only with the data directory it was created in/);
+      // In the service's own data directory: no note.
+      const here = await cli(s, ['keys', 'create', '--name', 'at-home', '--json']);
+      assert.equal(here.stderr, '');
+    });
+
     test('keys list --data-dir on a missing folder does not create it', async () => {
       await cli(s, ['keys', 'list', '--data-dir', join(s.dataDir, 'missing')]);
       assert.equal(existsSync(join(s.dataDir, 'missing')), false);

@@ -5,6 +5,8 @@ import { LockedJsonFile } from './json-file.ts';
 
 /** Every key starts with this, so a leaked key is recognisable (and secret scanners can match it). */
 export const KEY_PREFIX = 'hcs_';
+/** The 401 for a key this service does not hold: keys live in the data directory they were made in, and one made with another --data-dir is unknown here. */
+export const UNKNOWN_KEY = "The key is unknown to this service or has been revoked (a key works only with the data directory it was created in: run keys create with --data-dir set to the service's HELP_DATA_DIR)";
 export const SCOPES = ['help:read', 'help:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

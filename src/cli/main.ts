@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KeyFile } from '../auth/key-file.ts';
 import { main as pushMain } from '../push-script/main.ts';
@@ -85,7 +85,7 @@ async function run(argv: string[]): Promise<number> {
   }
   // Only a new key may bring the data directory into being; listing or revoking in a folder that
   // does not exist is a mistyped path, not an empty key list.
-  if (command === 'create') mkdirSync(dataDir, { recursive: true });
+  if (command === 'create') prepareDataDir(dataDir);
   else if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
   const file = new KeyFile(dataDir);
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
@@ -145,7 +145,7 @@ function checkOptions(positionals: string[], values: Record<string, unknown>): v
 
 async function accounts(command: string, dataDir: string, values: { name?: string; role?: string; json?: boolean; 'password-stdin'?: boolean }): Promise<number> {
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
-  if (command === 'create') mkdirSync(dataDir, { recursive: true });
+  if (command === 'create') prepareDataDir(dataDir);
   else if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
   const file = new AccountFile(dataDir);
   const password = values['password-stdin'] ? await readPassword() : undefined;
@@ -180,6 +180,17 @@ async function accounts(command: string, dataDir: string, values: { name?: strin
       process.stderr.write(`Unknown command "accounts ${command}"\n\n${USAGE}`);
       return 2;
   }
+}
+
+/**
+ * Creates the data directory for a key or account made before the service's first start. When it
+ * holds no content repository yet, says so on stderr: a mistyped --data-dir makes a key that works
+ * nowhere, and the 401 it gets later cannot tell why.
+ */
+function prepareDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(join(dataDir, 'content.git'))) return;
+  process.stderr.write(`Note: ${dataDir} holds no content repository yet. This works only for a service started with HELP_DATA_DIR=${dataDir}; check the path if the service runs already.\n`);
 }
 
 /** The password on standard input, without the line end that `echo` or a pipe adds. */

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { KEY_PREFIX } from '../auth/key-file.ts';
+import { KEY_PREFIX, UNKNOWN_KEY } from '../auth/key-file.ts';
 import type { KeyRing } from '../auth/key-ring.ts';
 import type { OAuthFront } from '../oauth/front.ts';
 import { unauthorized, type Actor } from './actor.ts';
@@ -21,7 +21,7 @@ export function authenticate(keys: KeyRing, oauth: OAuthFront): Middleware {
       if (!m) throw unauthorized('The Authorization header must be "Bearer <key or access token>"');
       if (m[1].startsWith(KEY_PREFIX)) {
         const key = keys.find(m[1]);
-        if (!key) throw unauthorized('The key is unknown or has been revoked');
+        if (!key) throw unauthorized(UNKNOWN_KEY);
         keys.touch(key, new Date().toISOString());
         actor = { kind: 'api_key', name: key.name, scopes: key.scopes, canWritePublished: key.canWritePublished, key };
       } else {

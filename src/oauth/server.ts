@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import { mayConsent, type AccountBook } from '../auth/accounts.ts';
-import type { Scope } from '../auth/key-file.ts';
+import { KEY_PREFIX, type Scope } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { unauthorized, type OAuthActor } from '../http/actor.ts';
@@ -96,7 +96,7 @@ export class AuthorizationServer {
    */
   async verify(token: string, audience: string): Promise<OAuthActor> {
     const at = await this.provider.AccessToken.find(token);
-    if (!at) throw unauthorized('The access token is unknown, expired or revoked; sign in again');
+    if (!at) throw unauthorized(`The access token is unknown, expired or revoked; sign in again (API keys start with ${KEY_PREFIX})`);
     const aud = ([] as string[]).concat(at.aud ?? []);
     if (!aud.includes(audience)) throw unauthorized(`The access token was issued for ${aud.join(', ') || 'another resource'}, not for ${audience}; ask for a token with resource=${audience}`);
     const account = this.accounts.active(at.accountId ?? '');

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { UNKNOWN_KEY } from '../auth/key-file.ts';
 import { KEYS, PUBLIC_URL, PUBLISHING, STAMPS, V1, V2, V2_NODES, type StoryNode, type StoryTranslation, type StoryVersion } from './story.ts';
 
 /**
@@ -366,7 +367,7 @@ function pdfBundle() {
 // ---------------------------------------------------------------------------------------------
 
 const REVOKED = { as: 'revoked key' } as const;
-const UNAUTHORIZED = { revoked: { summary: 'A revoked key', sent: REVOKED, value: error('unauthorized', 'The key is unknown or has been revoked') } };
+const UNAUTHORIZED = { revoked: { summary: 'A revoked key', sent: REVOKED, value: error('unauthorized', UNKNOWN_KEY) } };
 const NO_VERSION = (summary = 'An unknown version') => ({ unknownVersion: { summary, sent: { path: { version: 'v9' } }, value: error('not_found', 'No version "v9"', { resource: 'version', version: 'v9' }) } });
 const NO_NODE = (sent: Sent = {}) => ({ unknownNode: { summary: 'An unknown node', sent: { path: { slug: 'install' }, ...sent }, value: error('not_found', 'No node "install" in version "v2"', { resource: 'node', version: 'v2', slug: 'install' }) } });
 const INSUFFICIENT_SCOPE = { readOnlyKey: { summary: 'A key without help:write', sent: { as: 'reader' as const }, value: error('insufficient_scope', `Key "${KEYS.reader.name}" lacks the scope help:write that this endpoint needs`, { required: 'help:write', scopes: ['help:read'] }) } };
