@@ -344,7 +344,7 @@ function pdfBundle() {
     language: 'de',
     template: {
       title: V2.label,
-      subtitle: 'Deutsch',
+      subtitle: section[0].translations.de.title,
       date: STAMPS.now.slice(0, 10),
       titlePage: true,
       tableOfContents: true,
@@ -360,7 +360,7 @@ function pdfBundle() {
       return { slug: n.slug, kind: n.kind, level: n.parentSlug === null ? 1 : 2, heading: false, title: t.title, summary: t.summary, bodyMd: t.bodyMd, language: 'de', fallback: false };
     }),
     fonts: [font(400), font(700), font(400, 'italic'), font(700, 'italic')],
-    filename: 'tasklane-2-0-v2-de-2-topics.pdf',
+    filename: 'tasklane-2-0-v2-de-getting-started.pdf',
   };
 }
 
