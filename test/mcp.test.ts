@@ -404,6 +404,21 @@ describe('Tool server (MCP)', () => {
     assert.match(res.headers.get('access-control-expose-headers') ?? '', /WWW-Authenticate/);
   });
 
+  test('a client that accepts JSON, or says nothing of what it accepts, is answered; one that accepts neither JSON nor event streams is 406', async () => {
+    const tools = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
+    for (const accept of [undefined, 'application/json', '*/*', 'text/html, application/json;q=0.9']) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
+      if (accept !== undefined) headers.accept = accept;
+      const res = await fetch(clients.url(), { method: 'POST', headers, body: JSON.stringify(tools) });
+      assert.equal(res.status, 200, `${accept}: ${res.status}`);
+      const body = await res.json();
+      assert.equal(body.id, 7);
+      assert.ok(body.result.tools.some((t: { name: string }) => t.name === 'search'), accept);
+    }
+    const html = await fetch(clients.url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/html' }, body: JSON.stringify(tools) });
+    assert.equal(html.status, 406);
+  });
+
   test('GET and DELETE answer 405 as a stateless server does; bodies are JSON within the limit', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(clients.url(), { method, headers: { accept: 'text/event-stream' } });

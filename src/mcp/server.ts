@@ -93,9 +93,14 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       return;
     }
     if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
+    // The SDK answers 406 unless Accept names both JSON and event streams; this server answers JSON
+    // only, so a client that takes JSON (or says nothing, as curl does) is answered.
+    if (acceptsJson(ctx.get('accept'))) ctx.req.headers.accept = 'application/json, text/event-stream';
     await answer(ctx, toolServer(tools, actor, ctx, config), message);
   };
 }
+
+const acceptsJson = (accept: string) => accept.trim() === '' || /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(accept);
 
 /** An SDK server for one request: the tools this caller may see, run as this caller. */
 function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config): Server {
