@@ -159,6 +159,13 @@ describe('Errors and bad input', () => {
     // Descriptions written for the reference are not error messages: no "unique within the version" for a slug's letters.
     const slug = await only('GET', '/versions/v1/topics/Install', undefined, 'path/slug', /lowercase letters and digits/);
     assert.doesNotMatch(slug, /unique/);
+    // Query parameters and icons say what they take, not their reference description.
+    await only('GET', '/versions?limit=0', undefined, 'query/limit', /^must be a whole number from 1 to 1000$/);
+    await only('GET', '/versions/v1/pdf-bundle?limit=500', undefined, 'query/limit', /^must be a whole number from 1 to 200$/);
+    await only('GET', '/versions/v1/pdf-bundle?topics=install,,faq', undefined, 'query/topics', /^must be topic or section slugs separated by single commas, without spaces/);
+    await only('POST', '/versions/v1/nodes', { slug: 'a', icon: 'Rocket Ship', translations: { en: { title: 'A' } } }, 'body/icon', /^must be an icon name such as rocket or book-open/);
+    // Creating a version called latest: the name is taken, said as such.
+    await only('POST', '/versions', { slug: 'latest' }, 'body/slug', /^must not be "latest": that name stands for the version marked latest .*choose another$/);
     // `latest` stands for a version only in pdf-bundle: said so, not "an invalid format".
     await only('GET', '/versions/latest/tree', undefined, 'path/version', /only in pdf-bundle.*slug/);
   });

@@ -2,6 +2,19 @@ import { ICON_MAX, ICON_PATTERN, LANGUAGE_PATTERN, NODE_SLUG_MAX, NODE_SLUG_PATT
 import { LABEL_MAX } from '../content/version-file.ts';
 import { SUMMARY_MAX, TITLE_MAX } from '../content/markdown-file.ts';
 
+/**
+ * What a value must look like for a pattern of a schema without an `$id` (a query parameter), said
+ * as what to change: the descriptions document the parameters for other readers, and "has an invalid
+ * format (At most this many versions …)" told nobody that 0 is too small. Keyed by the pattern.
+ */
+export const INLINE_PATTERN_HINTS = new Map<string, string>();
+
+/** `schema`, with `hint` as the message when a value does not match its pattern. */
+export function withHint<S extends { pattern: string }>(schema: S, hint: string): S {
+  INLINE_PATTERN_HINTS.set(schema.pattern, hint);
+  return schema;
+}
+
 /** Shared building blocks, registered by `$id` and referenced with `$ref`. */
 export const VersionSlug = {
   $id: 'VersionSlug',

@@ -1,3 +1,5 @@
+import { withHint } from './common.ts';
+
 /** Schemas of the PDF bundle. */
 
 export const PdfBundleQuery = {
@@ -5,8 +7,8 @@ export const PdfBundleQuery = {
   type: 'object',
   properties: {
     lang: { $ref: 'LanguageCode', description: 'One of the version\'s `languages` (400 `language_not_enabled` otherwise); default `en`, or the primary language when the version has no English. Each entry without a translation in it falls back to English, then the primary language.' },
-    topics: { type: 'string', pattern: '^[a-z0-9_-]+(,[a-z0-9_-]+)*$', description: 'Comma-separated topic or section slugs; sections bring their descendants. Omit for the whole version.' },
-    limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: 'Keep only the first N topics, 1 to 200.' },
+    topics: withHint({ type: 'string', pattern: '^[a-z0-9_-]+(,[a-z0-9_-]+)*$', description: 'Comma-separated topic or section slugs; sections bring their descendants. Omit for the whole version.' } as const, 'must be topic or section slugs separated by single commas, without spaces (getting-started,install)'),
+    limit: withHint({ type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: 'Keep only the first N topics, 1 to 200.' } as const, 'must be a whole number from 1 to 200'),
   },
 } as const;
 

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalLanguage, controlProblem, isWindowsReserved, TEXT_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
 import { AppError, MAX_LISTED } from '../errors.ts';
-import { commonSchemas } from './common.ts';
+import { commonSchemas, INLINE_PATTERN_HINTS } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
 import { pdfSchemas } from './pdf.ts';
@@ -99,9 +99,13 @@ const PATTERN_HINTS: Record<string, string> = {
   NodeSlug: 'must be lowercase letters and digits, separated by single "-" or "_" (for example getting-started)',
   LanguageCode: 'is not a valid language code (BCP 47, e.g. en, pt-BR)',
   Title: 'must not be only white space',
+  Icon: 'must be an icon name such as rocket or book-open: lowercase letters and digits, words joined by single "-"',
+  FontFileName: 'must be the name of a font file a PDF bundle lists, such as noto-sans-400.ttf',
+  RequestId: 'must be the id of a publish request, as its answer gave it',
 };
 const WINDOWS_HINT = 'is a name Windows keeps for devices (con, prn, aux, nul, com1-com9, lpt1-lpt9): a file or folder so named cannot be checked out there; choose another';
 const LATEST_HINT = 'is "latest", which stands for the version marked latest only in pdf-bundle; name the version by its slug here (GET /versions lists them)';
+const LATEST_TAKEN_HINT = 'must not be "latest": that name stands for the version marked latest (in pdf-bundle and the portal); choose another';
 
 const TYPE_NAMES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
 
@@ -148,10 +152,12 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     const slug = schema?.$id === 'VersionSlug' || schema?.$id === 'NodeSlug';
     const hint =
       schema?.$id === 'VersionSlug' && e.data === 'latest'
-        ? LATEST_HINT
+        ? field.startsWith('path/')
+          ? LATEST_HINT
+          : LATEST_TAKEN_HINT
         : slug && typeof e.data === 'string' && isWindowsReserved(e.data)
           ? WINDOWS_HINT
-          : (PATTERN_HINTS[schema?.$id ?? ''] ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
+          : (PATTERN_HINTS[schema?.$id ?? ''] ?? INLINE_PATTERN_HINTS.get((e.params as { pattern: string }).pattern) ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
     message = hint ?? `must match ${(e.params as { pattern: string }).pattern}`;
   }
   return { field, message };
