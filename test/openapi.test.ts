@@ -112,11 +112,16 @@ describe('GET /help/v1/openapi.json', () => {
     assert.equal(noQ.status, 400);
     assert.equal(noQ.body.error.field, 'query/q');
     assert.equal(doc.components.schemas.ImportRequest.oneOf.length, 2, 'nodes or document, exactly one');
-    for (const body of [{}, { nodes: [], document: { nodes: [] } }]) {
+    for (const [body, which] of [[{}, 'neither'], [{ nodes: [], document: { nodes: [] } }, 'both']] as const) {
       const res = await s.request('POST', '/versions/v1/import', { body });
       assert.equal(res.status, 400);
-      assert.match(res.body.error.message, /either as "nodes" or as "document"/);
+      assert.match(res.body.error.message, new RegExp(`one way: as "nodes": \\[ … \\], or as an export document sent as it is in "document": \\{ "version", "nodes" \\} \\(this one has ${which}\\)$`));
     }
+    // An export document posted as it is, without "document" around it: said so.
+    const bare = await s.request('POST', '/versions/v1/import', { body: { version: { slug: 'v1' }, nodes: [] } });
+    assert.equal(bare.status, 400);
+    assert.equal(bare.body.error.field, 'body/version');
+    assert.match(bare.body.error.message, /is not a field of an import: send an export document as it is inside "document"/);
   });
 
   test('a language code with a repeated variant is refused by the schema the document publishes, with the same message as content files', async () => {

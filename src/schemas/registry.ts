@@ -125,8 +125,11 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
   let field = `${where}${e.instancePath}`;
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'additionalProperties') {
-    field = `${field}/${(e.params as { additionalProperty: string }).additionalProperty}`;
-    message = 'is not a known field';
+    const name = (e.params as { additionalProperty: string }).additionalProperty;
+    field = `${field}/${name}`;
+    // An export document posted to import as it is: its own fields at the top.
+    const exported = (e.parentSchema as { $id?: string } | undefined)?.$id === 'ImportRequest' && name === 'version';
+    message = exported ? 'is not a field of an import: send an export document as it is inside "document": { "version", "nodes" }' : 'is not a known field';
   } else if (e.keyword === 'required') {
     field = `${field}/${(e.params as { missingProperty: string }).missingProperty}`;
     message = 'is required';
@@ -139,7 +142,9 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     message = `must be one of ${allowed.join(', ')}`;
   } else if (e.keyword === 'oneOf') {
     const description = (e.parentSchema as { description?: string } | undefined)?.description;
-    if (description) message = description;
+    // No branch fits (passingSchemas null), or more than one does.
+    const both = (e.params as { passingSchemas: number[] | null }).passingSchemas !== null;
+    if (description) message = `${description} (this one ${both ? 'has both' : 'has neither'})`;
   } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'language-tag') {
     message = 'is not a valid language code (BCP 47, e.g. en, pt-BR)';
   } else if (e.keyword === 'minLength' || e.keyword === 'maxLength') {

@@ -78,7 +78,7 @@ export const ImportRequest = {
     { properties: { nodes: true }, required: ['nodes'] },
     { properties: { document: true }, required: ['document'] },
   ],
-  description: 'must give the nodes either as "nodes" or as "document": { "nodes" }, not both',
+  description: 'must give the nodes one way: as "nodes": [ … ], or as an export document sent as it is in "document": { "version", "nodes" }',
 } as const;
 
 const SlugLanguage = { type: 'object', required: ['slug', 'language'], properties: { slug: { $ref: 'NodeSlug' }, language: { $ref: 'LanguageCode' } } } as const;
