@@ -292,6 +292,12 @@ describe('The push command (help-push.mjs push, as the service serves it)', () =
     assert.equal(r.stdout, '');
   });
 
+  test('HELP_URL without the API\'s path is named as the mistake', async () => {
+    const r = await push(['--dir', 'docs/v1', '--version', 'v1', '--dry-run'], { HELP_URL: s.url.replace(/\/help\/v1$/, '') });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /refused \(404 not_found\): .*\(HELP_URL must be the API's base, ending in \/help\/v1, such as https:\/\/help\.example\.com\/help\/v1; it is http:\/\/127\.0\.0\.1:\d+\)/);
+  });
+
   test('a wrong key exits 1 naming the refusal', async () => {
     const r = await push(['--dir', 'docs/v1', '--version', 'v1', '--dry-run'], { HELP_KEY: 'hcs_not_a_real_key_000000000000000000' });
     assert.equal(r.code, 1, r.stderr);
@@ -310,6 +316,15 @@ describe('The push command (help-push.mjs push, as the service serves it)', () =
       assert.match(r.stdout, /^sample: \d+ created, 0 updated, 0 deleted, 0 unchanged \(dry run/m);
       assert.match(r.stderr, /^Checking \d+ files \(0\.\d MB\) from content-sample\/v1 as version sample…$/m);
       assert.equal(s.commitCount(), commits);
+    });
+
+    test('run from a content repository with npm --prefix, the paths are the caller\'s', async () => {
+      const r = await run('npm', ['--prefix', PROJECT, 'run', '--silent', 'cli', '--', 'push', '--dir', 'docs/v2', '--version', 'v2', '--dry-run'], {
+        cwd: repo,
+        env: { HELP_URL: s.url, HELP_KEY: s.key },
+      });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /^v2: 2 created, 0 updated, 0 deleted, 0 unchanged \(dry run/m);
     });
 
     test('pushes a content folder given by its absolute path', async () => {

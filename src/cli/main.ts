@@ -42,7 +42,12 @@ Options:
 `;
 
 async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'push' || argv[0] === 'push-changed') return pushMain(argv);
+  if (argv[0] === 'push' || argv[0] === 'push-changed') {
+    // npm runs the script in the service's folder; the content's paths are the caller's, below the
+    // folder npm was started in (npm --prefix <service> run cli -- push, from a content repository).
+    if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+    return pushMain(argv);
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -10,6 +10,8 @@ export interface Answer {
   /** The parsed JSON body, or undefined when the body is not JSON. */
   body: any;
   text: string;
+  /** The API base the request went to. */
+  base: string;
 }
 
 /** Thrown when the service cannot be reached at all (no answer). */
@@ -37,12 +39,14 @@ export async function call(service: Service, method: 'POST' | 'DELETE', path: st
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, statusText: res.statusText, body: parsed, text };
+  return { status: res.status, statusText: res.statusText, body: parsed, text, base };
 }
 
 /** `refused (403 published_read_only): message`, or the start of a body that is not the service's JSON. */
 export function refusal(answer: Answer): string {
-  const e = (answer.body as { error?: { code?: string; message?: string } } | undefined)?.error;
-  if (e === undefined) return `${answer.status} ${answer.statusText}: ${answer.text.slice(0, 500)}`;
-  return `refused (${answer.status} ${e.code ?? ''}): ${e.message ?? answer.text.slice(0, 300)}`;
+  const e = (answer.body as { error?: { code?: string; message?: string; resource?: string } } | undefined)?.error;
+  // A service that answers, but has no such endpoint: HELP_URL is the service's origin, not its API.
+  const base = answer.status === 404 && (e === undefined || e.resource === 'route') ? ` (HELP_URL must be the API's base, ending in /help/v1, such as https://help.example.com/help/v1; it is ${answer.base})` : '';
+  if (e === undefined) return `${answer.status} ${answer.statusText}: ${answer.text.slice(0, 500)}${base}`;
+  return `refused (${answer.status} ${e.code ?? ''}): ${e.message ?? answer.text.slice(0, 300)}${base}`;
 }
