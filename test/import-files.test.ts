@@ -51,14 +51,22 @@ describe('POST /versions/{version}/import-files', () => {
       assert.deepEqual([...res.body.summary.slugs.created].sort(), ['basics', 'faq', 'first-steps', 'install']);
       assert.deepEqual(res.body.summary.slugs.updated, []);
       assert.deepEqual(res.body.summary.slugs.deleted, []);
-      assert.deepEqual(res.body.warnings, []);
+      // Taking the flag from another version is said, at the line that asks for it.
+      const sent = handSet({ isLatest: true })[0].content;
+      assert.deepEqual(res.body.warnings, [
+        {
+          path: 'version.json',
+          line: sent.slice(0, sent.indexOf('"isLatest"')).split('\n').length,
+          message: '"isLatest": true makes hand the latest version in place of old (pdf-bundle and the portal\'s latest follow it); set it to false to keep old latest',
+        },
+      ]);
       assert.equal(res.body.workingCopyDeleted, false);
       assert.equal(res.body.requestsImported, 0);
     });
 
     test('is one commit that writes the version and takes isLatest from the previous latest', () => {
       assert.equal(s.commitCount(), commits + 1);
-      assert.match(s.git('log', '-1', '--format=%an|%s'), /^writer\|.*\bhand\b/);
+      assert.match(s.git('log', '-1', '--format=%an|%s'), /^writer\|Import content files into hand: 4 created, 0 updated, 0 deleted; latest moves from old\n$/);
       assert.deepEqual(changedFiles(s), [
         'hand/de/basics.md',
         'hand/de/first-steps.md',

@@ -1,5 +1,6 @@
 import type { IncomingFile } from '../content/file-import.ts';
 import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
+import { lineAt } from '../content/problems.ts';
 import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
 import { demoteLatest } from '../domain/versions.ts';
@@ -35,7 +36,18 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
     const { state, summary } = replaceWithFiles(current, incoming, ctx.now);
     const changes: VersionChange[] = [{ slug: version, after: state }];
     const latest = ctx.readLatest();
-    if (state.meta.isLatest && latest && latest.slug !== version) changes.push({ slug: latest.slug, after: demoteLatest(latest, ctx.now) });
+    const demoted = state.meta.isLatest && latest && latest.slug !== version ? latest.slug : null;
+    if (demoted !== null) {
+      changes.push({ slug: demoted, after: demoteLatest(latest!, ctx.now) });
+      // Said, not done quietly: an export of the latest version imported under another slug carries the flag along.
+      const file = files.find((f) => /(^|\/)version\.json$/.test(f.path));
+      const at = file ? /"isLatest"\s*:/.exec(file.content) : null;
+      warnings.push({
+        path: file?.path ?? 'version.json',
+        ...(file && at ? { line: lineAt(file.content, at.index) } : {}),
+        message: `"isLatest": true makes ${version} the latest version in place of ${demoted} (pdf-bundle and the portal's latest follow it); set it to false to keep ${demoted} latest`,
+      });
+    }
     const dropCopy = ctx.peek(wip)?.meta.workingCopyOf === version;
     if (dropCopy) changes.push({ slug: wip, after: null });
     const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
@@ -43,7 +55,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
     requests = deps.publisher.pendingImport(version);
     return {
       changes,
-      message: `Import content files into ${version}: ${counts}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
+      message: `Import content files into ${version}: ${counts}${demoted !== null ? `; latest moves from ${demoted}` : ''}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
       result: {
         dryRun,
         summary,
