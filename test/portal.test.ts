@@ -97,8 +97,21 @@ describe('The reader portal (server side)', () => {
     assert.match(renderMarkdown('# Main\n'), /<h1 id="main-1">/, "a heading does not take the page's own ids");
   });
 
+  test('a published page asked for in a language its version lacks is a 404 that links the languages it has', async () => {
+    for (const lang of ['fr', '<script>x</script>']) {
+      const res = await page(`/support/v1/install?lang=${encodeURIComponent(lang)}`);
+      assert.equal(res.status, 404);
+      const html = await res.text();
+      assert.match(html, /<h1>Not available in this language<\/h1>/);
+      assert.match(html, /<a href="\/support\/v1\/install\?lang=en" hreflang="en" lang="en">English<\/a>/);
+      assert.match(html, /<a href="\/support\/v1\/install\?lang=de" hreflang="de" lang="de">Deutsch<\/a>/);
+      assert.doesNotMatch(html, /<script>x/);
+      assert.match(html, /<meta name="robots" content="noindex">/);
+    }
+  });
+
   test('drafts, archived versions and unknown pages are a 404 page, whatever the request carries', async () => {
-    for (const path of ['/support/d1', '/support/d1/secret', '/support/old/install', '/support/v1/nope', '/support/nope/install', '/support/v1/install?lang=fr', '/support/v1/a/b', '/support/_assets/portal.000000000000.css']) {
+    for (const path of ['/support/d1', '/support/d1/secret', '/support/old/install', '/support/v1/nope', '/support/nope/install', '/support/d1/secret?lang=fr', '/support/v1/a/b', '/support/_assets/portal.000000000000.css']) {
       for (const headers of [{}, { authorization: `Bearer ${s.key}` }, { authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
         const res = await page(path, headers);
         assert.equal(res.status, 404, `${path} ${JSON.stringify(headers)}`);

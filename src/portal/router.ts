@@ -140,7 +140,9 @@ export function portalRoutes(deps: Deps): Middleware {
       if (status === 500) requestLog(ctx).error({ err }, 'portal page failed');
       ctx.remove('ETag');
       ctx.set('Cache-Control', 'no-cache');
-      send(ctx, HTML, errorPage(site, status), status);
+      const languages = err instanceof AppError && status === 404 ? (err.data.languages as readonly string[] | undefined) : undefined;
+      const missing = languages ? { path: ctx.path, requested: String(err instanceof AppError ? err.data.language : ''), languages } : undefined;
+      send(ctx, HTML, errorPage(site, status, missing), status);
     }
   };
 }

@@ -3,7 +3,7 @@ import { foldWithMap, words } from '../index/words.ts';
 import { html, type Html } from './html.ts';
 import { page, type Site } from './layout.ts';
 import { navTree, pdfDialog } from './nav.ts';
-import { linksFor } from './site.ts';
+import { languageName, linksFor } from './site.ts';
 import { controls, type Place } from './topic-page.ts';
 
 /** What a search found, or why it did not run. */
@@ -80,19 +80,32 @@ export function emptyVersionPage(site: Site, place: Place): string {
   });
 }
 
-/** The page of a path that shows nothing: status 404 (or 503, 500), never a hint of what a draft holds. */
-export function errorPage(site: Site, status: number): string {
+/** A published version asked for in a language it does not have: the page's path, and the languages it has. */
+export interface MissingLanguage {
+  path: string;
+  requested: string;
+  languages: readonly string[];
+}
+
+/**
+ * The page of a path that shows nothing: status 404 (or 503, 500), never a hint of what a draft holds.
+ * A published version asked for in another language links the same page in the languages it has.
+ */
+export function errorPage(site: Site, status: number, missing?: MissingLanguage): string {
   const [title, text] =
-    status === 404
-      ? ['Page not found', 'There is no published page at this address. It may have moved, or the version may not be published.']
-      : status === 503
-        ? ['Not available right now', 'This part of the help cannot be shown at the moment. Please try again shortly.']
-        : ['Something went wrong', 'The page could not be shown. Please try again later.'];
+    missing !== undefined
+      ? ['Not available in this language', `This help is not available in “${missing.requested.slice(0, 40)}”. Read it in:`]
+      : status === 404
+        ? ['Page not found', 'There is no published page at this address. It may have moved, or the version may not be published.']
+        : status === 503
+          ? ['Not available right now', 'This part of the help cannot be shown at the moment. Please try again shortly.']
+          : ['Something went wrong', 'The page could not be shown. Please try again later.'];
+  const choices = missing ? html`<ul>${missing.languages.map((l) => html`<li><a href="${missing.path}?lang=${encodeURIComponent(l)}" hreflang="${l}" lang="${l}">${languageName(l)}</a></li>`)}</ul>` : html``;
   return page(site, {
     title: `${title} · ${site.portal.title}`,
     language: 'en',
     noindex: true,
     home: site.portal.path,
-    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>${text}</p><p><a href="${site.portal.path}">Go to the help start page</a></p></main></div>`,
+    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>${text}</p>${choices}<p><a href="${site.portal.path}">Go to the help start page</a></p></main></div>`,
   });
 }

@@ -32,7 +32,7 @@ export function portalVersion(catalog: Catalog, portal: PortalConfig, ref: strin
 export function pageLanguage(state: VersionState, requested: string | undefined): string {
   if (requested === undefined || requested === '') return state.meta.languages[0];
   const language = canonicalLanguage(requested);
-  if (language === null || !state.meta.languages.includes(language)) throw notFound('version', `Version "${state.slug}" is not available in ${requested}`, { language: requested });
+  if (language === null || !state.meta.languages.includes(language)) throw notFound('version', `Version "${state.slug}" is not available in ${requested}`, { language: requested, languages: state.meta.languages });
   return language;
 }
 
