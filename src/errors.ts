@@ -40,7 +40,7 @@ export const ERROR_CATALOGUE = {
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   upstream_failed: { status: 502, description: 'The repository host (GitHub) refused or failed a call (the publish request is recorded as `failed` with the reason), or the upstream identity provider could not be reached during sign-in.' },
   storage_failed: { status: 503, description: 'The change could not be written to the repository (for example a full disk); nothing was changed, and the request can be retried.' },
-  version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken. Other versions are served.' },
+  version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken (to callers who may see unpublished versions). Other versions are served.' },
   starting: { status: 503, description: 'The service is still loading its content (writes, the list of versions and `latest` wait until every version is in); `Retry-After` says when to retry.' },
   version_loading: { status: 503, description: 'The version is still being loaded at start (versions already loaded are served meanwhile); `Retry-After` says when to retry.' },
   component_unavailable: { status: 503, description: 'A part of the service that loads on first use (the authorization server, the tool server, the portal, the GitHub client) could not be loaded; `component` names it. Nothing was done; `Retry-After` says when to retry, and the next request tries the load again.' },

@@ -57,6 +57,11 @@ describe('Anonymous reads answered before the router', () => {
       assert.equal(res.body.error.code, code, path);
       assert.equal(typeof res.body.error.message, 'string', path);
     }
+    // A draft and a slug no version has read alike: the answer does not tell that the draft exists.
+    const draft = await s.request('GET', '/versions/draft/tree', { key: null });
+    const none = await s.request('GET', '/versions/nope/tree', { key: null });
+    assert.equal(draft.body.error.message, 'No version "draft"');
+    assert.equal(none.body.error.message, 'No version "nope"');
   });
 
   test('metrics name the route template of answers given before the router', async () => {

@@ -162,6 +162,11 @@ describe('Storage: start-up checks', () => {
       assert.equal(bad.status, 503);
       assert.equal(bad.body.error.code, 'version_unavailable');
       assert.match(bad.body.error.reason, /version\.json:3: invalid JSON/);
+      // Anonymous readers learn that it cannot be served, not what its files hold: it may be a draft.
+      const anonymous = await s.request('GET', '/versions/bad/tree', { key: null });
+      assert.equal(anonymous.status, 503);
+      assert.equal(anonymous.body.error.code, 'version_unavailable');
+      assert.equal(anonymous.body.error.reason, undefined);
       const write = await s.request('PATCH', '/versions/bad', { body: { label: 'x' } });
       assert.equal(write.status, 503);
       assert.equal((await s.request('GET', '/versions/good/tree', { key: null })).status, 200);

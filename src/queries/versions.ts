@@ -1,14 +1,24 @@
 import type { VersionState } from '../domain/types.ts';
-import { invalid, notFound } from '../errors.ts';
+import { AppError, invalid, notFound } from '../errors.ts';
 import { stillStarting, type Catalog } from '../store/catalog.ts';
 import type { Reader } from './reader.ts';
 
 export const isVisible = (state: VersionState, reader: Reader) => (state.meta.status === 'published' && !state.meta.hidden) || reader.unpublished;
 
-/** A version the reader may see; to a reader who may not, it does not exist (404, not 403). */
+/**
+ * A version the reader may see; to a reader who may not, it does not exist (404, not 403), in the
+ * same words as a slug no version has. What is broken in a version's files is told only to readers
+ * who may see unpublished versions: it may be a draft's, and it names its files.
+ */
 export function readableVersion(catalog: Catalog, reader: Reader, slug: string): VersionState {
-  const state = catalog.state(slug);
-  if (!isVisible(state, reader)) throw notFound('version', `No published version "${slug}"`, { version: slug });
+  let state: VersionState;
+  try {
+    state = catalog.state(slug);
+  } catch (err) {
+    if (reader.unpublished || !(err instanceof AppError) || err.code !== 'version_unavailable') throw err;
+    throw new AppError('version_unavailable', err.message, { version: slug });
+  }
+  if (!isVisible(state, reader)) throw notFound('version', `No version "${slug}"`, { version: slug });
   return state;
 }
 
