@@ -33,10 +33,42 @@ describe('Errors and bad input', () => {
     assertError(res, 400, 'invalid_json');
   });
 
-  test('a body that is not an object is refused', async () => {
-    const res = await s.request('POST', '/versions', { raw: '"v9"', headers: { 'content-type': 'application/json' } });
-    assert.equal(res.status, 400);
-    assert.ok(['invalid_json', 'validation_failed'].includes(res.body.error.code));
+  test('a body that is JSON but no object is refused as the wrong shape, naming what it is', async () => {
+    for (const [raw, what] of [['"v9"', 'a string'], ['null', 'null'], ['12', 'a number'], ['true', 'true or false']]) {
+      const res = await s.request('POST', '/versions', { raw, headers: { 'content-type': 'application/json' } });
+      assertError(res, 400, 'validation_failed', { field: 'body' });
+      assert.equal(res.body.error.message, `body must be a JSON object ({ … }), not ${what}`);
+    }
+    const list = await s.request('POST', '/versions', { raw: '[]', headers: { 'content-type': 'application/json' } });
+    assertError(list, 400, 'validation_failed', { field: 'body' });
+  });
+
+  test('a body that is not UTF-8 is refused naming the byte, not stored with U+FFFD in place of it', async () => {
+    const raw = Buffer.concat([Buffer.from('{"slug":"latin","label":"Caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await s.request('POST', '/versions', { raw, headers: { 'content-type': 'application/json' } });
+    assertError(res, 400, 'invalid_json', { field: 'body', offset: 28 });
+    assert.equal(res.body.error.message, 'The request body is not UTF-8: byte 0xE9 at offset 28 (line 1) starts no UTF-8 character; send the body encoded as UTF-8');
+    assert.equal((await s.request('GET', '/versions/latin')).status === 200, false);
+    assert.equal(s.git('ls-tree', '--name-only', 'main').includes('latin'), false);
+    // A byte order mark before UTF-8 JSON is read past, as before.
+    const bom = await s.request('POST', '/versions', { raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"slug":"with-bom","label":"Café"}')]), headers: { 'content-type': 'application/json' } });
+    assert.equal(bom.status, 200, bom.text);
+    assert.equal(bom.body.label, 'Café');
+  });
+
+  test('a query parameter whose %-escapes are no UTF-8 is refused naming it, not read with U+FFFD', async () => {
+    for (const q of ['%ED%A0%80', 'caf%E9', '%FF']) {
+      const res = await s.request('GET', `/versions/v1/search?q=${q}`);
+      assertError(res, 400, 'validation_failed', { field: 'query/q' });
+      assert.match(res.body.error.message, /^query\/q is not UTF-8 once its %-escapes are decoded/);
+    }
+    assert.equal((await s.request('GET', '/versions/v1/search?q=caf%C3%A9')).status, 200);
+  });
+
+  test('a "__proto__" key is refused saying why', async () => {
+    const res = await s.request('POST', '/versions', { raw: '{"slug":"p1","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+    assertError(res, 400, 'invalid_json', { field: 'body' });
+    assert.match(res.body.error.message, /holds a "__proto__" key .*which is not accepted/);
   });
 
   test('a wrong content type is 415', async () => {

@@ -275,6 +275,9 @@ describe('Tool server (MCP)', () => {
     assert.equal(s.commitCount(), commits);
     // An unknown tool is a protocol error, as MCP asks.
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /no_such_tool/);
+    // Its message says it once, without the SDK's "MCP error -32602:" inside it.
+    const unknown = await clients.post(call('no_such_tool', {}, 9));
+    assert.deepEqual(unknown.body.error, { code: -32602, message: 'No tool "no_such_tool"; tools/list names the tools' });
   });
 
   test('a write tool called without a credential is 401 with the challenge that starts sign-in', async () => {
@@ -303,6 +306,12 @@ describe('Tool server (MCP)', () => {
       [{ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { cursor: [1] } }, 200, -32602, /params\.cursor must be the string/],
       // Methods named like properties every object has are unknown methods, like any other.
       ...['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf'].map((method, i): [unknown, number, number, RegExp] => [{ jsonrpc: '2.0', id: 20 + i, method }, 200, -32601, /not found/i]),
+      [{ jsonrpc: '2.0', id: 30, method: 'resources/list' }, 200, -32601, /^Method not found: "resources\/list" \(this server answers initialize, ping, tools\/list, tools\/call\)$/],
+      [{ jsonrpc: '2.0', id: 31, method: 'ping', extra: 1 }, 400, -32600, /"extra" is not a member of a JSON-RPC message \(it holds jsonrpc, id, method, params\)/],
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, 400, -32600, /"id" must be a string or an integer/],
+      [{ jsonrpc: '2.0', id: 32, method: 'tools/list', params: { _meta: 'x' } }, 200, -32602, /params\._meta must be an object/],
+      [{ jsonrpc: '2.0', id: 33, result: 5 }, 400, -32600, /"result" must be an object/],
+      ['"initialize"', 400, -32600, /the body must be a JSON-RPC message/],
       [{}, 400, -32600, /"jsonrpc" must be "2\.0"/],
       [{ jsonrpc: '1.0', id: 5, method: 'tools/list' }, 400, -32600, /"jsonrpc" must be "2\.0"/],
       [{ jsonrpc: '2.0', id: 6 }, 400, -32600, /"method" must be a string/],
@@ -429,13 +438,13 @@ describe('Tool server (MCP)', () => {
     const big = call('put_translation', { version: 'draft', slug: 'secret', lang: 'en', title: 'Big', bodyMd: 'x'.repeat(BODY_LIMIT) });
     assertError(await clients.post(big, { authorization: `Bearer ${s.key}` }), 413, 'payload_too_large', { limit: BODY_LIMIT });
     // JSON that does not parse is JSON-RPC's parse error, which a client's JSON-RPC layer reads.
-    for (const text of ['{"jsonrpc":', '{"jsonrpc": "2.0", "__proto__": {}}', '"initialize"']) {
+    for (const text of ['{"jsonrpc":', '{"jsonrpc": "2.0", "__proto__": {}}']) {
       const bad = await clients.post(text, { authorization: `Bearer ${s.key}` });
       assert.equal(bad.status, 400, text);
       assert.equal(bad.body.jsonrpc, '2.0');
       assert.equal(bad.body.id, null);
       assert.equal(bad.body.error.code, -32700, text);
-      assert.match(bad.body.error.message, /^Parse error: The request body is not valid JSON: \S/, text);
+      assert.match(bad.body.error.message, /^Parse error: The request body (is not valid JSON: \S|holds a "__proto__" key)/, text);
     }
     assertError(await clients.post('method=initialize', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
   });

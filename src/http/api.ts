@@ -150,12 +150,36 @@ function matchSegments(segments: readonly string[], parts: readonly string[]): R
  */
 function queryObject(ctx: Context): Record<string, string> {
   const out: Record<string, string> = {};
+  // URLSearchParams puts U+FFFD in place of escapes that are no UTF-8 (%ED%A0%80, %FF): refused instead.
+  if (ctx.querystring.includes('%')) {
+    for (const pair of ctx.querystring.split('&')) {
+      const [name, value = ''] = pair.split('=', 2);
+      for (const part of [name, value]) {
+        try {
+          decodeURIComponent(part);
+        } catch {
+          throw invalid(`query/${safeName(name)}`, 'is not UTF-8 once its %-escapes are decoded (escape each byte of the UTF-8 encoding, such as %C3%A9 for é)');
+        }
+      }
+    }
+  }
   for (const [k, v] of new URLSearchParams(ctx.querystring)) {
     // An own property, as Koa makes it, not the object's prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
     else out[k] = v;
   }
   return out;
+}
+
+/** A parameter's name for an error: decoded when it can be, at most 40 characters. */
+function safeName(raw: string): string {
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    // named as sent
+  }
+  return name.slice(0, 40);
 }
 
 /** Deepest nesting of arrays and objects a request body may have; no endpoint's schema needs more than 8. */

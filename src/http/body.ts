@@ -1,7 +1,8 @@
 import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
+import { notUtf8 } from '../storage/blob-text.ts';
 
 declare module 'koa' {
   interface Request {
@@ -36,21 +37,22 @@ export const refuseNonJson: Middleware = async (ctx, next) => {
 
 /**
  * Parses a JSON body of at most `limit` bytes; a larger one is refused (413) before it is parsed.
- * co-body reads and parses (raw-body with its limits, inflation, a JSON parser that refuses
- * `__proto__`); it is called directly because koa-body, around it, brought a schema library and a
- * multipart parser into every start for options checked once. With `keepRaw` the body is only read,
- * into `rawBody`: the endpoint verifies that text (a signature) before it is parsed (parseJsonText).
+ * co-body reads the bytes (raw-body with its limits, inflation); they must be UTF-8, which is checked
+ * before they are decoded (a decoder would put U+FFFD in place of bad bytes, and the service would
+ * store those), and parsed with co-body's parser, which refuses `__proto__` (parseJsonText). It is
+ * called directly because koa-body, around it, brought a schema library and a multipart parser into
+ * every start for options checked once. With `keepRaw` the body is only read, into `rawBody`: the
+ * endpoint verifies that text (a signature) before it is parsed.
  */
 export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
   return async (ctx, next) => {
     ctx.state.bodyLimit = limit;
     if (PARSED_METHODS.has(ctx.method) && isJson(ctx)) {
-      const options = { encoding: 'utf-8', limit, strict: true };
-      if (keepRaw) {
-        ctx.request.rawBody = await coBody.text(ctx, options);
-      } else {
-        ctx.request.body = await coBody.json(ctx, options);
-      }
+      // encoding null: raw-body gives the bytes, undecoded.
+      const bytes = (await coBody.text(ctx, { encoding: null, limit } as unknown as coBody.Options)) as unknown as Buffer;
+      const text = utf8Body(bytes);
+      if (keepRaw) ctx.request.rawBody = text;
+      else ctx.request.body = parseJsonText(text);
     }
     // Decoding and parsing megabytes of JSON takes tens of milliseconds, and handling the request
     // would follow in the same turn of the event loop: let other requests in between.
@@ -62,20 +64,41 @@ export function jsonBodyParser(limit: number, keepRaw = false): Middleware {
 
 const YIELD_AFTER_BYTES = 256 * 1024;
 
+/** The body's bytes as text, without a byte order mark; refused, naming the place, when they are not UTF-8. */
+function utf8Body(bytes: Buffer): string {
+  const bad = notUtf8(bytes);
+  if (bad !== null) {
+    const byte = `0x${bad.value.toString(16).toUpperCase().padStart(2, '0')}`;
+    throw new AppError('invalid_json', `The request body is not UTF-8: byte ${byte} at offset ${bad.byte} (line ${bad.line}) starts no UTF-8 character; send the body encoded as UTF-8`, { field: 'body', offset: bad.byte });
+  }
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** co-body's strict JSON: an object or an array (an empty body is an empty object). */
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
 
 /**
- * A raw body parsed as jsonBodyParser parses the others (co-body's rules and its parser, which
- * refuses `__proto__` and `constructor.prototype` keys), for an endpoint that kept the raw text to
- * verify it first: an unsigned body costs no parsing.
+ * A body's text parsed as co-body parses JSON (its rules and its parser, which refuses `__proto__`
+ * and `constructor.prototype` keys); for an endpoint that kept the raw text to verify it first, an
+ * unsigned body costs no parsing. JSON that is no object or array (`"x"`, `null`, `12`) is valid JSON,
+ * and refused as the wrong shape, not as bad JSON.
  */
 export function parseJsonText(text: string): unknown {
   if (text === '') return {};
+  const strict = STRICT_JSON.test(text);
+  let parsed: unknown;
   try {
-    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-    return bourne.parse(text, { protoAction: 'error' });
+    parsed = bourne.parse(text, { protoAction: 'error' });
   } catch (err) {
-    throw new AppError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`, { field: 'body' });
+    const message = (err as Error).message;
+    if (/prototype property/.test(message)) {
+      throw new AppError('invalid_json', 'The request body holds a "__proto__" key (or "constructor" with "prototype"), which is not accepted: such keys can change how a server reads an object; rename them', { field: 'body' });
+    }
+    throw new AppError('invalid_json', `The request body is not valid JSON: ${message}`, { field: 'body' });
   }
+  if (!strict) {
+    throw invalid('body', `must be a JSON object ({ … }), not ${parsed === null ? 'null' : typeof parsed === 'string' ? 'a string' : typeof parsed === 'number' ? 'a number' : 'true or false'}`);
+  }
+  return parsed;
 }

@@ -15,6 +15,10 @@ export interface MessageProblem {
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
+
+/** The requests this server answers: a stateless tool server (no resources, prompts, logging or completion). */
+const ANSWERED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,15 +54,33 @@ export function messageProblem(message: unknown): MessageProblem | null {
   return null;
 }
 
+/** The members of a request or notification, and of an answer a client sends back; the SDK refuses any other. */
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const ANSWER_MEMBERS = new Set(['jsonrpc', 'id', 'result', 'error']);
+
 function oneMessageProblem(message: unknown): MessageProblem | null {
   if (!isObject(message)) return invalidRequest(null, 'the body must be a JSON-RPC message: an object with "jsonrpc": "2.0" and a "method"');
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  // MCP's ids are strings or integers.
+  const id = typeof message.id === 'string' || Number.isSafeInteger(message.id) ? (message.id as string | number) : null;
   if (message.jsonrpc !== '2.0') return invalidRequest(id, '"jsonrpc" must be "2.0"');
-  // Answers and errors a client sends back (to requests of the server's) carry no method; the SDK takes them.
-  if (message.method === undefined && ('result' in message || 'error' in message)) return null;
+  if (message.id !== undefined && id === null) return invalidRequest(null, '"id" must be a string or an integer');
+  // Answers and errors a client sends back (to requests of the server's) carry no method.
+  const answer = message.method === undefined && ('result' in message || 'error' in message);
+  const members = answer ? ANSWER_MEMBERS : REQUEST_MEMBERS;
+  const extra = Object.keys(message).find((k) => !members.has(k));
+  if (extra !== undefined) return invalidRequest(id, `"${extra.slice(0, 40)}" is not a member of a JSON-RPC ${answer ? 'answer' : 'message'} (it holds ${[...members].join(', ')})`);
+  if (answer) {
+    if ('result' in message && !isObject(message.result)) return invalidRequest(id, '"result" must be an object');
+    if ('error' in message && (!isObject(message.error) || !Number.isSafeInteger(message.error.code) || typeof message.error.message !== 'string')) return invalidRequest(id, '"error" must be an object with an integer "code" and a "message"');
+    return null;
+  }
   if (typeof message.method !== 'string') return invalidRequest(id, '"method" must be a string such as "tools/call"');
-  if (message.id !== undefined && id === null) return invalidRequest(null, '"id" must be a string or a number');
   if (message.params !== undefined && !isObject(message.params)) return invalidParams(id, '"params" must be an object');
+  if (isObject(message.params) && message.params._meta !== undefined && !isObject(message.params._meta)) return invalidParams(id, 'params._meta must be an object');
+  // A request for a method the server does not answer (notifications are the SDK's to ignore).
+  if (id !== null && !ANSWERED.has(message.method)) {
+    return { status: 200, body: { jsonrpc: '2.0', id, error: { code: METHOD_NOT_FOUND, message: `Method not found: "${message.method.slice(0, 60)}" (this server answers ${[...ANSWERED].join(', ')})` } } };
+  }
   // The method is the caller's: "constructor" or "__proto__" is no method of ours, not a property of every object.
   const check = Object.hasOwn(PARAMS, message.method) ? PARAMS[message.method] : undefined;
   const problem = check ? check((message.params ?? {}) as Json) : null;

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
@@ -76,6 +76,8 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       (err: unknown) => {
         const known = toAppError(err, config.bodyLimit);
         if (known?.code === 'invalid_json' && known.data.field === 'body') return parseError(known.message);
+        // JSON that is no object or array ("x", null): JSON, but no message.
+        if (known?.code === 'validation_failed' && known.data.field === 'body') return messageProblem(null);
         throw err;
       },
     );
@@ -109,7 +111,8 @@ function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = visible.find((t) => t.spec.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool "${request.params.name}"; tools/list names the tools`);
+    // A plain error with a code: McpError would write "MCP error -32602:" into the message too.
+    if (!tool) throw Object.assign(new Error(`No tool "${request.params.name}"; tools/list names the tools`), { code: ErrorCode.InvalidParams });
     return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx) });
   });
   return server;

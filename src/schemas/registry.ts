@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalLanguage, controlProblem, isWindowsReserved, TEXT_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
-import { AppError, MAX_LISTED } from '../errors.ts';
+import { AppError, invalid, MAX_LISTED } from '../errors.ts';
 import { commonSchemas, INLINE_PATTERN_HINTS } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
@@ -57,9 +57,7 @@ export function checkQuery<T>(id: string, query: Record<string, string>): T {
   const properties = (validator(id).schema as { properties?: Record<string, unknown> }).properties ?? {};
   for (const [given, meant] of [['lang', 'language'], ['language', 'lang']]) {
     if (Object.hasOwn(query, given) && !Object.hasOwn(properties, given) && Object.hasOwn(properties, meant) && !Object.hasOwn(query, meant)) {
-      const field = `query/${given}`;
-      const message = `is not a parameter here: this endpoint takes the language as "${meant}"`;
-      throw new AppError('validation_failed', `${field} ${message}`, { field, errors: [{ field, message }] });
+      throw invalid(`query/${given}`, `is not a parameter here: this endpoint takes the language as "${meant}"`);
     }
   }
   return check<T>(id, query, 'query');

@@ -34,7 +34,7 @@ export interface TestServer {
 export interface RequestOptions {
   body?: unknown;
   /** A raw body string, sent as is. */
-  raw?: string;
+  raw?: string | Uint8Array;
   key?: string | null;
   headers?: Record<string, string>;
   /** How long to wait for the answer, in ms (10 s by default; more for multi-megabyte bodies). */
@@ -104,12 +104,12 @@ const writerKeys = new Map<string, string>();
 async function send(base: string, method: string, path: string, key: string | null, o: RequestOptions): Promise<TestResponse> {
   const headers: Record<string, string> = { ...o.headers };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  let body: string | undefined = o.raw;
+  let body: string | Uint8Array | undefined = o.raw;
   if (o.body !== undefined) {
     body = JSON.stringify(o.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(o.timeout ?? 10_000) });
+  const res = await fetch(`${base}${path}`, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(o.timeout ?? 10_000) });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
