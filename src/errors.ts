@@ -22,6 +22,7 @@ export const ERROR_CATALOGUE = {
   forbidden_origin: { status: 403, description: 'A request to the tool server (MCP) from a browser page whose `Origin` is neither the service\'s own nor an allowed one (`HELP_CORS_ORIGINS`, `HELP_MCP_ALLOWED_ORIGINS`); `origin` names it.' },
   not_found: { status: 404, description: 'Unknown route, version, node or translation, or a version the caller may not see; `resource` says which.' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this HTTP method; `allow` lists the methods it has.' },
+  request_timeout: { status: 408, description: 'The whole request (headers and body) did not arrive within the server\'s request timeout (`timeoutSeconds`, 300 s): a body that stopped coming; the connection is closed after the answer.' },
   conflict: { status: 409, description: 'The version or node slug is already taken (create, rename, duplicate).' },
   stale_write: { status: 409, description: 'The resource changed after `expectedUpdatedAt` / `If-Unmodified-Since`; `currentUpdatedAt` is the stamp to re-read from.' },
   invalid_state: { status: 409, description: 'The version\'s status does not allow the change (for example `isLatest` on a version that is not published).' },

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { brotliCompressSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
+import { answerClientError } from '../src/http/client-errors.ts';
 import { assertError } from './helpers/assertions.ts';
 import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -319,4 +321,29 @@ describe('Errors and bad input', () => {
     const catalogue = Object.entries(ERROR_CATALOGUE).map(([code, e]) => `${code}:${e.status}`);
     assert.deepEqual(rows.sort(), catalogue.sort());
   });
+});
+
+test('a request whose body stops arriving is answered 408 request_timeout in JSON, naming the timeout', async () => {
+  // The service's handler on a server of Node's with a one-second request timeout, checked every 100 ms;
+  // the application waits for the body, as the body parser does.
+  const server = createServer({ requestTimeout: 1000, connectionsCheckingInterval: 100 }, () => undefined);
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('POST /help/v1/versions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"slug":'));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => reject(new Error(`no answer: ${text}`)), 10_000).unref();
+    });
+    assert.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    assert.match(answer, /\r\nConnection: close\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(body, { error: { code: 'request_timeout', message: 'The whole request did not arrive within 1 s (its body stopped coming, or came too slowly); send it again', timeoutSeconds: 1 } });
+  } finally {
+    server.close();
+  }
 });
