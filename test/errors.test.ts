@@ -198,6 +198,13 @@ describe('Errors and bad input', () => {
     await only('GET', '/versions/v1/pdf-bundle?limit=500', undefined, 'query/limit', /^must be a whole number from 1 to 200$/);
     await only('GET', '/versions/v1/pdf-bundle?topics=install,,faq', undefined, 'query/topics', /^must be topic or section slugs separated by single commas, without spaces/);
     await only('POST', '/versions/v1/nodes', { slug: 'a', icon: 'Rocket Ship', translations: { en: { title: 'A' } } }, 'body/icon', /^must be an icon name such as rocket or book-open/);
+    // The validator's own words ("must NOT have fewer than 1 items") are not shown.
+    await only('POST', '/versions', { slug: 'v8', languages: [] }, 'body/languages', /^must not be empty$/);
+    await only('POST', '/versions', { slug: 'v8', languages: ['en', 'en'] }, 'body/languages', /^must not hold the same value twice \(items 0 and 1 are the same\)$/);
+    await only('PATCH', '/versions/v1', { label: 'x', expectedUpdatedAt: 'yesterday' }, 'body/expectedUpdatedAt', /^must be an ISO timestamp such as 2026-01-31T12:00:00\.000Z/);
+    const huge = await s.request('POST', '/versions/v1/nodes', { raw: '{"slug":"n1","sortOrder":1e400,"translations":{"en":{"title":"N"}}}', headers: { 'content-type': 'application/json' } });
+    assertError(huge, 400, 'validation_failed', { field: 'body/sortOrder' });
+    assert.equal(huge.body.error.errors[0].message, 'must be a finite number (this one is too large to hold)');
     // Creating a version called latest: the name is taken, said as such.
     await only('POST', '/versions', { slug: 'latest' }, 'body/slug', /^must not be "latest": that name stands for the version marked latest .*choose another$/);
     // `latest` stands for a version only in pdf-bundle: said so, not "an invalid format".

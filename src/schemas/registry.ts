@@ -134,7 +134,18 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
   } else if (e.keyword === 'propertyNames') {
     message = `has an invalid key ${JSON.stringify((e.params as { propertyName: string }).propertyName)}`;
   } else if (e.keyword === 'type') {
-    message = `must be ${typeList((e.params as { type: string | string[] }).type)}`;
+    // JSON's 1e400 parses as Infinity: a number, but none the service can store.
+    message = typeof e.data === 'number' && !Number.isFinite(e.data) ? 'must be a finite number (this one is too large to hold)' : `must be ${typeList((e.params as { type: string | string[] }).type)}`;
+  } else if (e.keyword === 'minItems' || e.keyword === 'maxItems') {
+    const limit = (e.params as { limit: number }).limit;
+    message = e.keyword === 'maxItems' ? `must hold at most ${limit} items` : limit === 1 ? 'must not be empty' : `must hold at least ${limit} items`;
+  } else if (e.keyword === 'uniqueItems') {
+    const { i, j } = e.params as { i: number; j: number };
+    message = `must not hold the same value twice (items ${j} and ${i} are the same)`;
+  } else if (e.keyword === 'minimum' || e.keyword === 'maximum') {
+    message = `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${(e.params as { limit: number }).limit}`;
+  } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'date-time') {
+    message = 'must be an ISO timestamp such as 2026-01-31T12:00:00.000Z (as updatedAt answers give them)';
   } else if (e.keyword === 'enum') {
     const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
     message = `must be one of ${allowed.join(', ')}`;
