@@ -198,6 +198,8 @@ describe('Errors and bad input', () => {
     await only('GET', '/versions/v1/pdf-bundle?limit=500', undefined, 'query/limit', /^must be a whole number from 1 to 200$/);
     await only('GET', '/versions/v1/pdf-bundle?topics=install,,faq', undefined, 'query/topics', /^must be topic or section slugs separated by single commas, without spaces/);
     await only('POST', '/versions/v1/nodes', { slug: 'a', icon: 'Rocket Ship', translations: { en: { title: 'A' } } }, 'body/icon', /^must be an icon name such as rocket or book-open/);
+    // A bad key is named where it is, like any field.
+    await only('POST', '/versions/v1/nodes', { slug: 'a', translations: { en: { title: 'A' }, 'not a lang': { title: 'B' } } }, 'body/translations/not a lang', /^is not a valid language code/);
     // The validator's own words ("must NOT have fewer than 1 items") are not shown.
     await only('POST', '/versions', { slug: 'v8', languages: [] }, 'body/languages', /^must not be empty$/);
     await only('POST', '/versions', { slug: 'v8', languages: ['en', 'en'] }, 'body/languages', /^must not hold the same value twice \(items 0 and 1 are the same\)$/);

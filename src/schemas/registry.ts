@@ -72,7 +72,7 @@ function onePerField(errors: ErrorObject[]): ErrorObject[] {
   const best = new Map<string, ErrorObject>();
   for (const e of errors) {
     // Problems that name a field of their own (missing, unknown) are one per field by themselves.
-    const key = e.keyword === 'required' || e.keyword === 'additionalProperties' ? `${e.instancePath}/${JSON.stringify(e.params)}` : e.instancePath;
+    const key = e.keyword === 'required' || e.keyword === 'additionalProperties' ? `${e.instancePath}/${JSON.stringify(e.params)}` : `${e.instancePath}/${keyOf(e) ?? ''}`;
     const held = best.get(key);
     if (held === undefined) best.set(key, e);
     else if (rank(e) < rank(held)) best.set(key, e);
@@ -119,8 +119,13 @@ function controlPattern(e: ErrorObject): string | null {
   return typeof e.data === 'string' && (pattern === TITLE_PATTERN || pattern === TEXT_PATTERN) ? controlProblem(e.data) : null;
 }
 
+/** The key an error of a `propertyNames` schema is about (ajv puts it on the error), or undefined. */
+const keyOf = (e: ErrorObject) => (e.keyword === 'propertyNames' ? (e.params as { propertyName: string }).propertyName : (e as ErrorObject & { propertyName?: string }).propertyName);
+
 function describe(e: ErrorObject, where: string): { field: string; message: string } {
-  let field = `${where}${e.instancePath}`;
+  // A bad key is named where it is, like any field: body/translations/fr_FR.
+  const key = keyOf(e);
+  let field = `${where}${e.instancePath}${key === undefined ? '' : `/${key.slice(0, 60)}`}`;
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'additionalProperties') {
     const name = (e.params as { additionalProperty: string }).additionalProperty;
@@ -132,7 +137,7 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     field = `${field}/${(e.params as { missingProperty: string }).missingProperty}`;
     message = 'is required';
   } else if (e.keyword === 'propertyNames') {
-    message = `has an invalid key ${JSON.stringify((e.params as { propertyName: string }).propertyName)}`;
+    message = 'is not a valid key here';
   } else if (e.keyword === 'type') {
     // JSON's 1e400 parses as Infinity: a number, but none the service can store.
     message = typeof e.data === 'number' && !Number.isFinite(e.data) ? 'must be a finite number (this one is too large to hold)' : `must be ${typeList((e.params as { type: string | string[] }).type)}`;
