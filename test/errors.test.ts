@@ -67,6 +67,22 @@ describe('Errors and bad input', () => {
     assert.equal((await s.request('GET', '/versions/v1/search?q=caf%C3%A9')).status, 200);
   });
 
+  test('messages say what happened: a node placed too deep when created, a stamp for a translation that was never made', async () => {
+    await createVersion(s, 'deep-msg');
+    let parent: string | null = null;
+    for (let i = 1; i <= 32; i++) {
+      const res = await s.request('POST', '/versions/deep-msg/nodes', { body: { slug: `d${i}`, kind: 'section', parentSlug: parent, translations: { en: { title: `D${i}` } } } });
+      assert.equal(res.status, 200, res.text);
+      parent = `d${i}`;
+    }
+    const deep = await s.request('POST', '/versions/deep-msg/nodes', { body: { slug: 'd33', parentSlug: 'd32', translations: { en: { title: 'D33' } } } });
+    assertError(deep, 400, 'too_deep', { field: 'body/parentSlug' });
+    assert.match(deep.body.error.message, /^Placing "d33" there would nest the tree 33 levels deep/);
+    const never = await s.request('PUT', '/versions/deep-msg/topics/d1/translations/de', { body: { title: 'D', expectedUpdatedAt: '2026-01-01T00:00:00.000Z' } });
+    assertError(never, 409, 'stale_write');
+    assert.match(never.body.error.message, /does not exist: it was deleted since, or never made \(expectedUpdatedAt was 2026-01-01T00:00:00\.000Z\)$/);
+  });
+
   test('a "__proto__" key is refused saying why', async () => {
     const res = await s.request('POST', '/versions', { raw: '{"slug":"p1","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
     assertError(res, 400, 'invalid_json', { field: 'body' });

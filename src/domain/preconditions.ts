@@ -13,7 +13,7 @@ export interface Precondition {
 export function assertUnchanged(what: string, current: string | null, pre: Precondition | null): void {
   if (pre === null) return;
   if (current === null) {
-    throw new AppError('stale_write', `${what} does not exist any more (${pre.source} was ${pre.raw})`, { currentUpdatedAt: null, expectedUpdatedAt: pre.raw });
+    throw new AppError('stale_write', `${what} does not exist: it was deleted since, or never made (${pre.source} was ${pre.raw})`, { currentUpdatedAt: null, expectedUpdatedAt: pre.raw });
   }
   let ms = Date.parse(current);
   if (pre.precision === 's') ms = Math.floor(ms / 1000) * 1000;

@@ -194,7 +194,7 @@ export class TreeDraft {
     }
     if (fault) {
       const { slug, depth } = fault;
-      throw new AppError('too_deep', `Moving "${slug}" there would nest the tree ${depth} levels deep; at most ${MAX_DEPTH} are allowed`, { field: parentField(slug), slug, depth, max: MAX_DEPTH });
+      throw new AppError('too_deep', `Placing "${slug}" there would nest the tree ${depth} levels deep; at most ${MAX_DEPTH} are allowed`, { field: parentField(slug), slug, depth, max: MAX_DEPTH });
     }
   }
 
