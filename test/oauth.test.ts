@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { AccountFile } from '../src/auth/accounts.ts';
 import { disableAccount } from '../src/cli/accounts.ts';
-import { addAccount, authorize, originOf, REDIRECT_URI, registerClient, signIn } from './helpers/oauth.ts';
+import { addAccount, authorizationRequest, authorize, originOf, REDIRECT_URI, registerClient, signIn } from './helpers/oauth.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
 import { createVersion, startTestServer, waitForStatus, type TestServer } from './helpers/server.ts';
 
@@ -31,6 +31,25 @@ describe('OAuth sign-in', () => {
     assert.equal(meta.authorization_endpoint, `${originOf(s)}/oauth/authorize`);
     assert.equal(meta.token_endpoint, `${originOf(s)}/oauth/token`);
     assert.ok(meta.scopes_supported.includes('help:write'));
+    // Every endpoint it names is one the service answers, below /oauth.
+    assert.equal(meta.pushed_authorization_request_endpoint, `${originOf(s)}/oauth/par`);
+    for (const [name, url] of Object.entries(meta)) {
+      if (name.endsWith('_endpoint') || name === 'jwks_uri') assert.match(String(url), new RegExp(`^${originOf(s)}/oauth/`), name);
+    }
+  });
+
+  test('a pushed authorization request (RFC 9126) signs in like a plain one', async () => {
+    const config = await registerClient(s);
+    // The authorization URL carries only the client and the request_uri the push answered.
+    const { url } = await authorizationRequest(s, config, { pushed: true });
+    assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request_uri']);
+    const auth = await authorize(s, config, editor, { pushed: true });
+    assert.equal(auth.pages.length, 2, 'a login page, then a consent page');
+    const resource = `${originOf(s)}/help/v1`;
+    const tokens = await oidc.authorizationCodeGrant(config, auth.callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
+    const who = await s.request('GET', '/whoami', { key: tokens.access_token });
+    assert.equal(who.status, 200, who.text);
+    assert.equal(who.body.accountName, 'edna');
   });
 
   test('sign-in with PKCE through the login and consent pages gives a token the API accepts', async () => {

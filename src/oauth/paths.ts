@@ -10,6 +10,9 @@ export const OAUTH_ROUTES = {
   jwks: '/oauth/jwks',
   userinfo: '/oauth/userinfo',
   end_session: '/oauth/logout',
+  // Pushed authorization requests (RFC 9126), which oidc-provider offers by default: at its default
+  // path, outside /oauth, the metadata named an endpoint that did not exist.
+  pushed_authorization_request: '/oauth/par',
 } as const;
 
 export const INTERACTION_PATH = '/oauth/interaction';

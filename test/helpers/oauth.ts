@@ -26,10 +26,12 @@ export function registerClient(s: TestServer, metadata: Partial<oidc.ClientMetad
 }
 
 /** A client's authorization request with PKCE S256 and a fresh state, for the API unless `params` say otherwise. */
-export async function authorizationRequest(s: TestServer, config: oidc.Configuration, opts: { params?: Record<string, string>; verifier?: string } = {}) {
+export async function authorizationRequest(s: TestServer, config: oidc.Configuration, opts: { params?: Record<string, string>; verifier?: string; pushed?: boolean } = {}) {
   const verifier = opts.verifier ?? oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
+  // Pushed (RFC 9126): the parameters are posted first, and the URL carries only a request_uri.
+  const build = opts.pushed ? oidc.buildAuthorizationUrlWithPAR : oidc.buildAuthorizationUrl;
+  const url = await build(config, {
     redirect_uri: REDIRECT_URI,
     scope: 'help:read help:write',
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -59,9 +61,9 @@ export async function authorize(
   s: TestServer,
   config: oidc.Configuration,
   account: { name: string; password: string },
-  opts: { params?: Record<string, string>; decision?: 'allow' | 'deny'; browser?: Browser; verifier?: string } = {},
+  opts: { params?: Record<string, string>; decision?: 'allow' | 'deny'; browser?: Browser; verifier?: string; pushed?: boolean } = {},
 ): Promise<Authorization> {
-  const { url, verifier, state } = await authorizationRequest(s, config, { verifier: opts.verifier, params: opts.params });
+  const { url, verifier, state } = await authorizationRequest(s, config, { verifier: opts.verifier, params: opts.params, pushed: opts.pushed });
   const browser = opts.browser ?? new Browser(originOf(s));
   const pages: Page[] = [];
   let page = await browser.open(url.href);
