@@ -36,7 +36,6 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, description: 'The request body is larger than the limit; `limit` gives it in bytes.' },
   limit_exceeded: { status: 413, description: 'An import holds more than a limit allows (2,000 files, 10 MB of content), or a tool call would answer more text than one answer of the tool server holds (`HELP_MCP_ANSWER_MCHARS`); `limit` names it and `max` gives its value.' },
   unsupported_media_type: { status: 415, description: 'A request body was sent with a Content-Type other than JSON (`application/json` or a `+json` type), with a charset other than UTF-8, or with a Content-Encoding other than gzip, deflate or br.' },
-  rate_limited: { status: 429, description: 'Too many sign-in attempts for the account or from the address, or too many token requests from the address; `Retry-After` says how many seconds to wait.' },
   headers_too_large: { status: 431, description: 'The request\'s headers together are larger than the server takes (`max` bytes, 16 KB by default); the connection is closed after the answer.' },
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id, never in the answer.' },
   upstream_failed: { status: 502, description: 'The repository host (GitHub) refused or failed a call (the publish request is recorded as `failed` with the reason), or the upstream identity provider could not be reached during sign-in.' },

@@ -319,7 +319,8 @@ describe('OAuth: scopes, metadata and limits', () => {
     }
     assert.equal(res!.status, 429);
     assert.ok(Number(res!.headers.get('retry-after')) > 0);
-    assert.equal((await res!.json()).error.code, 'rate_limited');
+    // OAuth's error shape, as the endpoint's other errors: a client's OAuth library reads it.
+    assert.deepEqual(await res!.json(), { error: 'temporarily_unavailable', error_description: `Too many token requests from this address; retry in ${res!.headers.get('retry-after')} seconds` });
   });
 });
 

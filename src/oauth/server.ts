@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import { mayConsent, type AccountBook } from '../auth/accounts.ts';
 import { KEY_PREFIX, type Scope } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
 import { unauthorized, type OAuthActor } from '../http/actor.ts';
 import { interactionRoutes } from './interactions.ts';
 import type { ServerSecrets } from './keys.ts';
@@ -72,8 +71,12 @@ export class AuthorizationServer {
       if (path === OAUTH_ROUTES.token && ctx.method === 'POST') {
         const wait = tokenLimit.take(ctx.ip);
         if (wait > 0) {
+          // In OAuth's shape (RFC 6749 §5.2), as every other answer of this endpoint: clients read `error` as a string.
+          ctx.status = 429;
           ctx.set('Retry-After', String(wait));
-          throw new AppError('rate_limited', `Too many token requests from this address; retry in ${wait} seconds`, { retryAfter: wait });
+          ctx.set('Cache-Control', 'no-store');
+          ctx.body = { error: 'temporarily_unavailable', error_description: `Too many token requests from this address; retry in ${wait} seconds` };
+          return;
         }
       }
       // Browser-based clients register themselves too; the library answers CORS on its other routes.
