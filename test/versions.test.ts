@@ -22,6 +22,15 @@ describe('Versions', () => {
     assert.match(s.git('log', '-1', '--format=%an|%s'), /^writer\|Create version v1/);
   });
 
+  test('GET /versions/{version} answers the version as the list gives it; anonymous callers see published ones only', async () => {
+    const one = await s.request('GET', '/versions/v1');
+    assert.equal(one.status, 200, one.text);
+    const listed = (await s.request('GET', '/versions')).body.find((v: { slug: string }) => v.slug === 'v1');
+    assert.deepEqual(one.body, listed);
+    assertError(await s.request('GET', '/versions/v1', { key: null }), 404, 'not_found');
+    assertError(await s.request('GET', '/versions/nope'), 404, 'not_found');
+  });
+
   test('POST /versions with a taken slug is 409 conflict and writes nothing', async () => {
     const commits = s.commitCount();
     const res = await s.request('POST', '/versions', { body: { slug: 'v1', label: 'again' } });

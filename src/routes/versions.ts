@@ -2,7 +2,7 @@ import { createVersion, deleteVersion, duplicateVersion, updateVersion } from '.
 import type { VersionInput } from '../domain/versions.ts';
 import type { VersionStatus } from '../domain/types.ts';
 import { readerOf } from '../http/actor.ts';
-import { listVersions, pageVersions } from '../queries/versions.ts';
+import { listVersions, pageVersions, readableVersion } from '../queries/versions.ts';
 import { endpoint } from '../http/api.ts';
 import { languageList } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
@@ -42,6 +42,19 @@ export function versionRoutes({ catalog, writer }: Deps) {
         }
         return { body: page.versions.map(presentVersion), headers };
       },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/versions/:version',
+      operationId: 'getVersion',
+      cache: true,
+      summary: 'One version',
+      description: 'The version object, as `GET /versions` lists it. Anonymous callers see published versions only (404 otherwise, as for a slug no version has).',
+      tag: 'Versions',
+      access: 'public',
+      errors: ['not_found'],
+      responses: { 200: { description: 'The version', schema: 'Version' } },
+      handle: ({ actor, params }) => ({ body: presentVersion(readableVersion(catalog, readerOf(actor), params.version)) }),
     }),
     endpoint<VersionCreateBody>({
       method: 'post',

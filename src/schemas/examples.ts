@@ -404,6 +404,14 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       401: UNAUTHORIZED,
     },
   },
+  getVersion: {
+    parameters: { version: 'v2' },
+    responses: {
+      200: { published: { summary: 'A published version', value: version(V2) } },
+      404: NO_VERSION(),
+      401: UNAUTHORIZED,
+    },
+  },
   createVersion: {
     requests: {
       v3: { summary: 'A draft for the next release', value: { slug: 'v3', label: 'Tasklane 3.0', languages: ['en', 'de'], sortOrder: 30 } },
