@@ -29,6 +29,11 @@ describe('Versions', () => {
     assert.deepEqual(one.body, listed);
     assertError(await s.request('GET', '/versions/v1', { key: null }), 404, 'not_found');
     assertError(await s.request('GET', '/versions/nope'), 404, 'not_found');
+    // A change shows at once (the answer cache keys it to every version's changes).
+    await s.request('GET', '/versions/v1');
+    assert.equal((await s.request('PATCH', '/versions/v1', { body: { label: 'Version one' } })).status, 200);
+    assert.equal((await s.request('GET', '/versions/v1')).body.label, 'Version one');
+    assert.equal((await s.request('PATCH', '/versions/v1', { body: { label: 'Version 1' } })).status, 200);
   });
 
   test('POST /versions with a taken slug is 409 conflict and writes nothing', async () => {
