@@ -83,6 +83,14 @@ describe('Errors and bad input', () => {
     assert.match(never.body.error.message, /does not exist: it was deleted since, or never made \(expectedUpdatedAt was 2026-01-01T00:00:00\.000Z\)$/);
   });
 
+  test('a parameter of the endpoint given twice with different values is refused; the same value twice, or an unknown one, is not', async () => {
+    const twice = await s.request('GET', '/versions/v1/tree?language=en&language=de');
+    assertError(twice, 400, 'validation_failed', { field: 'query/language' });
+    assert.equal(twice.body.error.message, 'query/language is given twice, with different values; send it once');
+    assert.equal((await s.request('GET', '/versions/v1/tree?language=de&language=de')).status, 200);
+    assert.equal((await s.request('GET', '/versions/v1/tree?utm=a&utm=b')).status, 200);
+  });
+
   test('a "__proto__" key is refused saying why', async () => {
     const res = await s.request('POST', '/versions', { raw: '{"slug":"p1","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
     assertError(res, 400, 'invalid_json', { field: 'body' });

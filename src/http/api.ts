@@ -145,16 +145,19 @@ function matchSegments(segments: readonly string[], parts: readonly string[]): R
 }
 
 /**
- * The query string as single values; repeated parameters keep the last value. Parsed as Koa's
- * `ctx.query` parses it (URLSearchParams), without the object of arrays it builds first.
+ * The query string as single values; a repeated parameter keeps its last value, and is named in
+ * `repeated` when its values differ. Parsed as Koa's `ctx.query` parses it (URLSearchParams),
+ * without the object of arrays it builds first.
  */
-function queryObject(ctx: Context): Record<string, string> {
+function queryObject(ctx: Context): { values: Record<string, string>; repeated: Set<string> } {
   const out: Record<string, string> = {};
+  const repeated = new Set<string>();
   // URLSearchParams puts U+FFFD in place of escapes that are no UTF-8 (%ED%A0%80, %FF): refused instead.
   if (ctx.querystring.includes('%')) {
     for (const pair of ctx.querystring.split('&')) {
-      const [name, value = ''] = pair.split('=', 2);
-      for (const part of [name, value]) {
+      const at = pair.indexOf('=');
+      const name = at < 0 ? pair : pair.slice(0, at);
+      for (const part of [name, at < 0 ? '' : pair.slice(at + 1)]) {
         try {
           decodeURIComponent(part);
         } catch {
@@ -164,11 +167,12 @@ function queryObject(ctx: Context): Record<string, string> {
     }
   }
   for (const [k, v] of new URLSearchParams(ctx.querystring)) {
+    if (Object.hasOwn(out, k) && out[k] !== v) repeated.add(k);
     // An own property, as Koa makes it, not the object's prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
     else out[k] = v;
   }
-  return out;
+  return { values: out, repeated };
 }
 
 /** A parameter's name for an error: decoded when it can be, at most 40 characters. */

@@ -48,13 +48,16 @@ export function check<T>(id: string, data: unknown, where: string): T {
 }
 
 /**
- * The query of an endpoint checked against its schema `id`. Unknown parameters are ignored (trackers
+ * The query of an endpoint checked against its schema `id` (`repeated`: names given more than once
+ * with different values). Unknown parameters are ignored (trackers
  * and cache busters add their own), except the other spelling of the language: the contract calls it
  * `lang` for search and PDFs and `language` elsewhere, and one sent under the other name was ignored
  * without a word, answering in English.
  */
-export function checkQuery<T>(id: string, query: Record<string, string>): T {
+export function checkQuery<T>(id: string, { values: query, repeated }: { values: Record<string, string>; repeated: ReadonlySet<string> }): T {
   const properties = (validator(id).schema as { properties?: Record<string, unknown> }).properties ?? {};
+  // A parameter of the endpoint's given twice, differently (?lang=en&lang=de): which one was meant?
+  for (const name of repeated) if (Object.hasOwn(properties, name)) throw invalid(`query/${name}`, 'is given twice, with different values; send it once');
   for (const [given, meant] of [['lang', 'language'], ['language', 'lang']]) {
     if (Object.hasOwn(query, given) && !Object.hasOwn(properties, given) && Object.hasOwn(properties, meant) && !Object.hasOwn(query, meant)) {
       throw invalid(`query/${given}`, `is not a parameter here: this endpoint takes the language as "${meant}"`);
