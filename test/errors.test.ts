@@ -91,6 +91,12 @@ describe('Errors and bad input', () => {
     assert.equal((await s.request('GET', '/versions/v1/tree?utm=a&utm=b')).status, 200);
   });
 
+  test('a body in a compression the service does not read is 415 naming the header and the ones it reads', async () => {
+    const res = await s.request('POST', '/versions', { raw: '{"slug":"z1"}', headers: { 'content-type': 'application/json', 'content-encoding': 'zstd' } });
+    assertError(res, 415, 'unsupported_media_type', { field: 'header/content-encoding' });
+    assert.match(res.body.error.message, /zstd.*\(send it gzip, deflate or br compressed, or as it is\)$/);
+  });
+
   test('a "__proto__" key is refused saying why', async () => {
     const res = await s.request('POST', '/versions', { raw: '{"slug":"p1","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
     assertError(res, 400, 'invalid_json', { field: 'body' });

@@ -21,7 +21,7 @@ export function toAppError(err: unknown, bodyLimit: number): AppError | null {
     return new AppError('invalid_json', `The request body is not valid JSON: ${e.message}`, { field: 'body' });
   }
   if (e.status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-    return new AppError('unsupported_media_type', `The request body's encoding is not supported: ${e.message}`);
+    return new AppError('unsupported_media_type', `The request body's encoding is not supported: ${e.message} ${e.type === 'charset.unsupported' ? '' : ' (send it gzip, deflate or br compressed, or as it is)'}`, { field: e.type === 'charset.unsupported' ? 'header/content-type' : 'header/content-encoding' });
   }
   return null;
 }
