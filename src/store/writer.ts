@@ -138,7 +138,7 @@ export class Writer {
         throw new AppError('repository_changed', `${err.message}; nothing was written. Restart the service to load what is in the repository now, and change content through the service from then on.`, { found: err.found });
       }
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
-      throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed', {}, { cause: err });
+      throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed. Send it again once the cause is fixed (the server log names it, under this request id: a full disk, for example)', {}, { cause: err });
     }
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
     await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
