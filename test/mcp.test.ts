@@ -272,6 +272,9 @@ describe('Tool server (MCP)', () => {
     assert.equal(pair.field, 'arguments/translations/de/title');
     assert.match(pair.message, /^arguments\/translations\/de\/title /);
     toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'en', title: 'T\ud800' } }), 'validation_failed', { field: 'arguments/title' });
+    // The language under the other tool's name: said so.
+    const misnamed = toolError(await client.callTool({ name: 'get_translation', arguments: { version: 'draft', slug: 'secret', lang: 'en' } }), 'validation_failed', { field: 'arguments/language' });
+    assert.equal(misnamed.message, 'arguments/language is required (this tool takes the language as "language", not "lang")');
     assert.equal(s.commitCount(), commits);
     // An unknown tool is a protocol error, as MCP asks.
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /no_such_tool/);

@@ -196,7 +196,7 @@ describe('Storage: start-up checks', () => {
     );
     const s = await startTestServer({ dataDir: s0.dataDir });
     try {
-      const res = await s.request('GET', '/versions/cafe/tree', { key: null });
+      const res = await s.request('GET', '/versions/cafe/tree');
       assert.equal(res.status, 503);
       assert.equal(res.body.error.code, 'version_unavailable');
       assert.match(res.body.error.reason, /^2 problem\(s\) in its files, first: en\/long\.md:104: is not UTF-8: byte 0xE8 starts no UTF-8 character here \(the file was saved in another encoding/);

@@ -96,7 +96,11 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
   };
   for (const [name, id] of Object.entries(spec.params ?? {})) {
     const value = take(name);
-    if (value === undefined) throw invalid(`arguments/${name}`, 'is required');
+    if (value === undefined) {
+      // get_translation takes `language`, put_translation `lang` (the routes' path parameters): the other one is named.
+      const other = name === 'language' ? 'lang' : name === 'lang' ? 'language' : null;
+      throw invalid(`arguments/${name}`, other !== null && rest[other] !== undefined ? `is required (this tool takes the language as "${name}", not "${other}")` : 'is required');
+    }
     args[name] = check(id, value, `arguments/${name}`);
   }
   for (const [name, { schema }] of Object.entries(spec.extra ?? {})) {

@@ -66,11 +66,11 @@ describe('Deeply nested JSON bodies are refused with 400, never 500', () => {
         const unsigned = await post(raw, false);
         assert.equal(unsigned.status, 401, unsigned.text.slice(0, 200));
       }
-      // Signed but not JSON, or holding a prototype key: the parser's refusals, after the signature.
-      for (const raw of ['{"action":', '{"__proto__":{"x":1}}', '"text"']) {
+      // Signed but not JSON, holding a prototype key, or JSON but no object: the parser's refusals, after the signature.
+      for (const [raw, code] of [['{"action":', 'invalid_json'], ['{"__proto__":{"x":1}}', 'invalid_json'], ['"text"', 'validation_failed']]) {
         const res = await post(raw, true);
         assert.equal(res.status, 400, `${raw}: ${res.text}`);
-        assert.equal(res.body.error.code, 'invalid_json');
+        assert.equal(res.body.error.code, code);
         assert.equal((await post(raw, false)).status, 401);
       }
       assert.equal((await fetch(new URL('/healthz', hooked.url))).status, 200, 'the service is still up');
