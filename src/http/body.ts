@@ -2,7 +2,7 @@ import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
 import { AppError, invalid } from '../errors.ts';
-import { notUtf8 } from '../storage/blob-text.ts';
+import { byteName, notUtf8 } from '../storage/blob-text.ts';
 
 declare module 'koa' {
   interface Request {
@@ -68,8 +68,7 @@ const YIELD_AFTER_BYTES = 256 * 1024;
 function utf8Body(bytes: Buffer): string {
   const bad = notUtf8(bytes);
   if (bad !== null) {
-    const byte = `0x${bad.value.toString(16).toUpperCase().padStart(2, '0')}`;
-    throw new AppError('invalid_json', `The request body is not UTF-8: byte ${byte} at offset ${bad.byte} (line ${bad.line}) starts no UTF-8 character; send the body encoded as UTF-8`, { field: 'body', offset: bad.byte });
+    throw new AppError('invalid_json', `The request body is not UTF-8: byte ${byteName(bad.value)} at offset ${bad.byte} (line ${bad.line}) starts no UTF-8 character; send the body encoded as UTF-8`, { field: 'body', offset: bad.byte });
   }
   const text = bytes.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -27,9 +27,12 @@ export function blobText(bytes: Buffer): { text: string; bad: NotUtf8 | null } {
   return { text: utf8Text(bytes), bad: notUtf8(bytes) };
 }
 
+/** A byte as messages name it: 0xE9. */
+export const byteName = (value: number) => `0x${value.toString(16).toUpperCase().padStart(2, '0')}`;
+
 /** The problem with a file that is not UTF-8, for the list of a version's problems (which gives the line). */
 export const notUtf8Problem = (bad: NotUtf8) =>
-  `is not UTF-8: byte 0x${bad.value.toString(16).toUpperCase().padStart(2, '0')} starts no UTF-8 character here (the file was saved in another encoding, such as Latin-1 or Windows-1252; save it as UTF-8)`;
+  `is not UTF-8: byte ${byteName(bad.value)} starts no UTF-8 character here (the file was saved in another encoding, such as Latin-1 or Windows-1252; save it as UTF-8)`;
 
 /** Where bytes stop being UTF-8: the byte's offset and its line (from 1). */
 export interface NotUtf8 {
