@@ -481,7 +481,9 @@ describe('Tool server (MCP) with publishing through pull requests', () => {
     const writer = await clients.connect(s.key);
     const commits = s.commitCount();
     const args = { version: 'live', slug: 'intro', lang: 'en', title: 'Intro', bodyMd: 'Changed.\n' };
-    toolError(await writer.callTool({ name: 'put_translation', arguments: args }), 'published_read_only', { version: 'live' });
+    const locked = toolError(await writer.callTool({ name: 'put_translation', arguments: args }), 'published_read_only', { version: 'live' });
+    // The way round, in the tool server's terms.
+    assert.equal(locked.hint, 'create_working_copy with version "live", edit the copy ("live-wip"), then create_publish_request with version "live-wip"');
     assertError(await s.request('PUT', '/versions/live/topics/intro/translations/en', { body: { title: 'Intro', bodyMd: 'Changed.\n' } }), 403, 'published_read_only');
     toolError(await writer.callTool({ name: 'delete_node', arguments: { version: 'live', slug: 'intro' } }), 'published_read_only');
     assert.equal(s.commitCount(), commits);

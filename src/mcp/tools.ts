@@ -28,6 +28,13 @@ export interface CallContext {
   log: Logger;
 }
 
+/** An error whose hint names REST routes, with the tools that do the same instead. */
+function inToolTerms(err: AppError): AppError {
+  if (err.code !== 'published_read_only' || typeof err.data.version !== 'string') return err;
+  const version = err.data.version;
+  return new AppError(err.code, err.message, { ...err.data, hint: `create_working_copy with version "${version}", edit the copy ("${version}-wip"), then create_publish_request with version "${version}-wip"` });
+}
+
 /**
  * Runs a tool: the scope check, the arguments checked with the registry's schemas, the tool's work.
  * A failure of the caller's or the domain's (an AppError) is a result with `isError` carrying the
@@ -42,7 +49,7 @@ export async function callTool(tool: ToolSpec, given: Record<string, unknown>, {
   } catch (err) {
     if (err instanceof AppError) {
       if (err.status >= 500 && err.cause !== undefined) log.error({ err: err.cause, code: err.code, tool: tool.name }, err.message);
-      return errorResult(err, requestId);
+      return errorResult(inToolTerms(err), requestId);
     }
     log.error({ err, tool: tool.name }, 'unexpected error');
     return errorResult(new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log'), requestId);
