@@ -488,7 +488,7 @@ describe('Working copies and publish requests', () => {
     await createVersion(s, 'live');
     await createNode(s, 'live', { slug: 'a' });
     assert.equal((await s.request('PATCH', '/versions/live', { body: { status: 'published' }, key: publisher })).status, 200);
-    for (const slug of ['d-pulls', 'd-refs', 'd-cancel', 'd-hook', 'd-other', 'd-race']) {
+    for (const slug of ['d-pulls', 'd-refs', 'd-base', 'd-cancel', 'd-hook', 'd-other', 'd-race']) {
       await createVersion(s, slug);
       await createNode(s, slug, { slug: 'a' });
     }
@@ -567,6 +567,8 @@ describe('Working copies and publish requests', () => {
       assert.equal(listed[0].status, 'failed');
       assert.equal(typeof listed[0].failure, 'string');
       assert.match(listed[0].failure!, new RegExp(`Refused for the test \\(${target}\\)`));
+      // The call that failed is named: reading or branching is not opening the pull request.
+      assert.match(refused.body.error.message, new RegExp(`^The repository host refused the publish request's pull request: POST /repos/[^ ]+${target.includes('pulls') ? '/pulls' : '/git/refs'} answered HTTP 422: `));
       const retry = await s.request('POST', `/versions/${target}/publish-request`);
       assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.body.request.status, 'open');
@@ -575,6 +577,13 @@ describe('Working copies and publish requests', () => {
       assert.deepEqual(after.map((r) => r.status), ['open', 'failed'], 'newest first');
     });
   }
+
+  test('GitHub not finding the base branch: the message names the call and what to check', async () => {
+    gh.failNext('GET', /\/git\/ref\/heads/, 404, 'Not Found');
+    const refused = await s.request('POST', '/versions/d-base/publish-request');
+    assertError(refused, 502, 'upstream_failed');
+    assert.match(refused.body.error.message, /: GET \/repos\/[^ ]+\/git\/ref\/heads\/main answered HTTP 404: Not Found[^(]* \(check HELP_GITHUB_REPO \(owner\/name\) and HELP_GITHUB_BASE_BRANCH, and that the token can see the repository\)$/);
+  });
 
   describe('DELETE /publish-requests/{id}', () => {
     let request: RequestObj;

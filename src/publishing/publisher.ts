@@ -121,7 +121,7 @@ export class Publisher {
       const reason = describeHostError(err);
       this.log.warn({ err, request: request.id }, 'the repository host refused the publish request');
       const failed = await this.set(request.id, { status: 'failed', failure: reason });
-      throw new AppError('upstream_failed', `The repository host refused the pull request: ${reason}`, { request: failed }, { cause: err });
+      throw new AppError('upstream_failed', `The repository host refused the publish request's pull request: ${reason}`, { request: failed }, { cause: err });
     }
   }
 
@@ -239,9 +239,25 @@ export class Publisher {
 const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'opening';
 
 function describeHostError(err: unknown): string {
-  const e = err as { status?: number; message?: string };
-  return e.status ? `HTTP ${e.status}: ${e.message ?? 'error'}` : (e.message ?? String(err));
+  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };
+  if (!e.status) return e.message ?? String(err);
+  // Which call failed (reading the base branch is not opening the pull request), and what to check for the usual causes.
+  let call = '';
+  try {
+    if (e.request?.method && e.request.url) call = `${e.request.method} ${decodeURIComponent(new URL(e.request.url).pathname)} `;
+  } catch {
+    call = '';
+  }
+  const check = HOST_CHECKS[e.status] ? ` (${HOST_CHECKS[e.status]})` : '';
+  return `${call}answered HTTP ${e.status}: ${e.message ?? 'error'}${check}`;
 }
+
+/** What to look at when the repository host answers with these statuses. */
+const HOST_CHECKS: Record<number, string> = {
+  401: 'check HELP_GITHUB_TOKEN: the host does not take it',
+  403: 'the token may not write there: it needs contents and pull requests write access to HELP_GITHUB_REPO',
+  404: 'check HELP_GITHUB_REPO (owner/name) and HELP_GITHUB_BASE_BRANCH, and that the token can see the repository',
+};
 
 /** The line an import-files commit names the publish requests it completes with (a git trailer). */
 const TRAILER = 'Publish-Requests-Imported:';
