@@ -123,6 +123,36 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.equal(state!.meta.createdAt, '2026-01-01T00:00:00.000Z');
   });
 
+  test('front matter never closed, closed by a longer line, or missing is named as such, not read as an empty page', () => {
+    const { state, problems } = read({
+      'version.json': JSON.stringify({ languages: ['en'], nav: ['a', 'b', 'c'] }),
+      'en/a.md': '---\ntitle: Install\nsummary: x\n\n## Download\n\nNote: use the installer.\n',
+      'en/b.md': '---\ntitle: B\n----\nBody\n',
+      'en/c.md': '# Just Markdown\n',
+    });
+    assert.equal(state, null);
+    const errors = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    assert.deepEqual(errors, [
+      'en/a.md:1: the front matter opened on line 1 is never closed: add a line "---" after its last key, before the body',
+      'en/c.md:1: the file has no front matter: it must start with a line "---", then "title: …" and any other keys, then a line "---" before the body',
+    ]);
+    const warnings = problems.warnings.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    assert.ok(warnings.includes('en/b.md:3: the front matter closes at "----": the line should be "---" alone, and what follows the "---" is now the start of the body'), warnings.join('\n'));
+  });
+
+  test('a title YAML cannot read unquoted says to quote it; one a " #" cuts short is read, with a warning', () => {
+    const { problems } = read({
+      'version.json': JSON.stringify({ languages: ['en'], nav: ['a', 'b'] }),
+      'en/a.md': '---\ntitle: Install: the desktop app\n---\nBody\n',
+      'en/b.md': '---\ntitle: FAQ #1 questions\n---\nBody\n',
+    });
+    assert.match(problems.errors[0].message, /^invalid YAML frontmatter: bad indentation of a mapping entry \(a title holding ": " or " #", .* must be put in quotes: title: "…"\)$/);
+    assert.equal(problems.errors[0].line, 2);
+    const warning = problems.warnings.find((p) => p.path === 'en/b.md');
+    assert.equal(warning?.message, 'frontmatter "title": " #" starts a YAML comment, so it is read as "FAQ"; put it in quotes to keep "#1 questions": title: "…"');
+    assert.equal(warning?.line, 2);
+  });
+
   test('markdown problems carry their line; a missing primary translation is named', () => {
     const { problems } = read({
       'version.json': JSON.stringify({ languages: ['en', 'de'], nav: ['a', 'b'] }),

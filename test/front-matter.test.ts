@@ -35,6 +35,9 @@ function agrees(text: string): boolean {
   return true;
 }
 
+/** What an unquoted title YAML cannot read is told to do. */
+const QUOTE_HINT = ' (a title holding ": " or " #", or starting with [, {, ", \', &, *, !, |, >, % or @, must be put in quotes: title: "…")';
+
 const parse = (text: string) => {
   const problems = new ProblemList();
   const parsed = parseMarkdownFile('en/a.md', text, problems);
@@ -133,9 +136,10 @@ describe('Front matter of the common shape', () => {
       ['null summary', '---\ntitle: T\nsummary: Null\n---\nbody', { title: 'T', summary: '' }],
       ['number summary', '---\ntitle: T\nsummary: 12\n---\nbody', { error: [3, 'frontmatter "summary" must be text, not a number (put it in quotes to keep it as written)'] }],
       ['unknown escape', '---\ntitle: "a\\qb"\n---\nbody', { error: [2, 'invalid YAML frontmatter: unknown escape sequence'] }],
-      ['colon at the end', '---\ntitle: A:\n---\nbody', { error: [2, 'invalid YAML frontmatter: bad indentation of a mapping entry'] }],
+      ['colon at the end', '---\ntitle: A:\n---\nbody', { error: [2, `invalid YAML frontmatter: bad indentation of a mapping entry${QUOTE_HINT}`] }],
       ['comment after the value', '---\ntitle: A # note\n---\nbody', { title: 'A', body: 'body' }],
-      ['no closing line', '---\ntitle: A\nbody', { error: [4, 'invalid YAML frontmatter: can not read a block mapping entry; a multiline key may not be an implicit key'] }],
+      // Said as what it is, not as the YAML error of reading the body as front matter (which named line 4 of a 3-line file).
+      ['no closing line', '---\ntitle: A\nbody', { error: [1, 'the front matter opened on line 1 is never closed: add a line "---" after its last key, before the body'] }],
     ];
     for (const [name, text, want] of cases) {
       agrees(text);
@@ -175,7 +179,7 @@ describe('Front matter of the common shape', () => {
     assert.deepEqual(parse(texts[0]).parsed, { title: "it's", summary: 'a: b # c', bodyMd: 'body', updatedAt: null });
     assert.equal(parse(texts[1]).parsed?.title, 'tab\tnl\né😀A\x85\xa0/"\\');
     assert.equal(parse(texts[9]).parsed?.updatedAt, '2024-05-06T07:08:09.000Z');
-    assert.deepEqual(parse(texts[3]).errors, [{ path: 'en/a.md', line: 2, message: 'invalid YAML frontmatter: bad indentation of a mapping entry' }]);
+    assert.deepEqual(parse(texts[3]).errors, [{ path: 'en/a.md', line: 2, message: `invalid YAML frontmatter: bad indentation of a mapping entry${QUOTE_HINT}` }]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Translation } from '../domain/types.ts';
 import { controlProblem } from '../domain/names.ts';
 import { isoStampOf } from '../domain/stamps.ts';
 import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
-import { HALF_CHARACTER, type ProblemList } from './problems.ts';
+import { HALF_CHARACTER, lineAt, type ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
 const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
@@ -84,8 +84,11 @@ export interface ParsedMarkdown {
 /** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
 export function parseMarkdownFile(path: string, text: string, problems: ProblemList): ParsedMarkdown | null {
   // Front matter of the common shape opens with a bare `---`, so its opening needs no check.
-  const parsed = simpleFrontMatter(text) ?? fullFrontMatter(path, text, problems);
+  const simple = simpleFrontMatter(text);
+  const parsed = simple ?? fullFrontMatter(path, text, problems);
   if (parsed === null) return null;
+  // The common shape holds no comments; others may cut a title short without a word (`title: FAQ #1`).
+  if (simple === null) commentProblems(path, text, problems);
   const mapping = parsed.data ?? {};
   if (typeof mapping !== 'object' || Array.isArray(mapping)) {
     problems.error(path, 'frontmatter must be a YAML mapping', 2);
@@ -97,7 +100,8 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
   }
   const title = data.title;
   if (title === undefined || title === null || (typeof title === 'string' && title.trim() === '')) {
-    problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', () => frontmatterLine(text, 'title') ?? 1);
+    if (!/^(\ufeff)?---/.test(text)) problems.error(path, 'the file has no front matter: it must start with a line "---", then "title: …" and any other keys, then a line "---" before the body', 1);
+    else problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', () => frontmatterLine(text, 'title') ?? 1);
     return null;
   }
   // A number, a list or a mapping (`title: 12`, `title: [a, b]`) is there, but is no text: quoting it makes it one.
@@ -126,7 +130,31 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     problems.error(path, `frontmatter "${key}" ${problem}`, () => frontmatterLine(text, key));
     return null;
   }
+  closingLineProblem(path, text, problems);
   return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+}
+
+/** A title or summary written plain with " #" in it: YAML reads the rest of the line as a comment. */
+function commentProblems(path: string, text: string, problems: ProblemList): void {
+  const close = text.indexOf('\n---', 3);
+  const lines = text.slice(0, close < 0 ? Math.min(text.length, 4096) : close).split('\n');
+  lines.forEach((line, i) => {
+    const m = /^(title|summary):[ \t]+([^'"\s[{|>].*?) #(.*)$/.exec(line.replace(/\r$/, ''));
+    if (m) problems.warn(path, `frontmatter "${m[1]}": " #" starts a YAML comment, so it is read as "${m[2].trim().slice(0, 60)}"; put it in quotes to keep "#${m[3].slice(0, 40)}": ${m[1]}: "…"`, i + 1);
+  });
+}
+
+/** The front matter closes at the first line that starts with "---"; one that goes on (`----`) gives the rest of it to the body. */
+function closingLineProblem(path: string, text: string, problems: ProblemList): void {
+  if (!/^(\ufeff)?---/.test(text)) return;
+  const close = text.indexOf('\n---', 3);
+  if (close < 0) return;
+  let end = text.indexOf('\n', close + 1);
+  if (end < 0) end = text.length;
+  const line = text.slice(close + 1, end).replace(/\r$/, '');
+  if (line.trimEnd() === '---') return;
+  const shown = line.length > 40 ? `${line.slice(0, 40)}…` : line;
+  problems.warn(path, `the front matter closes at "${shown}": the line should be "---" alone, and what follows the "---" is now the start of the body`, () => lineAt(text, close + 1));
 }
 
 /** What a YAML value that is not text is, as a writer would call it. */
@@ -146,6 +174,11 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
     problems.error(path, opening, 1);
     return null;
   }
+  // Never closed, the whole file would be read as front matter: its body lost, or a YAML error past its end.
+  if (/^(\ufeff)?---(?!-)/.test(text) && text.indexOf('\n---', 3) < 0) {
+    problems.error(path, 'the front matter opened on line 1 is never closed: add a line "---" after its last key, before the body', 1);
+    return null;
+  }
   try {
     return readFrontMatter(text, engines);
   } catch (err) {
@@ -155,7 +188,11 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
     }
     const mark = (err as { mark?: { line?: number } }).mark;
     const reason = (err as { reason?: string }).reason ?? (err as Error).message;
-    problems.error(path, `invalid YAML frontmatter: ${reason}`, mark?.line !== undefined ? mark.line + 1 : undefined);
+    // A title or summary that YAML reads as more than text (`title: Setup: fast`, `title: [Beta] Editor`) is the usual cause.
+    const unquoted = /indentation|flow collection|end of the stream|implicit|mapping pair|alias/.test(reason);
+    const key = unquoted && mark?.line !== undefined ? /^(title|summary):/.exec(text.split('\n', mark.line + 1)[mark.line] ?? '')?.[1] : undefined;
+    const hint = key ? ` (a ${key} holding ": " or " #", or starting with [, {, ", ', &, *, !, |, >, % or @, must be put in quotes: ${key}: "…")` : '';
+    problems.error(path, `invalid YAML frontmatter: ${reason}${hint}`, mark?.line !== undefined ? mark.line + 1 : undefined);
     return null;
   }
 }
