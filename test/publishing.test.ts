@@ -762,7 +762,7 @@ describe('Working copies and publish requests', () => {
     assert.equal(gh.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/pulls') && c.body?.title === 'Publish d-race').length, 1, 'one pull request');
   });
 
-  test('a real import-files run of the target deletes its working copy in the same commit and marks its open request imported', async () => {
+  test('a real import-files run of the target, once the pull request is merged, deletes its working copy in the same commit and marks the request imported', async () => {
     const edit = await s.request('PUT', '/versions/live-wip/topics/a/translations/en', { body: { title: 'A, reviewed', bodyMd: 'Reviewed.\n' } });
     assert.equal(edit.status, 200, edit.text);
     const opened = await s.request('POST', '/versions/live-wip/publish-request');
@@ -774,6 +774,17 @@ describe('Working copies and publish requests', () => {
     assertError(await s.request('POST', '/versions/live/import-files', { body: { files } }), 403, 'published_read_only');
     assert.equal(s.commitCount(), commits);
     assert.equal((await findRequest(s, request.id)).status, 'open');
+
+    // While the pull request is open, an import completes nothing and keeps the copy (a dry run tells).
+    const early = await s.request('POST', '/versions/live/import-files?dryRun=true', { body: { files }, key: publisher });
+    assert.equal(early.status, 200, early.text);
+    assert.equal(early.body.requestsImported, 0);
+    assert.equal(early.body.workingCopyDeleted, false);
+    assert.ok(early.body.warnings.some((w: { message: string }) => /^working copy live-wip is kept: this import completes no publish request made from it/.test(w.message)), early.text);
+    gh.merge(request.prNumber!);
+    // Merged (the webhook has not said so yet: the host is asked), a dry run says what the import will do.
+    const dry = await s.request('POST', '/versions/live/import-files?dryRun=true', { body: { files }, key: publisher });
+    assert.deepEqual([dry.body.requestsImported, dry.body.workingCopyDeleted, dry.body.warnings], [1, true, []]);
 
     const res = await s.request('POST', '/versions/live/import-files', { body: { files }, key: publisher });
     assert.equal(res.status, 200, res.text);
@@ -792,6 +803,24 @@ describe('Working copies and publish requests', () => {
     const all = (await s.request('GET', '/versions?includeWorkingCopies=true')).body as Array<{ slug: string }>;
     assert.equal(all.some((v) => v.slug === 'live-wip'), false);
     assertError(await s.request('DELETE', '/versions/live/working-copy'), 404, 'not_found');
+  });
+
+  test('a working copy edited after its request was made is kept when the request is imported, saying why', async () => {
+    assert.equal((await s.request('POST', '/versions/live/working-copy')).status, 201);
+    assert.equal((await s.request('PUT', '/versions/live-wip/topics/a/translations/en', { body: { title: 'A, first', bodyMd: 'First.\n' } })).status, 200);
+    const request = (await s.request('POST', '/versions/live-wip/publish-request')).body.request as RequestObj;
+    const files = [...gh.files(request.branch)].filter(([p]) => p.startsWith('docs/live/')).map(([path, content]) => ({ path, content }));
+    // Edited again once the pull request was opened: the edit is not in it.
+    assert.equal((await s.request('PUT', '/versions/live-wip/topics/a/translations/en', { body: { title: 'A, second', bodyMd: 'Second.\n' } })).status, 200);
+    gh.merge(request.prNumber!);
+    const res = await s.request('POST', '/versions/live/import-files', { body: { files }, key: publisher });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.requestsImported, 1);
+    assert.equal(res.body.workingCopyDeleted, false);
+    assert.ok(res.body.warnings.some((w: { message: string }) => w.message === `working copy live-wip is kept: it changed after publish request ${request.id} was made, and those edits are not in this import: open another publish request from it, or discard it`), res.text);
+    assert.equal((await s.request('GET', '/versions/live-wip/topics/a')).body.title, 'A, second', 'the later edit is still there');
+    assert.equal((await s.request('GET', '/versions/live/topics/a', { key: null })).body.title, 'A, first');
+    assert.equal((await findRequest(s, request.id)).status, 'imported');
   });
 });
 

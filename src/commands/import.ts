@@ -29,7 +29,10 @@ export async function importDocument(writer: Writer, author: Author, version: st
 export async function importFiles(deps: { writer: Writer; publisher: Publisher }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
   checkImportLimits(files);
   const wip = workingCopySlug(version);
-  let requests: string[] = [];
+  // Asked before the write (the host may be asked whether a pull request is merged); a request the
+  // host merges meanwhile is completed by the next import, or marked merged by its webhook.
+  const completed = deps.publisher.enabled ? await deps.publisher.completedBy(version) : [];
+  const requests = completed.map((r) => r.id);
   const result = await deps.writer.runVersions(dryRun, [version, wip], author, (ctx) => {
     const current = ctx.exists(version) ? ctx.read(version) : null;
     const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId);
@@ -48,11 +51,24 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
         message: `"isLatest": true makes ${version} the latest version in place of ${demoted} (pdf-bundle and the portal's latest follow it); set it to false to keep ${demoted} latest`,
       });
     }
-    const dropCopy = ctx.peek(wip)?.meta.workingCopyOf === version;
+    // The working copy goes when its work is what goes live: a completed request was made from it,
+    // and it holds nothing made since. Otherwise it is kept, and the answer says why.
+    const copy = ctx.peek(wip);
+    let dropCopy = false;
+    if (copy?.meta.workingCopyOf === version) {
+      const from = completed.filter((r) => r.sourceSlug === wip);
+      dropCopy = from.some((r) => deps.publisher.sourceUnchanged(r, copy));
+      if (!dropCopy) {
+        const why =
+          from.length > 0
+            ? `it changed after publish request ${from[0].id} was made, and those edits are not in this import: open another publish request from it, or discard it`
+            : 'this import completes no publish request made from it, so its work is not live; it was made before this import, so a publish request from it as it is would replace what this import brings';
+        warnings.push({ path: files.find((f) => /(^|\/)version\.json$/.test(f.path))?.path ?? 'version.json', message: `working copy ${wip} is kept: ${why}` });
+      }
+    }
     if (dropCopy) changes.push({ slug: wip, after: null });
     const counts = `${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted`;
     // The commit names the publish requests it completes: the record that they are imported.
-    requests = deps.publisher.pendingImport(version);
     return {
       changes,
       message: `Import content files into ${version}: ${counts}${demoted !== null ? `; latest moves from ${demoted}` : ''}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
@@ -61,8 +77,8 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
         summary,
         warnings,
         version: { slug: state.slug, exists: current !== null, status: state.meta.status, isLatest: state.meta.isLatest },
-        workingCopyDeleted: dropCopy && !dryRun,
-        requestsImported: 0,
+        workingCopyDeleted: dropCopy,
+        requestsImported: dryRun ? requests.length : 0,
       },
     };
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { randomId, type Clock, type NewId } from '../clock.ts';
 import type { Logger } from 'pino';
 import type { PublishingConfig } from '../config.ts';
@@ -101,6 +102,7 @@ export class Publisher {
       importedAt: null,
       failure: null,
       checkedAt: null,
+      sourceDigest: contentDigest(prepared.source),
     };
     await this.store.update((all) => {
       const open = all.find((r) => r.targetSlug === request.targetSlug && isPending(r));
@@ -153,9 +155,33 @@ export class Publisher {
     return this.set(request.id, merged ? { status: 'merged', mergedAt: at } : { status: 'closed', closedAt: at });
   }
 
-  /** The requests for `target` that an import of its files completes (open or merged ones). */
-  pendingImport(target: string): string[] {
-    return this.store.list().filter((r) => r.targetSlug === target && (r.status === 'open' || r.status === 'merged')).map((r) => r.id);
+  /**
+   * The requests for `target` that an import of its files completes: those whose pull request is
+   * merged. The webhook may not have said so yet (the automation that posts the merged files can
+   * be faster), so an open one's pull request is looked at on the host; one still open there, or
+   * one the host cannot tell about now, is not completed: an unrelated import must not mark it
+   * imported (its content is not live) nor take its working copy.
+   */
+  async completedBy(target: string): Promise<PublishRequest[]> {
+    const pending = this.store.list(target).filter((r) => r.status === 'open' || r.status === 'merged');
+    const done: PublishRequest[] = [];
+    for (const r of pending) {
+      if (r.status === 'merged') done.push(r);
+      else if (this.host && r.prNumber !== null) {
+        try {
+          const pr = await this.host.pullRequestState(r.prNumber);
+          if (pr.merged) done.push(await this.set(r.id, { status: 'merged', mergedAt: pr.mergedAt, checkedAt: this.clock.time() }));
+        } catch (err) {
+          this.log.warn({ err, request: r.id }, 'could not ask the repository host whether a publish request is merged; it stays open');
+        }
+      }
+    }
+    return done;
+  }
+
+  /** Whether `source` (a working copy) holds just what `request` proposed from it; unknown for requests made before digests. */
+  sourceUnchanged(request: PublishRequest, source: VersionState): boolean {
+    return request.sourceDigest === undefined || request.sourceDigest === contentDigest(source);
   }
 
   /**
@@ -237,6 +263,13 @@ export class Publisher {
 }
 
 const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'opening';
+
+/** A digest of a version's content as its files say it (ids, stamps and text): equal digests, equal content. */
+export function contentDigest(state: VersionState): string {
+  const hash = createHash('sha256');
+  for (const path of [...filePaths(state)].sort()) hash.update(path).update('\0').update(renderFile(state, path) ?? '').update('\0');
+  return hash.digest('hex');
+}
 
 function describeHostError(err: unknown): string {
   const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };

@@ -31,6 +31,11 @@ export interface PublishRequest {
   failure: string | null;
   /** When GitHub was last asked about this request (for the bounded refresh on list). */
   checkedAt: string | null;
+  /**
+   * The source's content when the request was made (contentDigest): an import that completes the
+   * request drops the working copy only if it still holds just that. Absent in requests made before.
+   */
+  sourceDigest?: string;
 }
 
 /**

@@ -158,8 +158,8 @@ export const ImportFilesResult = {
       required: ['slug', 'exists', 'status', 'isLatest'],
       properties: { slug: { $ref: 'VersionSlug' }, exists: { type: 'boolean', description: 'Whether the version existed before.' }, status: { enum: ['draft', 'published', 'archived'] }, isLatest: { type: 'boolean' } },
     },
-    workingCopyDeleted: { type: 'boolean' },
-    requestsImported: { type: 'integer', minimum: 0 },
+    workingCopyDeleted: { type: 'boolean', description: 'The working copy was deleted (in a dry run: would be): a publish request made from it is completed, and it holds nothing made since. Otherwise it is kept, and a warning says why.' },
+    requestsImported: { type: 'integer', minimum: 0, description: 'Publish requests for the version whose pull request is merged, now imported (in a dry run: would be).' },
   },
 } as const;
 
