@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE = {
   invalid_state: { status: 409, description: 'The version\'s status does not allow the change (for example `isLatest` on a version that is not published).' },
   language_in_use: { status: 409, description: 'A language cannot be removed from a version while translations in it exist.' },
   publishing_disabled: { status: 409, description: 'Publishing through pull requests is off (or, for webhooks, has no secret configured).' },
-  request_open: { status: 409, description: 'A publish request for the target version is open (a new request, or discarding the working copy, must wait); `request` names it.' },
+  request_open: { status: 409, description: 'A publish request for the target version is open or being opened (a new request, discarding the working copy, or deleting the version it was made from, must wait); `request` names it.' },
   request_not_open: { status: 409, description: 'The publish request is not open, so it cannot be cancelled; `status` says what it is.' },
   repository_changed: { status: 409, description: 'The repository\'s branch was moved outside the service (a push or commit by hand); the write is refused and nothing is written. A restart loads what the repository holds.' },
   gone: { status: 410, description: 'The endpoint is retired; `use` names its replacement.' },

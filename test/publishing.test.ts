@@ -197,6 +197,12 @@ describe('Publishing through pull requests: the whole cycle', () => {
     assertError(discard, 409, 'request_open');
     const discardByOriginal = await s.request('DELETE', '/versions/v1/working-copy');
     assertError(discardByOriginal, 409, 'request_open');
+    // Nor deleted as a version, by its own slug or with its original (a publisher key passes the lock, not this).
+    for (const slug of ['v1-wip', 'v1']) {
+      const deleted = await s.request('DELETE', `/versions/${slug}`, { key: publisher });
+      assertError(deleted, 409, 'request_open', { request: request.id });
+      assert.equal(deleted.body.error.message, `Publish request ${request.id} from v1-wip is open (pull request #${request.prNumber}); deleting ${slug} waits until it is merged, closed or cancelled (DELETE /publish-requests/${request.id})`);
+    }
 
     // Merged on GitHub; the webhook tells the service.
     gh.merge(request.prNumber!);

@@ -2,7 +2,8 @@ import { demoteLatest, duplicateVersion as copyOf, newVersion, patchVersion, typ
 import type { Precondition } from '../domain/preconditions.ts';
 import type { VersionState, VersionStatus } from '../domain/types.ts';
 import { AppError, notFound } from '../errors.ts';
-import { workingCopySlug } from '../publishing/working-copies.ts';
+import type { PublishRequest } from '../publishing/requests.ts';
+import { requestOpen, workingCopySlug } from '../publishing/working-copies.ts';
 import type { Author, VersionChange, WriteContext, Writer } from '../store/writer.ts';
 
 /** Besides the version written, the version that loses "latest" when this one takes it. */
@@ -36,13 +37,18 @@ export function updateVersion(writer: Writer, author: Author, slug: string, inpu
 }
 
 /** Deletes a version, and its working copy with it: a copy of nothing could never be published. */
-export function deleteVersion(writer: Writer, author: Author, slug: string): Promise<void> {
+export function deleteVersion(writer: Writer, author: Author, slug: string, pendingFrom: (slug: string) => PublishRequest | undefined = () => undefined): Promise<void> {
   const wip = workingCopySlug(slug);
   return writer.writeVersions([slug, wip], author, (ctx) => {
     // A version whose stored data is broken can still be deleted, to recover.
     if (!ctx.exists(slug)) throw notFound('version', `No version "${slug}"`, { version: slug });
     const changes: VersionChange[] = [{ slug, after: null }];
     if (ctx.exists(wip) && ctx.peek(wip)?.meta.workingCopyOf === slug) changes.push({ slug: wip, after: null });
+    // A pull request opened from what is deleted would be merged into a repository the service no longer matches.
+    for (const { slug: gone } of changes) {
+      const open = pendingFrom(gone);
+      if (open) throw requestOpen(open, gone, `deleting ${slug}`);
+    }
     return { changes, message: `Delete version ${slug}${changes.length > 1 ? ` and its working copy ${wip}` : ''}`, result: undefined };
   });
 }

@@ -11,7 +11,7 @@ import type { Catalog } from '../store/catalog.ts';
 import type { Author, Writer } from '../store/writer.ts';
 import type { RepositoryHost } from './github.ts';
 import { describeChanges, pullRequestBody } from './pull-request.ts';
-import { createWorkingCopy, discardWorkingCopy } from './working-copies.ts';
+import { createWorkingCopy, discardWorkingCopy, requestOpen } from './working-copies.ts';
 import type { PublishRequest, RequestStore } from './requests.ts';
 
 /** How long an open request's state from GitHub is trusted before a list asks again. */
@@ -53,8 +53,11 @@ export class Publisher {
 
   /** Discards the working copy (by the original's slug or its own); refused while a request for it is open. */
   discardWorkingCopy(version: string, author: Author): Promise<string> {
-    return discardWorkingCopy(this.writer, this.catalog, (slug) => this.store.list().find((r) => r.sourceSlug === slug && isPending(r)), version, author);
+    return discardWorkingCopy(this.writer, this.catalog, this.pendingFrom, version, author);
   }
+
+  /** The request made from `slug` that is being opened or is open, if any: deleting or discarding `slug` waits for it. */
+  readonly pendingFrom = (slug: string): PublishRequest | undefined => this.store.list().find((r) => r.sourceSlug === slug && isPending(r));
 
   /** The content files a request would publish, checked exactly as import-files checks them. */
   prepare(sourceSlug: string) {
@@ -106,7 +109,7 @@ export class Publisher {
     };
     await this.store.update((all) => {
       const open = all.find((r) => r.targetSlug === request.targetSlug && isPending(r));
-      if (open) throw new AppError('request_open', `Publish request ${open.id} for ${request.targetSlug} is already open (pull request #${open.prNumber})`, { request: open.id, prUrl: open.prUrl });
+      if (open) throw requestOpen(open, open.sourceSlug, `a new request for ${request.targetSlug}`);
       all.push(request);
     });
     try {

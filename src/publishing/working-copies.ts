@@ -43,7 +43,19 @@ export function discardWorkingCopy(
     const copy = ctx.exists(slug) ? ctx.read(slug) : null;
     if (!copy || copy.meta.workingCopyOf === null) throw notFound('version', `No working copy of "${version}"`, { version });
     const open = openRequestFor(slug);
-    if (open) throw new AppError('request_open', `Publish request ${open.id} for ${slug} is open (pull request #${open.prNumber}); cancel it first`, { request: open.id });
+    if (open) throw requestOpen(open, slug, 'discarding the working copy');
     return { changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: slug };
+  });
+}
+
+/**
+ * 409 request_open: `doing` (a new request, discarding or deleting `slug`) waits for the pending
+ * request `open`, which is named with its pull request, or as being opened, and how to end it.
+ */
+export function requestOpen(open: PublishRequest, slug: string, doing: string): AppError {
+  const where = open.prNumber !== null ? `is open (pull request #${open.prNumber})` : 'is being opened (its pull request is not confirmed yet: GET /publish-requests checks it)';
+  return new AppError('request_open', `Publish request ${open.id} from ${slug} ${where}; ${doing} waits until it is merged, closed or cancelled (DELETE /publish-requests/${open.id})`, {
+    request: open.id,
+    prUrl: open.prUrl,
   });
 }

@@ -17,7 +17,7 @@ export type DuplicateBody = { slug: string; label?: string; status?: VersionStat
 export const versionInput = (fields: VersionInput, at: string): VersionInput =>
   fields.languages ? { ...fields, languages: languageList(fields.languages, `${at}/languages`) } : fields;
 
-export function versionRoutes({ catalog, writer }: Deps) {
+export function versionRoutes({ catalog, writer, publisher }: Deps) {
   return [
     endpoint<unknown, { includeWorkingCopies?: string; limit?: string; cursor?: string }>({
       method: 'get',
@@ -97,10 +97,10 @@ export function versionRoutes({ catalog, writer }: Deps) {
       description: 'The version disappears from the head commit; its history stays in the repository.',
       tag: 'Versions',
       access: 'write',
-      errors: ['not_found'],
+      errors: ['not_found', 'request_open'],
       responses: { 200: { description: 'Deleted', schema: 'Ok' } },
       handle: async ({ actor, params }) => {
-        await deleteVersion(writer, actor!, params.version);
+        await deleteVersion(writer, actor!, params.version, publisher.pendingFrom);
         return { body: { ok: true } };
       },
     }),
