@@ -574,7 +574,7 @@ describe('Working copies and publish requests', () => {
       assert.equal(typeof listed[0].failure, 'string');
       assert.match(listed[0].failure!, new RegExp(`Refused for the test \\(${target}\\)`));
       // The call that failed is named: reading or branching is not opening the pull request.
-      assert.match(refused.body.error.message, new RegExp(`^The repository host refused the publish request's pull request: POST /repos/[^ ]+${target.includes('pulls') ? '/pulls' : '/git/refs'} answered HTTP 422: `));
+      assert.match(refused.body.error.message, new RegExp(`^The pull request could not be opened on the repository host: POST /repos/[^ ]+${target.includes('pulls') ? '/pulls' : '/git/refs'} answered HTTP 422: `));
       const retry = await s.request('POST', `/versions/${target}/publish-request`);
       assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.body.request.status, 'open');
@@ -766,6 +766,17 @@ describe('Working copies and publish requests', () => {
     const listed = (await s.request('GET', '/publish-requests?target=d-race')).body.requests as RequestObj[];
     assert.deepEqual(listed.map((r) => r.status), ['open']);
     assert.equal(gh.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/pulls') && c.body?.title === 'Publish d-race').length, 1, 'one pull request');
+  });
+
+  test('cancelling a request whose pull request the host no longer has closes it, saying so, instead of blocking its target', async () => {
+    const [open] = ((await s.request('GET', '/publish-requests?target=d-race')).body.requests as RequestObj[]).filter((r) => r.status === 'open');
+    gh.failNext('PATCH', /\/pulls\/\d+$/, 404, 'Not Found');
+    const res = await s.request('DELETE', `/publish-requests/${open.id}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.request.status, 'closed');
+    assert.equal(res.body.request.failure, `pull request #${open.prNumber} was not found on the repository host when cancelled`);
+    const again = await s.request('POST', '/versions/d-race/publish-request?dryRun=true');
+    assert.equal(again.status, 200, 'the target takes a new request');
   });
 
   test('a real import-files run of the target, once the pull request is merged, deletes its working copy in the same commit and marks the request imported', async () => {
@@ -1156,3 +1167,20 @@ function runNode(args: string[], opts: { cwd: string; env: Record<string, string
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...opts.env };
   return runProcess(process.execPath, args, { cwd: opts.cwd, env, timeout: 60_000 });
 }
+
+describe('A repository host that cannot be reached', () => {
+  test('a publish request is 502 saying the host could not be reached and that it can be made again, not that it answered 500', async () => {
+    // Port 9 on the loopback: nothing listens there, so the connection is refused at once.
+    const s = await startTestServer({ env: { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: 'acme/help', HELP_GITHUB_TOKEN: 'ghp_test', HELP_GITHUB_API_URL: 'http://127.0.0.1:9', HELP_GITHUB_WEBHOOK_SECRET: SECRET } });
+    try {
+      await createVersion(s, 'offline');
+      await createNode(s, 'offline', { slug: 'a' });
+      const res = await s.request('POST', '/versions/offline/publish-request', { timeout: 30_000 });
+      assertError(res, 502, 'upstream_failed');
+      assert.match(res.body.error.message, /^The pull request could not be opened on the repository host: could not be reached \(.*\); nothing was changed there, and the request can be made again$/);
+      assert.doesNotMatch(res.body.error.message, /HTTP 500/);
+    } finally {
+      await s.close();
+    }
+  });
+});

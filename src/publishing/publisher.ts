@@ -126,7 +126,7 @@ export class Publisher {
       const reason = describeHostError(err);
       this.log.warn({ err, request: request.id }, 'the repository host refused the publish request');
       const failed = await this.set(request.id, { status: 'failed', failure: reason });
-      throw new AppError('upstream_failed', `The repository host refused the publish request's pull request: ${reason}`, { request: failed }, { cause: err });
+      throw new AppError('upstream_failed', `The pull request could not be opened on the repository host: ${reason}`, { request: failed }, { cause: err });
     }
   }
 
@@ -140,7 +140,12 @@ export class Publisher {
     try {
       await host.closePullRequest(request.prNumber, request.branch);
     } catch (err) {
-      throw new AppError('upstream_failed', `The repository host refused to close pull request #${request.prNumber}: ${describeHostError(err)}`, {}, { cause: err });
+      // A pull request the host no longer has (deleted, or the repository moved) cannot be closed, and
+      // nothing can merge it: the request is closed, saying so, rather than blocking its target for good.
+      if ((err as { status?: number }).status === 404) {
+        return this.set(id, { status: 'closed', closedAt: this.clock.time(), failure: `pull request #${request.prNumber} was not found on the repository host when cancelled` });
+      }
+      throw new AppError('upstream_failed', `Pull request #${request.prNumber} could not be closed on the repository host: ${describeHostError(err)}`, {}, { cause: err });
     }
     return this.set(id, { status: 'closed', closedAt: this.clock.time() });
   }
@@ -275,8 +280,10 @@ export function contentDigest(state: VersionState): string {
 }
 
 function describeHostError(err: unknown): string {
-  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };
+  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string }; response?: unknown };
   if (!e.status) return e.message ?? String(err);
+  // octokit reports a host it could not reach, or that did not answer in time, as HTTP 500 without a response.
+  if (e.status === 500 && e.response === undefined) return `could not be reached (${e.message ?? 'no answer'}); nothing was changed there, and the request can be made again`;
   // Which call failed (reading the base branch is not opening the pull request), and what to check for the usual causes.
   let call = '';
   try {
