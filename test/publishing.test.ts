@@ -384,6 +384,14 @@ describe('The lock on published versions', () => {
     },
   ];
 
+  test('a change that would publish a version not yet published says so, and points at a publish request, not at a working copy', async () => {
+    const created = await s.request('POST', '/versions', { body: { slug: 'p-new', status: 'published' } });
+    assertError(created, 403, 'published_read_only', { version: 'p-new', hint: 'keep it a draft (status "draft"), then POST /versions/p-new/publish-request' });
+    assert.match(created.body.error.message, /^Version "p-new" would be published by this change/);
+    const published = await s.request('PATCH', '/versions/p1', { body: { label: 'P1, renamed' } });
+    assertError(published, 403, 'published_read_only', { hint: 'POST /versions/p1/working-copy, edit the copy, then POST /versions/p1-wip/publish-request' });
+  });
+
   for (const c of cases) {
     test(`locked write, ${c.name}: 403 published_read_only for a normal key, done with a publisher key`, async () => {
       const commits = s.commitCount();

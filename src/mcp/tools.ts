@@ -32,7 +32,12 @@ export interface CallContext {
 function inToolTerms(err: AppError): AppError {
   if (err.code !== 'published_read_only' || typeof err.data.version !== 'string') return err;
   const version = err.data.version;
-  return new AppError(err.code, err.message, { ...err.data, hint: `create_working_copy with version "${version}", edit the copy ("${version}-wip"), then create_publish_request with version "${version}-wip"` });
+  // A version this change would publish goes live through a request from itself; a published one through its working copy.
+  const publishing = typeof err.data.hint === 'string' && err.data.hint.startsWith('keep it a draft');
+  const hint = publishing
+    ? `keep it a draft (status "draft"), then create_publish_request with version "${version}"`
+    : `create_working_copy with version "${version}", edit the copy ("${version}-wip"), then create_publish_request with version "${version}-wip"`;
+  return new AppError(err.code, err.message, { ...err.data, hint });
 }
 
 /**
