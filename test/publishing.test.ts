@@ -776,6 +776,19 @@ describe('Working copies and publish requests', () => {
     assert.equal(gh.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/pulls') && c.body?.title === 'Publish d-race').length, 1, 'one pull request');
   });
 
+  test('a working copy that changes nothing is refused a request, and its dry run says so', async () => {
+    // live-wip is fresh here: made from live, not edited.
+    assert.equal((await s.request('POST', '/versions/live/working-copy')).status < 300, true);
+    const dry = await s.request('POST', '/versions/live-wip/publish-request?dryRun=true');
+    assert.equal(dry.status, 200, dry.text);
+    assert.ok(dry.body.warnings.some((w: { message: string }) => w.message === 'nothing to publish: live-wip holds what live has, and a request would be refused'), dry.text);
+    const calls = gh.calls.length;
+    const res = await s.request('POST', '/versions/live-wip/publish-request');
+    assertError(res, 409, 'invalid_state', { version: 'live-wip' });
+    assert.match(res.body.error.message, /holds what live has: there is nothing to publish/);
+    assert.equal(gh.calls.length, calls, 'GitHub is not called');
+  });
+
   test('cancelling a request whose pull request the host no longer has closes it, saying so, instead of blocking its target', async () => {
     const [open] = ((await s.request('GET', '/publish-requests?target=d-race')).body.requests as RequestObj[]).filter((r) => r.status === 'open');
     gh.failNext('PATCH', /\/pulls\/\d+$/, 404, 'Not Found');

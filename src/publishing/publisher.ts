@@ -5,6 +5,7 @@ import type { PublishingConfig } from '../config.ts';
 import { filePaths, renderFile } from '../content/file-set.ts';
 import { readIncomingFiles } from '../content/incoming.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
+import type { FilesSummary } from '../domain/import-files.ts';
 import type { VersionState } from '../domain/types.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Catalog } from '../store/catalog.ts';
@@ -78,6 +79,7 @@ export class Publisher {
     const { summary } = replaceWithFiles(target, incoming, now);
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
     const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
+    if (changesNothing({ source, target, summary })) warnings.push({ path: `${folder}/version.json`, message: `nothing to publish: ${sourceSlug} holds what ${targetSlug} has, and a request would be refused` });
     return { source, targetSlug, target, folder, files, summary: { ...summary, languages: describeChanges(target, incoming) }, warnings };
   }
 
@@ -85,6 +87,10 @@ export class Publisher {
   async request(sourceSlug: string, author: Author): Promise<PublishRequest> {
     const { host } = this.requireEnabled();
     const prepared = this.prepare(sourceSlug);
+    // A pull request that changes nothing only asks a reviewer to look at nothing.
+    if (changesNothing(prepared)) {
+      throw new AppError('invalid_state', `Version "${sourceSlug}" holds what ${prepared.targetSlug} has: there is nothing to publish (edit it first)`, { version: sourceSlug });
+    }
     const now = this.clock.time();
     const branch = `publish/${prepared.targetSlug}/${now.replace(/[-:]/g, '').replace('.', '')}`;
     const request: PublishRequest = {
@@ -271,6 +277,17 @@ export class Publisher {
 }
 
 const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'opening';
+
+/**
+ * Whether publishing the working copy of `p` would change no node, translation or field of its
+ * original that readers see (a draft publishes itself: its pull request brings its folder).
+ */
+function changesNothing(p: { source: VersionState; target: VersionState | null; summary: FilesSummary }): boolean {
+  if (p.source.meta.workingCopyOf === null || p.target === null || p.summary.created + p.summary.updated + p.summary.deleted > 0) return false;
+  const a = p.source.meta;
+  const b = p.target.meta;
+  return a.label === b.label && a.sortOrder === b.sortOrder && a.languages.join() === b.languages.join();
+}
 
 /** A digest of a version's content as its files say it (ids, stamps and text): equal digests, equal content. */
 export function contentDigest(state: VersionState): string {
