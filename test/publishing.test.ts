@@ -860,6 +860,14 @@ describe('Working copies and publish requests', () => {
     assert.equal((await s.request('GET', '/versions/live/topics/a', { key: null })).body.title, 'A, first');
     assert.equal((await findRequest(s, request.id)).status, 'imported');
   });
+
+  test('a dry run from a working copy whose original changed since it was made warns that publishing it replaces those changes', async () => {
+    // live-wip is still there (kept above); a publisher fixes live directly.
+    assert.equal((await s.request('PUT', '/versions/live/topics/a/translations/en', { body: { title: 'A, hotfix', bodyMd: 'Fixed live.\n' }, key: publisher })).status, 200);
+    const dry = await s.request('POST', '/versions/live-wip/publish-request?dryRun=true');
+    assert.equal(dry.status, 200, dry.text);
+    assert.ok(dry.body.warnings.some((w: { message: string }) => w.message === 'live changed after live-wip was made (a): publishing the copy replaces those changes unless it has them too'), dry.text);
+  });
 });
 
 describe('Publish requests across restarts', () => {

@@ -80,6 +80,11 @@ export class Publisher {
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
     const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
     if (changesNothing({ source, target, summary })) warnings.push({ path: `${folder}/version.json`, message: `nothing to publish: ${sourceSlug} holds what ${targetSlug} has, and a request would be refused` });
+    const since = source.meta.workingCopyOf !== null && target ? changedSince(target, source.meta.createdAt) : [];
+    if (since.length > 0) {
+      const shown = since.slice(0, 5).join(', ') + (since.length > 5 ? ` and ${since.length - 5} more` : '');
+      warnings.push({ path: `${folder}/version.json`, message: `${targetSlug} changed after ${sourceSlug} was made (${shown}): publishing the copy replaces those changes unless it has them too` });
+    }
     return { source, targetSlug, target, folder, files, summary: { ...summary, languages: describeChanges(target, incoming) }, warnings };
   }
 
@@ -277,6 +282,15 @@ export class Publisher {
 }
 
 const isPending = (r: PublishRequest) => r.status === 'open' || r.status === 'opening';
+
+/** The nodes of `state` (and its own fields, as "version.json") changed after `at`: what a working copy made at `at` lacks. */
+function changedSince(state: VersionState, at: string): string[] {
+  const out = state.meta.updatedAt > at ? ['version.json'] : [];
+  for (const [slug, node] of state.nodes) {
+    if (node.updatedAt > at || [...(state.translations.get(slug)?.values() ?? [])].some((t) => t.updatedAt > at)) out.push(slug);
+  }
+  return out;
+}
 
 /**
  * Whether publishing the working copy of `p` would change no node, translation or field of its
