@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -204,19 +204,35 @@ describe('The push command (help-push.mjs push, as the service serves it)', () =
       for (const mode of [['--offline'], ['--dry-run'], []]) {
         const r = await push(['--dir', 'docs/latin1', '--version', 'latin1', ...mode], { HELP_KEY: s.key });
         assert.equal(r.code, 1, `${mode.join(' ')}: ${r.stderr}`);
-        assert.match(r.stderr, /docs\/latin1\/en\/a\.md: is not UTF-8 text/);
+        assert.match(r.stderr, /docs\/latin1\/en\/a\.md:2: is not UTF-8: byte 0xE9 starts no UTF-8 character here/);
       }
       assert.equal(s.commitCount(), commits);
       assert.equal((await s.request('GET', '/versions/latin1/tree')).status, 404);
       rmSync(join(repo, 'docs/latin1'), { recursive: true });
     });
 
-    test('a folder name that is not a version slug is refused as the service refuses it', async () => {
+    test('a --version that is not a version slug is a usage error, in every mode, before anything is read or sent', async () => {
       writeFiles(join(repo, 'docs/Not_A_Slug'), goodVersion('Odd'));
-      const r = await offline(['--dir', 'docs/Not_A_Slug', '--version', 'Not_A_Slug']);
-      assert.equal(r.code, 1, r.stderr);
-      assert.match(lines(r.stderr).at(-1)!, /^Not_A_Slug: refused \(validation_failed, offline check\): "Not_A_Slug" is not a version slug/);
+      for (const [version, said] of [['Not_A_Slug', /^--version "Not_A_Slug" is not a version slug: lowercase letters and digits/], ['latest', /^--version "latest" is "latest", which the service keeps/]] as const) {
+        for (const mode of [['--offline'], ['--dry-run'], []]) {
+          const r = await push(['--dir', 'docs/Not_A_Slug', '--version', version, ...mode], { HELP_KEY: s.key });
+          assert.equal(r.code, 2, `${mode.join(' ')}: ${r.stderr}`);
+          assert.match(r.stderr, said);
+          assert.doesNotMatch(r.stderr, /undefined/);
+        }
+      }
       rmSync(join(repo, 'docs/Not_A_Slug'), { recursive: true });
+    });
+
+    test('images beside the content are left out with a warning, and a symbolic link is not followed', async () => {
+      writeFiles(join(repo, 'docs/pics'), goodVersion('Pictures'));
+      writeFileSync(join(repo, 'docs/pics/logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]));
+      symlinkSync('/etc/hostname', join(repo, 'docs/pics/en/secret.md'));
+      const r = await push(['--dir', 'docs/pics', '--version', 'pics', '--dry-run'], { HELP_KEY: s.key });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(lines(r.stderr).includes('docs/pics/logo.png: warning: not a content file ({lang}/{slug}.md or version.json) and is ignored'), r.stderr);
+      assert.ok(lines(r.stderr).includes('docs/pics/en/secret.md: warning: is a symbolic link and is not read: commit the file itself'), r.stderr);
+      rmSync(join(repo, 'docs/pics'), { recursive: true });
     });
   });
 

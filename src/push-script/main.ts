@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isHeaderToken } from '../domain/names.ts';
+import { isHeaderToken, isVersionSlug } from '../domain/names.ts';
 import { changedVersions, GitError, rootPath, type Changes } from './changed.ts';
 import { Output } from './output.ts';
 import { pushVersion, type Mode } from './push.ts';
@@ -72,6 +72,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const out = new Output(env);
 
   if (command === 'push') {
+    const slugProblem = versionSlugProblem(values.version!);
+    if (slugProblem) return usage(`--version ${JSON.stringify(values.version)} ${slugProblem}`);
     if (!statSync(values.dir!, { throwIfNoEntry: false })?.isDirectory()) {
       process.stderr.write(`${values.dir} is not a folder\n`);
       return 2;
@@ -116,6 +118,13 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
   const removed = versions.filter((v) => !statSync(`${root}/${v}`, { throwIfNoEntry: false })?.isDirectory());
   for (const version of versions.filter((v) => !removed.includes(v))) {
     const dir = `${root}/${version}`;
+    // The folder's name is the version's slug: one the service cannot take is said here, for the folder.
+    const slugProblem = versionSlugProblem(version);
+    if (slugProblem) {
+      out.failure(`${dir}: the folder's name ${slugProblem}; rename the folder`);
+      failed.push(version);
+      continue;
+    }
     if (!existsSync(`${dir}/version.json`)) {
       out.problems('error', [{ path: `${dir}/version.json`, message: `missing: each folder under ${root} is a version and needs its version.json` }]);
       out.failure(`${version}: not ${mode === 'real' ? 'published' : 'checked'}: ${dir} has no version.json`, false);
@@ -172,4 +181,11 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
   }
   out.result(`Done: ${done.join('; ')}.`);
   return 0;
+}
+
+/** Why `slug` cannot name a version (a sentence part), or null when it can. */
+function versionSlugProblem(slug: string): string | null {
+  if (slug === 'latest') return 'is "latest", which the service keeps for the version marked latest';
+  if (!isVersionSlug(slug)) return 'is not a version slug: lowercase letters and digits separated by single "-", "_" or "." (v2, 2026.1), at most 64 characters, not a name Windows keeps for devices (con, nul, …)';
+  return null;
 }

@@ -1,6 +1,8 @@
 /** A problem in a content file, as import-files and the offline check report it. */
 export interface Problem {
-  path: string;
+  /** The file; absent for a problem with the request (the service's validation names a `field` instead). */
+  path?: string;
+  field?: string;
   line?: number;
   message: string;
 }
@@ -35,6 +37,11 @@ export class Output {
   /** Problems in files, one line each. */
   problems(kind: 'error' | 'warning', problems: readonly Problem[] | undefined): void {
     for (const p of problems ?? []) {
+      // A problem with the request rather than a file (a field of the service's validation) names no file.
+      if (typeof p.path !== 'string') {
+        this.failure(`${kind === 'warning' ? 'warning: ' : ''}${typeof p.field === 'string' ? `${p.field} ` : ''}${p.message}`);
+        continue;
+      }
       this.stderr.write(`${p.path}${p.line ? `:${p.line}` : ''}: ${kind === 'warning' ? 'warning: ' : ''}${p.message}\n`);
       if (this.annotate) this.stdout.write(`::${kind} file=${escapeProperty(p.path)}${p.line ? `,line=${p.line}` : ''}::${escapeData(p.message)}\n`);
     }

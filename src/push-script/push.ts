@@ -1,5 +1,6 @@
 import { checkOffline } from './offline.ts';
-import { collectFiles, totalBytes } from './files.ts';
+import { notUtf8Problem } from '../storage/blob-text.ts';
+import { collectFiles, totalBytes, type Skipped } from './files.ts';
 import type { Output, Problem } from './output.ts';
 import { call, refusal, Unreachable, type Service } from './service.ts';
 
@@ -11,9 +12,11 @@ export type Mode = 'real' | 'dry-run' | 'offline';
  * then one line for the version. Answers whether the version passed.
  */
 export async function pushVersion(dir: string, version: string, mode: Mode, service: Service | null, out: Output): Promise<boolean> {
-  const files = collectFiles(dir);
+  const skipped: Skipped[] = [];
+  const files = collectFiles(dir, process.cwd(), skipped);
+  out.problems('warning', skipped);
   // Refused here, whatever the mode: the service would take the replaced text, and the file's own bytes would be lost.
-  const garbled = files.filter((f) => f.notUtf8).map((f) => ({ path: f.path, message: 'is not UTF-8 text: save it as UTF-8 (its bytes that are not would be stored as U+FFFD)' }));
+  const garbled = files.flatMap((f) => (f.notUtf8 ? [{ path: f.path, line: f.notUtf8.line, message: notUtf8Problem(f.notUtf8) }] : []));
   if (garbled.length > 0) return refused(out, version, garbled, [], `refused: ${garbled.length} file(s) are not UTF-8 text`);
   const size = `${files.length.toLocaleString('en')} files (${(totalBytes(files) / 1048576).toFixed(1)} MB)`;
   out.progress(`${mode === 'real' ? 'Publishing' : 'Checking'} ${size} from ${dir} as version ${version}${mode === 'offline' ? ' (offline)' : ''}…`);

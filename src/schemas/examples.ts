@@ -655,7 +655,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       409: {
         requestOpen: {
           summary: 'A publish request for it is open',
-          value: error('request_open', `Publish request ${PUBLISHING.requestId} for v2-wip is open (pull request #${PUBLISHING.prNumber}); cancel it first`, { request: PUBLISHING.requestId }),
+          value: error('request_open', `Publish request ${PUBLISHING.requestId} from v2-wip is open (pull request #${PUBLISHING.prNumber}); discarding the working copy waits until it is merged, closed or cancelled (DELETE /publish-requests/${PUBLISHING.requestId})`, { request: PUBLISHING.requestId, prUrl: PUBLISHING.prUrl }),
         },
       },
     },
@@ -675,7 +675,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       409: {
         requestOpen: {
           summary: 'A request for v2 is open already',
-          value: error('request_open', `Publish request ${PUBLISHING.requestId} for v2 is already open (pull request #${PUBLISHING.prNumber})`, { request: PUBLISHING.requestId, prUrl: PUBLISHING.prUrl }),
+          value: error('request_open', `Publish request ${PUBLISHING.requestId} from v2-wip is open (pull request #${PUBLISHING.prNumber}); a new request for v2 waits until it is merged, closed or cancelled (DELETE /publish-requests/${PUBLISHING.requestId})`, { request: PUBLISHING.requestId, prUrl: PUBLISHING.prUrl }),
         },
       },
     },
