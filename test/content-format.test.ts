@@ -61,7 +61,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     });
     assert.equal(state, null);
     const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
-    assert.ok(text.some((t) => /^version\.json:4: nav\[1\]: duplicate slug "a"/.test(t)), text.join('\n'));
+    assert.ok(text.some((t) => /^version\.json:5: nav\[1\]: duplicate slug "a"$/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:6: nav\[2\]\.slug "Bad Slug" is not a valid node slug/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:7: nav\[3\]\.slug "nul" is not a valid node slug \(a name Windows keeps for devices/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:8: nav\[4\]\.id must be 1 to 100 characters, without control characters/.test(t)), text.join('\n'));

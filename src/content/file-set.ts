@@ -3,7 +3,7 @@ import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
 import { documentOrder } from '../domain/tree.ts';
 import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
 import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
-import { lineAt, lineOf, ProblemList } from './problems.ts';
+import { lineOf, lineOfRepeat, ProblemList } from './problems.ts';
 import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
 import { nextTurn } from '../slices.ts';
 
@@ -125,12 +125,7 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
     if (node.id === null) continue;
     // The line of the repeat (the id's second appearance, as JSON writes it), else the node's own.
     const quoted = JSON.stringify(node.id);
-    const repeatLine = () => {
-      const first = versionText.indexOf(quoted);
-      const second = first < 0 ? -1 : versionText.indexOf(quoted, first + quoted.length);
-      return second < 0 ? lineOf(versionText, JSON.stringify(node.slug)) : lineAt(versionText, second);
-    };
-    if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id ${quoted}`, repeatLine);
+    if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id ${quoted}`, () => lineOfRepeat(versionText, quoted) ?? lineOf(versionText, JSON.stringify(node.slug)));
     ids.add(node.id);
   }
   if (problems.hasErrors) return null;

@@ -80,3 +80,10 @@ export function lineOf(text: string, needle: string): number | undefined {
   const at = text.indexOf(needle);
   return at < 0 ? undefined : lineAt(text, at);
 }
+
+/** The line of the second appearance of `needle` in `text` (a repeat's), else of the first. */
+export function lineOfRepeat(text: string, needle: string): number | undefined {
+  const first = text.indexOf(needle);
+  const second = first < 0 ? -1 : text.indexOf(needle, first + needle.length);
+  return second < 0 ? lineOf(text, needle) : lineAt(text, second);
+}

@@ -2,7 +2,7 @@ import { isoStampOf } from '../domain/stamps.ts';
 import { canonicalLanguage, controlProblem, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
-import { HALF_CHARACTER, lineAt, lineOf, type LineRef, type ProblemList } from './problems.ts';
+import { HALF_CHARACTER, lineAt, lineOf, lineOfRepeat, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
 /** A version's label at most, in characters: the API's limit (src/schemas/versions.ts), and a hand-written version.json's. */
@@ -171,7 +171,8 @@ function readNav(entries: unknown[], parentSlug: string | null, at: string, ctx:
       return;
     }
     if (ctx.nodes.has(slug)) {
-      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, line);
+      // At the repeat, the entry the writer added last, not at the first one.
+      ctx.problems.error(ctx.path, `${here}: duplicate slug "${slug}"`, () => lineOfRepeat(ctx.text, JSON.stringify(slug)));
       return;
     }
     for (const key of Object.keys(e)) if (!ENTRY_KEYS.has(key)) ctx.problems.warn(ctx.path, `${here}: unknown key "${key}" is ignored`, line);
