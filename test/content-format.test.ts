@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { filePaths, readFileSet, readFileSetInSlices, renderFile } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
+import { jsonSyntaxError } from '../src/content/json-syntax.ts';
+import fc from 'fast-check';
 import { withTurns } from './helpers/turns.ts';
 
 const read = (files: Record<string, string>) => {
@@ -65,6 +67,17 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.ok(text.some((t) => /^version\.json:6: nav\[2\]\.slug "Bad Slug" is not a valid node slug/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:7: nav\[3\]\.slug "nul" is not a valid node slug \(a name Windows keeps for devices/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:8: nav\[4\]\.id must be 1 to 100 characters, without control characters/.test(t)), text.join('\n'));
+  });
+
+  test('a version.json that is not JSON is reported at the line and column of the mistake, in words; a byte order mark is read past', () => {
+    const trailing = read({ 'version.json': '{\n  "languages": ["en"],\n  "nav": [\n    "a",\n  ]\n}\n', 'en/a.md': '---\ntitle: A\n---\nBody\n' });
+    assert.equal(trailing.state, null);
+    assert.deepEqual(trailing.problems.errors.map((p) => `${p.path}:${p.line}: ${p.message}`), ['version.json:4: invalid JSON at column 8: a comma before "]": JSON allows none after the last item']);
+    const unquoted = read({ 'version.json': '{\n  languages: ["en"]\n}\n' });
+    assert.deepEqual(unquoted.problems.errors.map((p) => `${p.path}:${p.line}: ${p.message}`), ['version.json:2: invalid JSON at column 3: expected a key in double quotes, found "l"']);
+    const bom = read({ 'version.json': `\ufeff${JSON.stringify({ languages: ['en'], nav: ['a'] })}`, 'en/a.md': '---\ntitle: A\n---\nBody\n' });
+    assert.deepEqual(bom.problems.errors, []);
+    assert.ok(bom.state);
   });
 
   test('a hand-written label has the API\'s limits: at most 200 characters, whole characters only', () => {
@@ -201,4 +214,26 @@ describe('Reading a large file set in slices', () => {
       assert.ok(turns >= (broken ? 23 : 35), `other work ran ${turns} times (broken: ${broken})`);
     }
   });
+});
+
+test('the JSON syntax check finds a mistake exactly where JSON.parse refuses the text, and none where it takes it', () => {
+  const parses = (t: string) => {
+    try {
+      JSON.parse(t);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const broken = fc.json().chain((j) => fc.tuple(fc.constant(j), fc.nat(j.length), fc.constantFrom('', ',', ']', '}', '"', ':', 'x', '\\', '\n', '1')).map(([text, at, piece]) => text.slice(0, at) + piece + text.slice(at + 1)));
+  fc.assert(
+    fc.property(fc.oneof(fc.json(), broken, fc.string()), (text) => {
+      const error = jsonSyntaxError(text);
+      assert.equal(error === null, parses(text), JSON.stringify(text));
+      if (error) assert.ok(error.at >= 0 && error.at <= text.length);
+    }),
+    { numRuns: 3000 },
+  );
+  // Nesting costs no stack.
+  assert.equal(jsonSyntaxError(`${'['.repeat(200_000)}${']'.repeat(200_000)}`), null);
 });

@@ -2,6 +2,7 @@ import { isoStampOf } from '../domain/stamps.ts';
 import { canonicalLanguage, controlProblem, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
+import { jsonSyntaxError } from './json-syntax.ts';
 import { HALF_CHARACTER, lineAt, lineOf, lineOfRepeat, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
@@ -66,13 +67,21 @@ export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | '
 }
 
 /** Reads `version.json`, reporting every problem with its line; null when it is not a JSON object at all. */
-export function parseVersionFile(path: string, text: string, problems: ProblemList): ParsedVersionFile | null {
+export function parseVersionFile(path: string, given: string, problems: ProblemList): ParsedVersionFile | null {
+  // A byte order mark, which some Windows editors write, is read past, as in the Markdown files.
+  const text = given.charCodeAt(0) === 0xfeff ? given.slice(1) : given;
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message);
-    problems.error(path, `invalid JSON: ${(err as Error).message}`, at ? lineAt(text, Number(at[1])) : undefined);
+    // In our words, at its line and column: the engine's message names no position for some mistakes, and quotes the text.
+    const e = jsonSyntaxError(text);
+    if (e === null) problems.error(path, `invalid JSON: ${(err as Error).message}`);
+    else {
+      const line = lineAt(text, e.at);
+      const column = e.at - text.lastIndexOf('\n', e.at - 1);
+      problems.error(path, `invalid JSON at column ${column}: ${e.message}`, line);
+    }
     return null;
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
