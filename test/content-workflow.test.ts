@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -133,6 +133,19 @@ describe('push-changed in a content repository (the script as the service serves
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(lines(r.stderr), ['docs/README.md: not inside a version folder (docs/{version}/); not checked']);
     assert.deepEqual(lines(r.stdout), [`No version changed under docs since ${base.slice(0, 12)}: nothing to do.`]);
+  });
+
+  test('changes not committed under docs are named: the versions are picked by their commits, and sent as they are on disk', async () => {
+    const base = repo.head();
+    writeFileSync(join(repo.dir, 'docs/v2/en/a.md'), '---\ntitle: A, not committed\n---\nDraft.\n');
+    try {
+      const r = await pushChanged(['--since', base, '--offline']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(lines(r.stderr).some((l) => l.startsWith('warning: 1 change(s) under docs are not committed (docs/v2/en/a.md): push-changed picks the versions changed in commits since')), r.stderr);
+      assert.deepEqual(lines(r.stdout), [`No version changed under docs since ${base.slice(0, 12)}: nothing to do.`]);
+    } finally {
+      repo.git('checkout', '--', 'docs/v2/en/a.md');
+    }
   });
 
   describe('a change with two broken versions and a good one', () => {

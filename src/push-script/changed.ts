@@ -14,6 +14,24 @@ export interface Changes {
   outside: string[];
 }
 
+/**
+ * Paths under `rootRel` with changes not committed (edited, added, deleted; untracked ones too):
+ * push-changed picks versions by their commits but sends the files as they are on disk.
+ */
+export function uncommitted(rootRel: string, cwd = process.cwd()): string[] {
+  const listed = git(['status', '--porcelain', '-z', '--untracked-files=all', '--', rootRel], cwd);
+  // Entries are "XY path"; a rename adds its old path as the next entry, which is skipped.
+  const out: string[] = [];
+  const entries = listed.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.length < 4) continue;
+    out.push(e.slice(3));
+    if (e[0] === 'R' || e[0] === 'C') i++;
+  }
+  return out.sort();
+}
+
 /** Runs git with an argument list (no shell) in `cwd`. */
 function run(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });

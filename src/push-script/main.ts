@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isHeaderToken, isVersionSlug } from '../domain/names.ts';
-import { changedVersions, GitError, rootPath, type Changes } from './changed.ts';
+import { changedVersions, GitError, rootPath, uncommitted, type Changes } from './changed.ts';
 import { Output } from './output.ts';
 import { pushVersion, type Mode } from './push.ts';
 import { call, refusal, Unreachable, type Service } from './service.ts';
@@ -98,6 +98,16 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
     return 1;
   }
   const { versions } = changes;
+  let dirty: string[] = [];
+  try {
+    dirty = uncommitted(root);
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+  }
+  if (dirty.length > 0) {
+    const shown = dirty.slice(0, 5).join(', ') + (dirty.length > 5 ? ` and ${dirty.length - 5} more` : '');
+    out.warning(`${dirty.length} change(s) under ${root} are not committed (${shown}): push-changed picks the versions changed in commits since ${since.slice(0, 12) || 'the base'}, and sends their files as they are on disk. Commit first, or check one folder with push --dir … --offline`);
+  }
   if (changes.all) {
     out.progress(`Checking every version under ${root}: ${changes.all.reason}.`);
     if (versions.length === 0) {
