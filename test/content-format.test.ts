@@ -153,6 +153,17 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     assert.ok(warnings.includes('en/b.md:3: the front matter closes at "----": the line should be "---" alone, and what follows the "---" is now the start of the body'), warnings.join('\n'));
   });
 
+  test('a file name that is no slug is said to be one, and a language folder in other case is read with a warning to rename it', () => {
+    const { problems } = read({
+      'version.json': JSON.stringify({ languages: ['en', 'pt-BR'], nav: ['faq'] }),
+      'en/faq.md': '---\ntitle: FAQ\n---\nBody\n',
+      'en/FAQ.md': '---\ntitle: FAQ\n---\nBody\n',
+      'pt-br/faq.md': '---\ntitle: Perguntas\n---\nCorpo\n',
+    });
+    assert.deepEqual(problems.errors.map((p) => `${p.path}: ${p.message}`), ['en/FAQ.md: the file\'s name "FAQ" is not a node slug (lowercase letters and digits, separated by single - or _): rename the file, and its entry in version.json "nav"']);
+    assert.ok(problems.warnings.some((p) => p.path === 'pt-br/faq.md' && p.message === 'the folder "pt-br" is read as language pt-BR, and the service writes it as pt-BR/: rename the folder to pt-BR'), JSON.stringify(problems.warnings));
+  });
+
   test('a title YAML cannot read unquoted says to quote it; one a " #" cuts short is read, with a warning', () => {
     const { problems } = read({
       'version.json': JSON.stringify({ languages: ['en'], nav: ['a', 'b'] }),

@@ -70,6 +70,8 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
   const translations = new Map<string, Map<string, Translation>>();
   /** Files that exist but could not be read (reported already; not "missing" too). */
   const present = new Set<string>();
+  /** Language folders not in canonical case, warned about once each. */
+  const renamedFolders = new Set<string>();
 
   let count = 0;
   for (const [path, text] of files) {
@@ -90,9 +92,18 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
       problems.error(path, `language ${language} is not enabled in version.json "languages"`);
       continue;
     }
-    if (!isNodeSlug(slug) || !parsed.nodes.has(slug)) {
+    if (!isNodeSlug(slug)) {
+      problems.error(path, `the file's name "${slug}" is not a node slug (lowercase letters and digits, separated by single - or _): rename the file, and its entry in version.json "nav"`);
+      continue;
+    }
+    if (!parsed.nodes.has(slug)) {
       problems.error(path, `no node "${slug}" in version.json "nav"`);
       continue;
+    }
+    // The service writes the folder in canonical case: a checkout with pt-br/ and the service's pt-BR/ would be two paths.
+    if (m[1] !== language && !renamedFolders.has(m[1])) {
+      renamedFolders.add(m[1]);
+      problems.warn(path, `the folder "${m[1]}" is read as language ${language}, and the service writes it as ${language}/: rename the folder to ${language}`);
     }
     if (translations.get(slug)?.has(language)) {
       problems.error(path, `a second file for ${language}/${slug}.md`);
