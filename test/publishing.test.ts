@@ -579,6 +579,8 @@ describe('Working copies and publish requests', () => {
       const listed = (await s.request('GET', `/publish-requests?target=${target}`)).body.requests as RequestObj[];
       assert.equal(listed.length, 1);
       assert.equal(listed[0].status, 'failed');
+      // No branch is left behind for a request that failed (pushed before the pull request was refused, it is deleted).
+      assert.equal(gh.hasBranch(listed[0].branch), false);
       assert.equal(typeof listed[0].failure, 'string');
       assert.match(listed[0].failure!, new RegExp(`Refused for the test \\(${target}\\)`));
       // The call that failed is named: reading or branching is not opening the pull request.

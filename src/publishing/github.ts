@@ -70,8 +70,14 @@ export class GitHubHost implements RepositoryHost {
     });
     const commit = await git.createCommit({ owner, repo, message: opts.message, tree: tree.data.sha, parents: [base.data.object.sha] });
     await git.createRef({ owner, repo, ref: `refs/heads/${opts.branch}`, sha: commit.data.sha });
-    const pr = await octokit.rest.pulls.create({ owner, repo, title: opts.title, body: opts.body, head: opts.branch, base: this.config.baseBranch });
-    return { number: pr.data.number, url: pr.data.html_url };
+    try {
+      const pr = await octokit.rest.pulls.create({ owner, repo, title: opts.title, body: opts.body, head: opts.branch, base: this.config.baseBranch });
+      return { number: pr.data.number, url: pr.data.html_url };
+    } catch (err) {
+      // The request is recorded as failed: its branch, pushed for nothing, goes too (best effort; the failure is what is reported).
+      await git.deleteRef({ owner, repo, ref: `heads/${opts.branch}` }).catch(() => undefined);
+      throw err;
+    }
   }
 
   async closePullRequest(number: number, branch: string): Promise<void> {
