@@ -661,6 +661,13 @@ describe('Working copies and publish requests', () => {
       assert.equal((await findRequest(s, request.id)).status, 'open');
     });
 
+    test('a delivery sent as a form (GitHub\'s default content type) is 415 naming the webhook setting to change', async () => {
+      const delivery = gh.webhookDelivery(request.prNumber!, SECRET);
+      const res = await postWebhook(s, `payload=${encodeURIComponent(delivery.body)}`, { ...delivery.headers, 'content-type': 'application/x-www-form-urlencoded' });
+      assertError(res, 415, 'unsupported_media_type');
+      assert.match(res.body.error.message, /in the webhook's settings on GitHub, set "Content type" to application\/json$/);
+    });
+
     test('a delivery without a signature is 401', async () => {
       const delivery = gh.webhookDelivery(request.prNumber!, SECRET);
       const { 'x-hub-signature-256': _, ...headers } = delivery.headers;

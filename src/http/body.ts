@@ -21,7 +21,9 @@ const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const refuseNonJson: Middleware = async (ctx, next) => {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !isJson(ctx)) {
-    throw new AppError('unsupported_media_type', `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('content-type') || 'untyped'}`, {
+    // GitHub's webhooks send a form by default: the setting to change is on GitHub's side.
+    const where = ctx.path.endsWith('/webhooks/github') ? '; in the webhook\'s settings on GitHub, set "Content type" to application/json' : '';
+    throw new AppError('unsupported_media_type', `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('content-type') || 'untyped'}${where}`, {
       contentType: ctx.get('content-type') || null,
     });
   }
