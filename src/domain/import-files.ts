@@ -12,8 +12,20 @@ export interface FilesSummary {
 const sameTranslation = (a: Translation | undefined, b: Translation) => a !== undefined && a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd;
 
 /**
+ * The stamp of a translation the files change: the file's own when it is later than the stamp it
+ * replaces and not after `now` (a publish request's files carry the working copy's stamps: taking
+ * them keeps the repository's files and the service's equal, where the import's time made every
+ * later pull request rewrite them), else `now` (a file edited by hand keeps its old stamp, and a
+ * change must get a new one, or a stale write would pass its check).
+ */
+function changedStamp(existing: Translation | undefined, given: string, now: string): string {
+  return given <= now && (existing === undefined || given > existing.updatedAt) ? given : now;
+}
+
+/**
  * The version's new state when its content is replaced by `incoming` (read from content files):
- * what did not change keeps its stamp (and record), what changed is stamped `now`. The result is
+ * what did not change keeps its stamp (and record), what changed is stamped `now` (a translation, its
+ * file's stamp when that is later: changedStamp). The result is
  * published; `isLatest` comes from the files.
  */
 export function replaceWithFiles(current: VersionState | null, incoming: VersionState, now: string): { state: VersionState; summary: FilesSummary } {
@@ -38,7 +50,7 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
       const existing = old?.get(language);
       if (sameTranslation(existing, t)) next.set(language, existing!);
       else {
-        next.set(language, { ...t, updatedAt: now });
+        next.set(language, { ...t, updatedAt: changedStamp(existing, t.updatedAt, now) });
         textSame = false;
       }
     }
