@@ -146,7 +146,8 @@ export class Publisher {
     const request = this.store.get(id);
     if (!request) throw notFound('route', `No publish request ${id}`, { resource: 'publish_request', id });
     if (request.status !== 'open' || request.prNumber === null) {
-      throw new AppError('request_not_open', `Publish request ${id} is ${request.status}, not open`, { status: request.status });
+      const then = request.status === 'opening' ? ': its pull request is not confirmed yet; GET /publish-requests asks GitHub, and it becomes open (then cancel it) or failed' : '';
+      throw new AppError('request_not_open', `Publish request ${id} is ${request.status}, not open${then}`, { status: request.status });
     }
     try {
       await host.closePullRequest(request.prNumber, request.branch);
