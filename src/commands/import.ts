@@ -33,6 +33,9 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
   // host merges meanwhile is completed by the next import, or marked merged by its webhook.
   const completed = deps.publisher.enabled ? await deps.publisher.completedBy(version) : [];
   const requests = completed.map((r) => r.id);
+  // Warnings about the version as a whole are given at its version.json, as sent.
+  const versionFile = files.find((f) => /(^|\/)version\.json$/.test(f.path));
+  const versionPath = versionFile?.path ?? 'version.json';
   const result = await deps.writer.runVersions(dryRun, [version, wip], author, (ctx) => {
     const current = ctx.exists(version) ? ctx.read(version) : null;
     const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId);
@@ -43,11 +46,10 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
     if (demoted !== null) {
       changes.push({ slug: demoted, after: demoteLatest(latest!, ctx.now) });
       // Said, not done quietly: an export of the latest version imported under another slug carries the flag along.
-      const file = files.find((f) => /(^|\/)version\.json$/.test(f.path));
-      const at = file ? /"isLatest"\s*:/.exec(file.content) : null;
+      const at = versionFile ? /"isLatest"\s*:/.exec(versionFile.content) : null;
       warnings.push({
-        path: file?.path ?? 'version.json',
-        ...(file && at ? { line: lineAt(file.content, at.index) } : {}),
+        path: versionPath,
+        ...(versionFile && at ? { line: lineAt(versionFile.content, at.index) } : {}),
         message: `"isLatest": true makes ${version} the latest version in place of ${demoted} (pdf-bundle and the portal's latest follow it); set it to false to keep ${demoted} latest`,
       });
     }
@@ -63,7 +65,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
           from.length > 0
             ? `it changed after publish request ${from[0].id} was made, and those edits are not in this import: open another publish request from it, or discard it`
             : 'this import completes no publish request made from it, so its work is not live; it was made before this import, so a publish request from it as it is would replace what this import brings';
-        warnings.push({ path: files.find((f) => /(^|\/)version\.json$/.test(f.path))?.path ?? 'version.json', message: `working copy ${wip} is kept: ${why}` });
+        warnings.push({ path: versionPath, message: `working copy ${wip} is kept: ${why}` });
       }
     }
     if (dropCopy) changes.push({ slug: wip, after: null });

@@ -49,10 +49,10 @@ export function check<T>(id: string, data: unknown, where: string): T {
 
 /**
  * The query of an endpoint checked against its schema `id` (`repeated`: names given more than once
- * with different values). Unknown parameters are ignored (trackers
- * and cache busters add their own), except the other spelling of the language: the contract calls it
- * `lang` for search and PDFs and `language` elsewhere, and one sent under the other name was ignored
- * without a word, answering in English.
+ * with different values). Unknown parameters are ignored (trackers and cache busters add their
+ * own), except the other spelling of the language: the contract calls it `lang` for search and
+ * PDFs and `language` elsewhere, and one sent under the other name was ignored without a word,
+ * answering in English.
  */
 export function checkQuery<T>(id: string, { values: query, repeated }: { values: Record<string, string>; repeated: ReadonlySet<string> }): T {
   const properties = (validator(id).schema as { properties?: Record<string, unknown> }).properties ?? {};
