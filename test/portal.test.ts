@@ -103,6 +103,7 @@ describe('The reader portal (server side)', () => {
       assert.equal(res.status, 404);
       const html = await res.text();
       assert.match(html, /<h1>Not available in this language<\/h1>/);
+      assert.match(html, lang === 'fr' ? /not available in [Ff]rançais \(fr\)\./ : /not available in “&lt;script&gt;x&lt;\/script&gt;”\./);
       assert.match(html, /<a href="\/support\/v1\/install\?lang=en" hreflang="en" lang="en">English<\/a>/);
       assert.match(html, /<a href="\/support\/v1\/install\?lang=de" hreflang="de" lang="de">Deutsch<\/a>/);
       assert.doesNotMatch(html, /<script>x/);

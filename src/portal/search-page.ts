@@ -3,6 +3,7 @@ import { foldWithMap, words } from '../index/words.ts';
 import { html, type Html } from './html.ts';
 import { page, type Site } from './layout.ts';
 import { navTree, pdfDialog } from './nav.ts';
+import { canonicalLanguage } from '../domain/names.ts';
 import { languageName, linksFor } from './site.ts';
 import { controls, type Place } from './topic-page.ts';
 
@@ -87,6 +88,12 @@ export interface MissingLanguage {
   languages: readonly string[];
 }
 
+/** A language asked for, as a reader would name it: its own name and code when it is one (français (fr)), else as sent. */
+function shownLanguage(requested: string): string {
+  const code = canonicalLanguage(requested);
+  return code === null ? `“${requested.slice(0, 40)}”` : `${languageName(code)} (${code})`;
+}
+
 /**
  * The page of a path that shows nothing: status 404 (or 503, 500), never a hint of what a draft holds.
  * A published version asked for in another language links the same page in the languages it has.
@@ -94,7 +101,7 @@ export interface MissingLanguage {
 export function errorPage(site: Site, status: number, missing?: MissingLanguage): string {
   const [title, text] =
     missing !== undefined
-      ? ['Not available in this language', `This help is not available in “${missing.requested.slice(0, 40)}”. Read it in:`]
+      ? ['Not available in this language', `This help is not available in ${shownLanguage(missing.requested)}. Read it in:`]
       : status === 404
         ? ['Page not found', 'There is no published page at this address. It may have moved, or the version may not be published.']
         : status === 503
