@@ -1037,6 +1037,20 @@ describe('Publish requests across restarts', () => {
     assert.equal(m2.status, 'closed');
     assert.equal(typeof m2.closedAt, 'string');
     assert.equal((await findRequest(s, opened.m3.id)).status, 'open');
+
+    // A host slow to answer holds a list a few seconds at most: it answers with what it has.
+    const again = s.dataDir;
+    await s.service.close();
+    const aged = JSON.parse(readFileSync(file, 'utf8')) as { requests: Array<Record<string, unknown>> };
+    for (const r of aged.requests) if (r.id === opened.m3.id) Object.assign(r, { checkedAt: past });
+    writeFileSync(file, `${JSON.stringify(aged, null, 2)}\n`);
+    s = await startTestServer({ dataDir: again, env: env() });
+    gh.delayNext('GET', new RegExp(`/pulls/${opened.m3.prNumber}$`), 12_000);
+    const started = performance.now();
+    const listed = await s.request('GET', '/publish-requests?target=m3', { timeout: 20_000 });
+    assert.equal(listed.status, 200, listed.text);
+    assert.ok(performance.now() - started < 9_000, `answered while the host was still silent (${Math.round(performance.now() - started)} ms)`);
+    assert.equal((listed.body.requests as RequestObj[])[0].status, 'open');
   });
 });
 

@@ -19,6 +19,8 @@ import type { PublishRequest, RequestStore } from './requests.ts';
 const REFRESH_AFTER_MS = 30_000;
 /** At most this many requests are refreshed by one list call. */
 const REFRESH_MAX = 10;
+/** How long a list waits for the host's answers before it answers with what it has. */
+const LIST_WAIT_MS = 3_000;
 
 
 /**
@@ -162,11 +164,24 @@ export class Publisher {
     return this.set(id, { status: 'closed', closedAt: this.clock.time() });
   }
 
-  /** Requests, newest first; open ones are refreshed from GitHub when their state is older than 30 s. */
+  /**
+   * Requests, newest first; open ones are refreshed from GitHub when their state is older than 30 s.
+   * A host slow to answer holds the list LIST_WAIT_MS at most: the refresh goes on, and the next list shows it.
+   */
   async list(target?: string): Promise<PublishRequest[]> {
-    if (this.host) await this.refresh(this.store.list(target));
+    if (this.host) {
+      // One refresh at a time: lists made while the host is slow wait for the same one, not pile up calls.
+      this.refreshing ??= this.refresh(this.store.list())
+        .catch((err: unknown) => this.log.warn({ err }, 'could not refresh publish requests from the repository host'))
+        .finally(() => (this.refreshing = null));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.refreshing, new Promise<void>((resolve) => (timer = setTimeout(resolve, LIST_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     return this.store.list(target);
   }
+
+  private refreshing: Promise<void> | null = null;
 
   /** A pull request was closed (merged or not), as GitHub's webhook reports. */
   async pullRequestClosed(prNumber: number, merged: boolean, at: string): Promise<PublishRequest | null> {

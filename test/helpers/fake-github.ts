@@ -42,6 +42,7 @@ export class FakeGitHub {
   private readonly refs = new Map<string, string>();
   private readonly pulls: Pull[] = [];
   private failures: Array<{ method: string; path: RegExp; status: number; message: string }> = [];
+  private delays: Array<{ method: string; path: RegExp; ms: number }> = [];
   /** The number the next pull request gets (GitHub numbers them per repository). */
   nextPullNumber = 1;
 
@@ -65,6 +66,11 @@ export class FakeGitHub {
 
   stop(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Makes the next matching call wait `ms` before it is answered (a host slow to answer). */
+  delayNext(method: string, path: RegExp, ms: number): void {
+    this.delays.push({ method, path, ms });
   }
 
   /** Makes the next matching call fail with a GitHub error. */
@@ -135,6 +141,11 @@ export class FakeGitHub {
     };
     const error = (status: number, message: string) => send(status, { message, documentation_url: 'https://docs.github.com/rest' });
     if (req.headers.authorization !== `token ${this.token}` && req.headers.authorization !== `Bearer ${this.token}`) return error(401, 'Bad credentials');
+    const delay = this.delays.findIndex((d) => d.method === method && d.path.test(url.pathname));
+    if (delay >= 0) {
+      const [d] = this.delays.splice(delay, 1);
+      await new Promise((resolve) => setTimeout(resolve, d.ms));
+    }
     const failure = this.failures.findIndex((f) => f.method === method && f.path.test(url.pathname));
     if (failure >= 0) {
       const [f] = this.failures.splice(failure, 1);
