@@ -1,20 +1,26 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { AccountFile } from '../src/auth/accounts.ts';
+import { createAccount } from '../src/cli/accounts.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 /**
  * The backups docs/operations.md describes, taken while the service writes, restored into a new data
  * directory: the restored service serves the same content and accepts the same keys.
  */
+/** What docs/operations.md copies besides content.git (each there once the service has one). */
+const BACKED_UP_FILES = ['keys.json', 'accounts.json', 'oauth'];
+
 describe('Backup and restore, as the operators guide says', () => {
   let s: TestServer;
   const scratch = mkdtempSync(join(tmpdir(), 'help-backup-'));
   before(async () => {
     s = await startTestServer();
+    await createAccount(new AccountFile(s.dataDir), { name: 'ada', role: 'editor', password: 'a long passphrase here' });
     await createVersion(s, 'v1', { status: 'published', isLatest: true });
     await createVersion(s, 'v2');
     await createNode(s, 'v1', { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: '# Hello\n' }, de: { title: 'Einführung' } } });
@@ -34,7 +40,8 @@ describe('Backup and restore, as the operators guide says', () => {
     const dataDir = join(scratch, name);
     mkdirSync(dataDir);
     restore(join(dataDir, 'content.git'));
-    copyFileSync(join(scratch, 'keys.json'), join(dataDir, 'keys.json'));
+    // The other files that matter, as the guide copies them.
+    for (const file of BACKED_UP_FILES) cpSync(join(scratch, 'files', file), join(dataDir, file), { recursive: true });
     return startTestServer({ dataDir });
   }
 
@@ -43,7 +50,7 @@ describe('Backup and restore, as the operators guide says', () => {
     ['git bundle', (to: string) => git(s.gitdir, 'bundle', 'create', to, '--all'), (from: string, gitdir: string) => git(scratch, 'clone', '-q', '--mirror', from, gitdir)],
   ] as const) {
     test(`${how}, taken while writes go on, restores the same versions, content and keys`, async () => {
-      copyFileSync(join(s.dataDir, 'keys.json'), join(scratch, 'keys.json'));
+      for (const file of BACKED_UP_FILES) cpSync(join(s.dataDir, file), join(scratch, 'files', file), { recursive: true });
       const writes = Array.from({ length: 6 }, (_, i) => s.request('PUT', '/versions/v2/topics/draft-topic/translations/en', { body: { title: `Draft ${i}` } }));
       const file = join(scratch, how === 'git bundle' ? 'content.bundle' : 'content-mirror.git');
       backup(file);
@@ -62,6 +69,9 @@ describe('Backup and restore, as the operators guide says', () => {
         const write = await restored.request('PUT', '/versions/v2/topics/draft-topic/translations/de', { key: s.key, body: { title: 'Entwurf' } });
         assert.equal(write.status, 200);
         assert.equal((await restored.request('GET', '/versions/v1/tree', { key: null })).status, 200);
+        // Sign-in survives: the account, and the authorization server's keys (tokens and clients stay valid).
+        assert.deepEqual(new AccountFile(restored.dataDir).read().map((a) => a.name), ['ada']);
+        assert.equal(readFileSync(join(restored.dataDir, 'oauth', 'secrets.json'), 'utf8'), readFileSync(join(s.dataDir, 'oauth', 'secrets.json'), 'utf8'));
       } finally {
         await restored.close();
       }
