@@ -38,6 +38,23 @@ describe('OAuth sign-in', () => {
     }
   });
 
+  test('behind a proxy that ends TLS, with HELP_PUBLIC_URL set, the metadata names the endpoints below it, https', async () => {
+    const behind = await startTestServer({ env: { HELP_PUBLIC_URL: 'https://help.example.com' } });
+    try {
+      // The proxy forwards plain http, with the public host or its own: the service trusts neither.
+      for (const host of [undefined, 'help.example.com']) {
+        const res = await fetch(`${originOf(behind)}/.well-known/oauth-authorization-server`, { headers: host ? { 'x-forwarded-host': host, 'x-forwarded-proto': 'http' } : {} });
+        const meta = await res.json();
+        assert.equal(meta.issuer, 'https://help.example.com');
+        for (const name of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'jwks_uri', 'pushed_authorization_request_endpoint']) {
+          assert.match(meta[name], /^https:\/\/help\.example\.com\/oauth\//, `${name}: ${meta[name]}`);
+        }
+      }
+    } finally {
+      await behind.close();
+    }
+  });
+
   test('a pushed authorization request (RFC 9126) signs in like a plain one', async () => {
     const config = await registerClient(s);
     // The authorization URL carries only the client and the request_uri the push answered.

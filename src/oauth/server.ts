@@ -64,7 +64,16 @@ export class AuthorizationServer {
     }).routes() as Middleware;
     const tokenLimit = new RateLimit(this.config.oauth.tokenLimit, 60_000);
     const upstream = this.upstream?.callback();
+    const publicUrl = this.config.publicUrl ? new URL(this.config.publicUrl) : null;
     return async (ctx, next) => {
+      // The library builds its endpoints' URLs from the request. Behind a proxy that ends TLS the
+      // request says http (the service trusts no forwarded headers): with HELP_PUBLIC_URL set, the
+      // authorization server's requests are read as made to it, so its metadata names https
+      // endpoints below the issuer, and its cookies are secure.
+      if (publicUrl) {
+        Object.defineProperty(ctx.request, 'protocol', { value: publicUrl.protocol.slice(0, -1), configurable: true });
+        Object.defineProperty(ctx.request, 'host', { value: publicUrl.host, configurable: true });
+      }
       const path = ctx.path;
       if (path.startsWith(`${INTERACTION_PATH}/`)) return interactions(ctx, next);
       if (upstream && path === UPSTREAM_CALLBACK) return upstream(ctx, next);
