@@ -83,8 +83,12 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   const system = new Router();
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
   system.get('/healthz', (ctx) => {
-    ctx.status = isReady() ? 200 : 503;
-    ctx.body = { ok: isReady(), head: deps.repo.headCommit, ...loadProgress(deps.catalog) };
+    const progress = loadProgress(deps.catalog);
+    // Versions there are, and none of them can be served: nothing to be ready for.
+    const allBroken = progress.versions.broken > 0 && progress.versions.loaded === 0 && progress.versions.loading === 0;
+    const ok = isReady() && !allBroken;
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { ok, head: deps.repo.headCommit, ...progress, ...(allBroken ? { problem: `every version's stored data is broken (${progress.broken.length}); GET a version with a key for the reason, and see the log` } : {}) };
   });
 
   app.use(deps.metrics.middleware());

@@ -210,6 +210,23 @@ describe('Storage: start-up checks', () => {
     }
   });
 
+  test('a service whose every version is broken is not ready: /healthz 503 says why', async () => {
+    const s0 = await startTestServer();
+    await s0.service.close();
+    commitWithGit(s0.gitdir, { 'only/version.json': '{ "languages": ["en"], ' }, 'Break the only version by hand');
+    const s = await startTestServer({ dataDir: s0.dataDir });
+    try {
+      const res = await fetch(s.url.replace('/help/v1', '/healthz'));
+      assert.equal(res.status, 503);
+      const body = await res.json();
+      assert.equal(body.ok, false);
+      assert.deepEqual(body.broken, ['only']);
+      assert.match(body.problem, /^every version's stored data is broken \(1\)/);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('files written by hand, without ids or stamps, are served with stable ids', async () => {
     const s0 = await startTestServer();
     await s0.service.close();

@@ -59,6 +59,7 @@ export const Health = {
     },
     loading: { type: 'array', items: { type: 'string' }, description: 'The versions still loading (their reads answer 503 version_loading).' },
     broken: { type: 'array', items: { type: 'string' }, description: 'The versions whose stored data cannot be read.' },
+    problem: { type: 'string', description: 'Why `ok` is false although every version was read: each one is broken, so nothing can be served (status 503).' },
   },
 } as const;
 
