@@ -52,6 +52,24 @@ test('a lock naming a running process that started at another time is stale (its
   }
 });
 
+test('a lock naming a process that has exited and waits to be collected (a zombie, after kill -9) is stale', async () => {
+  const d = dir();
+  // The shell starts a short sleep, prints its pid and becomes a long sleep, which never collects it.
+  const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim()))));
+    const stat = () => readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTime = stat().slice(stat().lastIndexOf(')') + 2).split(' ')[19];
+    for (let i = 0; i < 50 && stat().slice(stat().lastIndexOf(')') + 2)[0] !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(stat().slice(stat().lastIndexOf(')') + 2)[0], 'Z', 'the short sleep is a zombie');
+    writeFileSync(join(d, 'server.lock'), `${pid} ${startTime}\n`);
+    acquireLock(d)();
+  } finally {
+    parent.kill();
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
 test('a folder where the lock file goes is named in the refusal', () => {
   const d = dir();
   try {

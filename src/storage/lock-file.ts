@@ -12,16 +12,22 @@ const isAlive = (pid: number) => {
   }
 };
 
-/** When the process `pid` started, in clock ticks since boot (Linux's /proc), or null where that cannot be read. */
-function startTimeOf(pid: number | 'self'): string | null {
+/** The fields of Linux's /proc/<pid>/stat after the command name, or null where they cannot be read. */
+function statOf(pid: number | 'self'): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name, in parentheses, may hold spaces: the fields are counted after it (starttime is the 22nd).
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    // The command name, in parentheses, may hold spaces: the fields are counted after it.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
+
+/** When the process `pid` started, in clock ticks since boot (the 22nd field), or null where that cannot be read. */
+const startTimeOf = (pid: number | 'self'): string | null => statOf(pid)?.[19] ?? null;
+
+/** Whether `pid` is a zombie: it has exited (after a kill -9) and only waits for its parent to collect it. */
+const isZombie = (pid: number): boolean => statOf(pid)?.[0] === 'Z';
 
 /** Lock files this process holds (a process may run more than one server, each on its own data directory). */
 const held = new Set<string>();
@@ -30,14 +36,15 @@ const held = new Set<string>();
  * Whether the server that wrote the lock `text` ("pid starttime") still runs. Not when the pid is
  * this process's own but the lock is not one it took (a container restarted after a hard kill gives
  * its server the same pid, often 1), nor when a process of that pid started at another time than the
- * lock says (the pid was given to another program since).
+ * lock says (the pid was given to another program since), nor when it has exited and waits to be
+ * collected (a zombie, after a kill -9, under a parent slow to collect it).
  */
 function ownerRuns(path: string, text: string): { pid: number; runs: boolean } {
   const [pidText, started] = text.trim().split(/\s+/);
   const pid = Number(pidText);
   if (pid === process.pid) return { pid, runs: held.has(path) };
   if (!Number.isInteger(pid) || pid <= 0) return { pid, runs: false };
-  if (!isAlive(pid)) return { pid, runs: false };
+  if (!isAlive(pid) || isZombie(pid)) return { pid, runs: false };
   const now = started === undefined ? null : startTimeOf(pid);
   return { pid, runs: now === null || now === started };
 }
