@@ -12,6 +12,7 @@ const DATA_DIR_CODES: Record<string, string> = {
   ENOTDIR: 'a part of the path is a file, not a folder',
   EEXIST: 'a file is in the way',
   ENAMETOOLONG: 'the path or a name in it is too long',
+  ENOENT: 'a folder on the path does not exist and cannot be made (a volume not mounted, or a link to nowhere)',
   ELOOP: 'too many symbolic links in the path',
 };
 
@@ -32,7 +33,9 @@ export function describeStartupError(err: unknown, config: Pick<Config, 'port' |
   }
   const reason = e.code ? DATA_DIR_CODES[e.code] : undefined;
   if (reason && typeof e.path === 'string' && (e.path === config.dataDir || e.path.startsWith(`${config.dataDir}/`) || config.dataDir.startsWith(e.path))) {
-    return `The data directory ${config.dataDir} cannot be used: ${reason} (${e.code} on ${e.syscall ?? 'access'} of ${e.path}); set HELP_DATA_DIR to a folder this user can write`;
+    // A folder restored or copied as another user (root) is this user's to own, not a setting to change.
+    const fix = e.code === 'EACCES' || e.code === 'EPERM' ? 'give this user the folder (chown -R), or set HELP_DATA_DIR to one it can write' : 'set HELP_DATA_DIR to a folder this user can write';
+    return `The data directory ${config.dataDir} cannot be used: ${reason} (${e.code} on ${e.syscall ?? 'access'} of ${e.path}); ${fix}`;
   }
   return null;
 }

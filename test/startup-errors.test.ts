@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,9 +54,15 @@ describe('Start-up failures are one clear line', () => {
     assertOneLine(long, /^Cannot start: The data directory .*x{300} cannot be used: the path or a name in it is too long .*HELP_DATA_DIR/);
   });
 
+  test('a data directory behind a link to nowhere (a volume not mounted) names the folder and the likely cause', async () => {
+    symlinkSync(join(scratch, 'not-mounted'), join(scratch, 'volume'));
+    const run = await start({ PORT: '0', HELP_DATA_DIR: join(scratch, 'volume', 'data') });
+    assertOneLine(run, /^Cannot start: The data directory .*volume\/data cannot be used: a folder on the path does not exist and cannot be made \(a volume not mounted, or a link to nowhere\)/);
+  });
+
   test('a data directory this user may not write is explained, not thrown', () => {
     const err = Object.assign(new Error("EACCES: permission denied, mkdir '/srv/help/data'"), { code: 'EACCES', syscall: 'mkdir', path: '/srv/help/data' });
-    assert.match(describeStartupError(err, { port: 8080, host: '127.0.0.1', dataDir: '/srv/help/data' }) ?? '', /^The data directory \/srv\/help\/data cannot be used: permission denied/);
+    assert.match(describeStartupError(err, { port: 8080, host: '127.0.0.1', dataDir: '/srv/help/data' }) ?? '', /^The data directory \/srv\/help\/data cannot be used: permission denied .*; give this user the folder \(chown -R\), or set HELP_DATA_DIR/);
     const low = Object.assign(new Error('listen EACCES'), { code: 'EACCES', syscall: 'listen' });
     assert.match(describeStartupError(low, { port: 80, host: '0.0.0.0', dataDir: '/srv/help/data' }) ?? '', /port 80 \(ports below 1024 need privileges\)/);
     assert.equal(describeStartupError(new Error('something else'), { port: 1, host: 'h', dataDir: '/d' }), null);
