@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { KeyFile } from './auth/key-file.ts';
@@ -60,7 +60,7 @@ export interface ServiceOptions {
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  makeFolder(config.dataDir);
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
@@ -174,4 +174,24 @@ async function importSample(dir: string, writer: Writer, log: Logger): Promise<v
     };
   });
   log.info({ versions: slugs }, 'imported sample content');
+}
+
+/**
+ * mkdir -p, a level at a time from the nearest folder that exists: Node's recursive mkdir loops
+ * forever on a path below /proc, where mkdir fails with ENOENT however often it is tried.
+ */
+function makeFolder(path: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(path); !fs.existsSync(p); p = dirname(p)) {
+    missing.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of missing) {
+    try {
+      fs.mkdirSync(p);
+    } catch (err) {
+      // Made meanwhile by another process: what was wanted.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !fs.statSync(p).isDirectory()) throw err;
+    }
+  }
 }

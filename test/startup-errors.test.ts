@@ -60,6 +60,11 @@ describe('Start-up failures are one clear line', () => {
     assertOneLine(run, /^Cannot start: The data directory .*volume\/data cannot be used: a folder on the path does not exist and cannot be made \(a volume not mounted, or a link to nowhere\)/);
   });
 
+  test('a data directory below /proc, where no folder can be made, is refused in one line instead of hanging the start', async () => {
+    const run = await start({ PORT: '0', HELP_DATA_DIR: '/proc/help-content-data' });
+    assertOneLine(run, /^Cannot start: The data directory \/proc\/help-content-data cannot be used: a folder on the path does not exist and cannot be made/);
+  });
+
   test('a data directory this user may not write is explained, not thrown', () => {
     const err = Object.assign(new Error("EACCES: permission denied, mkdir '/srv/help/data'"), { code: 'EACCES', syscall: 'mkdir', path: '/srv/help/data' });
     assert.match(describeStartupError(err, { port: 8080, host: '127.0.0.1', dataDir: '/srv/help/data' }) ?? '', /^The data directory \/srv\/help\/data cannot be used: permission denied .*; give this user the folder \(chown -R\), or set HELP_DATA_DIR/);
