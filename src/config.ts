@@ -165,7 +165,7 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
     repo: m[2],
     token: githubToken,
     apiUrl,
-    baseBranch: env.HELP_GITHUB_BASE_BRANCH || 'main',
+    baseBranch: branchName(env.HELP_GITHUB_BASE_BRANCH || 'main'),
     pathPattern,
     webhookSecret: env.HELP_GITHUB_WEBHOOK_SECRET || null,
   };
@@ -241,6 +241,7 @@ function portalConfig(env: NodeJS.ProcessEnv, mcp: string): PortalConfig {
   if (listed === 'latest') versions = 'latest';
   else if (listed !== '' && listed !== 'all') {
     const slugs = list(listed, []);
+    if (slugs.length === 0) throw new ConfigError(`HELP_PORTAL_VERSIONS takes all, latest or version slugs separated by commas; ${JSON.stringify(env.HELP_PORTAL_VERSIONS)} names none`);
     const bad = slugs.find((s) => !/^[a-z0-9]+(?:[._-][a-z0-9]+)*$/.test(s));
     if (bad !== undefined) throw new ConfigError(`HELP_PORTAL_VERSIONS takes all, latest or version slugs separated by commas; ${JSON.stringify(bad)} is not a slug`);
     versions = Object.freeze(slugs);
@@ -285,9 +286,18 @@ function webUrl(name: string, raw: string, example: string, secure = false): URL
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
     throw new ConfigError(`${name} must be a URL with http:// or https://, such as ${example}, not ${JSON.stringify(raw)}`);
   }
+  // Not quoted: what is before the @ is a secret.
+  if (url.username !== '' || url.password !== '') throw new ConfigError(`${name} must not hold a user name or password before its host (user:password@); give credentials in their own setting`);
   const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
   if (secure && url.protocol !== 'https:' && !loopback) throw new ConfigError(`${name} must use https:// (http:// only on this machine: localhost or 127.0.0.1), not ${JSON.stringify(raw)}`);
   return url;
+}
+
+/** A branch name git takes (git check-ref-format's rules, in short): refused at start, not at the first publish request. */
+function branchName(raw: string): string {
+  const bad = /[\s~^:?*[\\\x00-\x1f\x7f]|\.\.|@\{|\/\/|^[/.-]|[/.]$|\.lock$|\/\./.test(raw) || raw === '@';
+  if (bad) throw new ConfigError(`HELP_GITHUB_BASE_BRANCH must be a branch name such as main or docs/live (no spaces, no ~ ^ : ? * [ or \\, no "..", not starting with - . or /), not ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -21,6 +21,15 @@ test('URL settings need http:// or https:// and a host: "help.example.com:8080" 
   refused({ ...publishing, HELP_GITHUB_API_URL: 'github.example.com:8443/api/v3' }, 'HELP_GITHUB_API_URL');
   refused({ ...publishing, HELP_GITHUB_API_URL: 'ftp://github.example.com' }, 'HELP_GITHUB_API_URL');
   assert.equal(loadConfig({ ...publishing, HELP_GITHUB_API_URL: 'https://github.example.com/api/v3/' }).publishing?.apiUrl, 'https://github.example.com/api/v3');
+  // Credentials in a URL would go out with every URL made from it: refused, and not quoted.
+  assert.throws(() => loadConfig({ HELP_PUBLIC_URL: 'https://user:s3cret-part@help.example.com' }), (err: Error) => err instanceof ConfigError && err.message.startsWith('HELP_PUBLIC_URL must not hold a user name or password') && !err.message.includes('s3cret-part'));
+});
+
+test('a base branch git would not take, and a list of versions that names none, are refused at start', () => {
+  const publishing = { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: 'acme/help', HELP_GITHUB_TOKEN: 'ghp_x' };
+  for (const branch of ['bad branch', 'a..b', '-main', 'main.lock', 'x~1', 'docs/']) refused({ ...publishing, HELP_GITHUB_BASE_BRANCH: branch }, 'HELP_GITHUB_BASE_BRANCH');
+  assert.equal(loadConfig({ ...publishing, HELP_GITHUB_BASE_BRANCH: 'docs/live' }).publishing?.baseBranch, 'docs/live');
+  refused({ HELP_PORTAL_VERSIONS: ',,' }, 'HELP_PORTAL_VERSIONS');
 });
 
 test('a metrics token with white space in it is refused, named and not quoted', () => {
