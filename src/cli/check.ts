@@ -53,10 +53,7 @@ export async function checkDataDir(dataDir: string): Promise<CheckReport> {
     repository = { ok: true, problems: [] };
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string; stdout?: string };
-    if (e.code !== 'ENOENT') {
-      const lines = `${e.stdout ?? ''}\n${e.stderr ?? ''}`.split('\n').map((l) => l.trim()).filter(Boolean);
-      repository = { ok: false, problems: lines.slice(0, MAX_PROBLEMS) };
-    }
+    if (e.code !== 'ENOENT') repository = { ok: false, problems: fsckProblems(`${e.stdout ?? ''}\n${e.stderr ?? ''}`).slice(0, MAX_PROBLEMS) };
   }
   const snapshots: CheckReport['snapshots'] = [];
   const dir = join(dataDir, 'snapshots');
@@ -108,6 +105,24 @@ export async function checkDataDir(dataDir: string): Promise<CheckReport> {
   }
   const ok = (repository?.ok ?? true) && snapshots.every((s) => s.ok);
   return { ok, repository, snapshots };
+}
+
+/**
+ * git fsck's output as problems: one per message (its "broken link from … / to …" spans two lines),
+ * the causes (`error:` lines, such as a pack that does not match its index) before the dozens of
+ * broken links and missing objects they lead to.
+ */
+export function fsckProblems(output: string): string[] {
+  const problems: string[] = [];
+  for (const raw of output.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    // A continuation is indented, or starts with "to" (the second half of a broken link).
+    if (problems.length > 0 && (/^\s/.test(raw) || /^to /.test(line))) problems[problems.length - 1] += ` ${line}`;
+    else problems.push(line);
+  }
+  const causes = problems.filter((p) => /^(error|fatal):/.test(p));
+  return [...causes, ...problems.filter((p) => !causes.includes(p))];
 }
 
 /** The report as an operator reads it. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
+import { fsckProblems } from '../../src/cli/check.ts';
 import { BrokenRepositoryError } from '../../src/storage/repository.ts';
 import { readSnapshot, writeSnapshot } from '../../src/store/snapshot.ts';
 import { md, versionJson } from '../helpers/content.ts';
@@ -232,4 +233,19 @@ describe('A repository damaged by hand is never served as empty, nor started ove
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+test("check's report of git fsck: one problem per message, and the causes before the broken links they lead to", () => {
+  const output = [
+    'broken link from    tree 1111111111111111111111111111111111111111',
+    '              to    blob 2222222222222222222222222222222222222222',
+    'missing blob 2222222222222222222222222222222222222222',
+    'error: packfile .git/objects/pack/pack-3333.pack does not match index',
+    '',
+  ].join('\n');
+  assert.deepEqual(fsckProblems(output), [
+    'error: packfile .git/objects/pack/pack-3333.pack does not match index',
+    'broken link from    tree 1111111111111111111111111111111111111111 to    blob 2222222222222222222222222222222222222222',
+    'missing blob 2222222222222222222222222222222222222222',
+  ]);
 });
