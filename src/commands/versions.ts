@@ -2,8 +2,8 @@ import { demoteLatest, duplicateVersion as copyOf, newVersion, patchVersion, typ
 import type { Precondition } from '../domain/preconditions.ts';
 import type { VersionState, VersionStatus } from '../domain/types.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PublishRequest } from '../publishing/requests.ts';
-import { requestOpen, workingCopySlug } from '../publishing/working-copies.ts';
+import { requestOpen, type PublishRequest } from '../publishing/requests.ts';
+import { workingCopySlug } from '../publishing/working-copies.ts';
 import type { Author, VersionChange, WriteContext, Writer } from '../store/writer.ts';
 
 /** Besides the version written, the version that loses "latest" when this one takes it. */

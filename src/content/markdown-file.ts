@@ -1,15 +1,21 @@
 import yaml from 'js-yaml';
 import type { Translation } from '../domain/types.ts';
-import { controlProblem } from '../domain/names.ts';
-import { isoStampOf } from '../domain/stamps.ts';
+import { fileStamp } from '../domain/stamps.ts';
 import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
-import { HALF_CHARACTER, lineAt, type ProblemList } from './problems.ts';
+import { lineAt, textProblem, type ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
 const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
 export const TITLE_MAX = 200;
 /** A summary at most, in characters: the API's limit (src/schemas/common.ts), and a file's. */
 export const SUMMARY_MAX = 2000;
+
+/**
+ * js-yaml's default schema without its implicit timestamps: those are made with Date.UTC, which moves
+ * `2026-13-45` into 2027 without a word. Dates stay text, and readStamp checks them.
+ */
+const { merge, binary, omap, pairs, set } = (yaml as unknown as { types: Record<string, yaml.Type> }).types; // not in @types/js-yaml
+const SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [merge], explicit: [binary, omap, pairs, set] });
 
 /**
  * The file is split as gray-matter 4 splits it (readFrontMatter, which does it in linear time), and
@@ -24,13 +30,6 @@ export const SUMMARY_MAX = 2000;
  * js-yaml 4 has no JavaScript types (`!!js/function` is an unknown tag and fails), and aliases are
  * shared references, never copies, so a "billion laughs" file costs what its text costs.
  */
-/**
- * js-yaml's default schema without its implicit timestamps: those are made with Date.UTC, which moves
- * `2026-13-45` into 2027 without a word. Dates stay text, and readStamp checks them.
- */
-const { merge, binary, omap, pairs, set } = (yaml as unknown as { types: Record<string, yaml.Type> }).types; // not in @types/js-yaml
-const SCHEMA = yaml.CORE_SCHEMA.extend({ implicit: [merge], explicit: [binary, omap, pairs, set] });
-
 const refuse = (language: string) => () => {
   throw new FrontMatterLanguageError(language);
 };
@@ -100,7 +99,7 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
   }
   const title = data.title;
   if (title === undefined || title === null || (typeof title === 'string' && title.trim() === '')) {
-    if (!/^(\ufeff)?---/.test(text)) problems.error(path, 'the file has no front matter: it must start with a line "---", then "title: …" and any other keys, then a line "---" before the body', 1);
+    if (!opensFrontMatter(text)) problems.error(path, 'the file has no front matter: it must start with a line "---", then "title: …" and any other keys, then a line "---" before the body', 1);
     else problems.error(path, 'frontmatter "title" is required (1 to 200 characters)', () => frontmatterLine(text, 'title') ?? 1);
     return null;
   }
@@ -125,7 +124,7 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
   }
   // YAML's escapes can write half a character, or any control character.
   for (const [key, value] of [['title', title], ['summary', summary]] as const) {
-    const problem = !value.isWellFormed() ? HALF_CHARACTER : controlProblem(value);
+    const problem = textProblem(value);
     if (problem === null) continue;
     problems.error(path, `frontmatter "${key}" ${problem}`, () => frontmatterLine(text, key));
     return null;
@@ -136,7 +135,7 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
 
 /** A title or summary written plain with " #" in it: YAML reads the rest of the line as a comment. */
 function commentProblems(path: string, text: string, problems: ProblemList): void {
-  const close = text.indexOf('\n---', 3);
+  const close = closingAt(text);
   const lines = text.slice(0, close < 0 ? Math.min(text.length, 4096) : close).split('\n');
   lines.forEach((line, i) => {
     const m = /^(title|summary):[ \t]+([^'"\s[{|>].*?) #(.*)$/.exec(line.replace(/\r$/, ''));
@@ -144,10 +143,15 @@ function commentProblems(path: string, text: string, problems: ProblemList): voi
   });
 }
 
+/** Whether `text` starts with the `---` that opens front matter (a byte order mark before it is read past; `----` is a Markdown rule). */
+const opensFrontMatter = (text: string) => /^\ufeff?---(?!-)/.test(text);
+
+/** Where the line that closes front matter begins, less one (gray-matter's rule: the first "\n---"), or -1. */
+const closingAt = (text: string) => text.indexOf('\n---', 3);
+
 /** The front matter closes at the first line that starts with "---"; one that goes on (`----`) gives the rest of it to the body. */
 function closingLineProblem(path: string, text: string, problems: ProblemList): void {
-  if (!/^(\ufeff)?---/.test(text)) return;
-  const close = text.indexOf('\n---', 3);
+  const close = opensFrontMatter(text) ? closingAt(text) : -1;
   if (close < 0) return;
   let end = text.indexOf('\n', close + 1);
   if (end < 0) end = text.length;
@@ -175,7 +179,7 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
     return null;
   }
   // Never closed, the whole file would be read as front matter: its body lost, or a YAML error past its end.
-  if (/^(\ufeff)?---(?!-)/.test(text) && text.indexOf('\n---', 3) < 0) {
+  if (opensFrontMatter(text) && closingAt(text) < 0) {
     problems.error(path, 'the front matter opened on line 1 is never closed: add a line "---" after its last key, before the body', 1);
     return null;
   }
@@ -198,13 +202,11 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
 }
 
 function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {
-  if (value === undefined || value === null) return null;
-  const warn = (why: string) => problems.warn(path, `frontmatter "updatedAt" is not a timestamp and is ignored: ${why}`, () => frontmatterLine(text, 'updatedAt'));
-  if (typeof value !== 'string') {
-    warn(`it is ${yamlKind(value)}; write it as 2026-01-31 or 2026-01-31T12:00:00Z`);
-    return null;
-  }
-  return isoStampOf(value, warn);
+  return fileStamp(
+    value,
+    (why) => problems.warn(path, `frontmatter "updatedAt" is not a timestamp and is ignored: ${why}`, () => frontmatterLine(text, 'updatedAt')),
+    (v) => `it is ${yamlKind(v)}; write it as 2026-01-31 or 2026-01-31T12:00:00Z`,
+  );
 }
 
 /** The line of `key:` in the frontmatter block; reads line by line up to the closing `---` only. */

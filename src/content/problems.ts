@@ -1,3 +1,4 @@
+import { controlProblem } from '../domain/names.ts';
 import { MAX_LISTED } from '../errors.ts';
 
 /** A problem found in a content file, named by its path and, where known, its 1-based line. */
@@ -18,6 +19,9 @@ export { MAX_LISTED };
 
 /** What a file reader says of text holding half a character, written by an escape: UTF-8 cannot store it, and the API refuses it. */
 export const HALF_CHARACTER = 'holds a lone surrogate (an escape such as "\\ud800" that is no character)';
+
+/** What is wrong with a title, summary or label a file holds, as the API would refuse it (a sentence part), or null. */
+export const textProblem = (text: string): string | null => (text.isWellFormed() ? controlProblem(text) : HALF_CHARACTER);
 
 /** Collects errors and warnings while reading a file set, so all of them are reported at once. */
 export class ProblemList {

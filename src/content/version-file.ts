@@ -1,9 +1,9 @@
-import { isoStampOf } from '../domain/stamps.ts';
-import { canonicalLanguage, controlProblem, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
+import { fileStamp } from '../domain/stamps.ts';
+import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { jsonSyntaxError } from './json-syntax.ts';
-import { HALF_CHARACTER, lineAt, lineOf, lineOfRepeat, type LineRef, type ProblemList } from './problems.ts';
+import { lineAt, lineOf, lineOfRepeat, textProblem, type LineRef, type ProblemList } from './problems.ts';
 
 export const VERSION_FILE = 'version.json';
 /** A version's label at most, in characters: the API's limit (src/schemas/versions.ts), and a hand-written version.json's. */
@@ -93,11 +93,9 @@ export function parseVersionFile(path: string, given: string, problems: ProblemL
   for (const key of Object.keys(d)) if (!KNOWN_KEYS.has(key)) problems.warn(path, `unknown key "${key}" is ignored`, where(key));
 
   const label = d.label ?? '';
-  if (typeof label !== 'string') problems.error(path, '"label" must be a string', where('label'));
   // The API's own limits: a hand-written label is served in every GET /versions as one the API took.
-  else if ([...label].length > LABEL_MAX) problems.error(path, `"label" must be at most ${LABEL_MAX} characters`, where('label'));
-  else if (!label.isWellFormed()) problems.error(path, `"label" ${HALF_CHARACTER}`, where('label'));
-  else if (controlProblem(label) !== null) problems.error(path, `"label" ${controlProblem(label)}`, where('label'));
+  const labelProblem = typeof label !== 'string' ? 'must be a string' : [...label].length > LABEL_MAX ? `must be at most ${LABEL_MAX} characters` : textProblem(label);
+  if (labelProblem !== null) problems.error(path, `"label" ${labelProblem}`, where('label'));
   const status = d.status ?? 'draft';
   if (!STATUSES.includes(status as VersionStatus)) problems.error(path, `"status" must be one of ${STATUSES.join(', ')}`, where('status'));
   const languages = readLanguages(path, d.languages ?? ['en'], problems, where('languages'));
@@ -273,12 +271,5 @@ function inOrder(values: Array<number | undefined>): Set<number> {
 }
 
 /** A stamp of version.json, or null (reported, and ignored as a missing one is) when it names no moment. */
-function readStamp(value: unknown, name: string, report: (message: string) => void): string | null {
-  if (value === undefined || value === null) return null;
-  const ignored = (why: string) => report(`${name} is not a timestamp and is ignored: ${why}`);
-  if (typeof value !== 'string') {
-    ignored('write it as a string such as "2026-01-31T12:00:00Z"');
-    return null;
-  }
-  return isoStampOf(value, ignored);
-}
+const readStamp = (value: unknown, name: string, report: (message: string) => void): string | null =>
+  fileStamp(value, (why) => report(`${name} is not a timestamp and is ignored: ${why}`), () => 'write it as a string such as "2026-01-31T12:00:00Z"');

@@ -36,11 +36,15 @@ export function readIsoStamp(text: string): { ms: number } | { problem: string }
   return { ms: Date.UTC(year, month - 1, day, hour, minute, second, fraction) - offset * 60_000 };
 }
 
-/** The ISO form (toISOString) of the moment `text` names, or null with `problem` called with why. */
-export function isoStampOf(text: string, problem: (why: string) => void): string | null {
-  const read = readIsoStamp(text);
+/**
+ * A stamp as a file holds it: the ISO form (toISOString) of the moment it names; null when it is
+ * absent, or when it names none, with `ignored` told why (`notText` says it of a value of another type).
+ */
+export function fileStamp(value: unknown, ignored: (why: string) => void, notText: (value: unknown) => string): string | null {
+  if (value === undefined || value === null) return null;
+  const read = typeof value === 'string' ? readIsoStamp(value) : { problem: notText(value) };
   if ('problem' in read) {
-    problem(read.problem);
+    ignored(read.problem);
     return null;
   }
   return new Date(read.ms).toISOString();

@@ -2,7 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, invalid } from '../errors.ts';
 import type { Actor } from '../http/actor.ts';
 import { wellFormed } from '../http/api.ts';
-import { check } from '../schemas/registry.ts';
+import { check, otherSpelling } from '../schemas/registry.ts';
 import { registrySchema, selfContained, type JsonSchema } from './schemas.ts';
 
 /** A tool's checked arguments: the REST route's path parameters, query parameters and body fields, side by side. */
@@ -98,7 +98,7 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
     const value = take(name);
     if (value === undefined) {
       // get_translation takes `language`, put_translation `lang` (the routes' path parameters): the other one is named.
-      const other = name === 'language' ? 'lang' : name === 'lang' ? 'language' : null;
+      const other = otherSpelling(name);
       throw invalid(`arguments/${name}`, other !== null && rest[other] !== undefined ? `is required (this tool takes the language as "${name}", not "${other}")` : 'is required');
     }
     args[name] = check(id, value, `arguments/${name}`);

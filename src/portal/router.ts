@@ -140,8 +140,9 @@ export function portalRoutes(deps: Deps): Middleware {
       if (status === 500) requestLog(ctx).error({ err }, 'portal page failed');
       ctx.remove('ETag');
       ctx.set('Cache-Control', 'no-cache');
-      const languages = err instanceof AppError && status === 404 ? (err.data.languages as readonly string[] | undefined) : undefined;
-      const missing = languages ? { path: ctx.path, requested: String(err instanceof AppError ? err.data.language : ''), languages } : undefined;
+      // A language the version lacks (pageLanguage names it and those the version has).
+      const data = err instanceof AppError && status === 404 ? err.data : {};
+      const missing = Array.isArray(data.languages) ? { path: ctx.path, requested: String(data.language), languages: data.languages as string[] } : undefined;
       send(ctx, HTML, errorPage(site, status, missing), status);
     }
   };

@@ -12,8 +12,8 @@ import type { Catalog } from '../store/catalog.ts';
 import type { Author, Writer } from '../store/writer.ts';
 import type { RepositoryHost } from './github.ts';
 import { describeChanges, pullRequestBody } from './pull-request.ts';
-import { createWorkingCopy, discardWorkingCopy, requestOpen } from './working-copies.ts';
-import type { PublishRequest, RequestStore } from './requests.ts';
+import { createWorkingCopy, discardWorkingCopy } from './working-copies.ts';
+import { requestOpen, type PublishRequest, type RequestStore } from './requests.ts';
 
 /** How long an open request's state from GitHub is trusted before a list asks again. */
 const REFRESH_AFTER_MS = 30_000;
@@ -81,13 +81,14 @@ export class Publisher {
     const { summary } = replaceWithFiles(target, incoming, now);
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
     const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
-    if (changesNothing({ source, target, summary })) warnings.push({ path: `${folder}/version.json`, message: `nothing to publish: ${sourceSlug} holds what ${targetSlug} has, and a request would be refused` });
+    const unchanged = changesNothing({ source, target, summary });
+    if (unchanged) warnings.push({ path: `${folder}/version.json`, message: `nothing to publish: ${sourceSlug} holds what ${targetSlug} has, and a request would be refused` });
     const since = source.meta.workingCopyOf !== null && target ? changedSince(target, source.meta.createdAt) : [];
     if (since.length > 0) {
       const shown = since.slice(0, 5).join(', ') + (since.length > 5 ? ` and ${since.length - 5} more` : '');
       warnings.push({ path: `${folder}/version.json`, message: `${targetSlug} changed after ${sourceSlug} was made (${shown}): publishing the copy replaces those changes unless it has them too` });
     }
-    return { source, targetSlug, target, folder, files, summary: { ...summary, languages: describeChanges(target, incoming) }, warnings };
+    return { source, targetSlug, target, folder, files, summary: { ...summary, languages: describeChanges(target, incoming) }, warnings, unchanged };
   }
 
   /** Opens a pull request for the content of a draft or working copy (recorded first, so a crash leaves a trace). */
@@ -95,7 +96,7 @@ export class Publisher {
     const { host } = this.requireEnabled();
     const prepared = this.prepare(sourceSlug);
     // A pull request that changes nothing only asks a reviewer to look at nothing.
-    if (changesNothing(prepared)) {
+    if (prepared.unchanged) {
       throw new AppError('invalid_state', `Version "${sourceSlug}" holds what ${prepared.targetSlug} has: there is nothing to publish (edit it first)`, { version: sourceSlug });
     }
     const now = this.clock.time();

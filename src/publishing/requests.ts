@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../auth/json-file.ts';
 import type { FilesSummary } from '../domain/import-files.ts';
+import { AppError } from '../errors.ts';
 import { Mutex } from '../storage/mutex.ts';
 
 /**
@@ -72,4 +73,16 @@ export class RequestStore {
       return result;
     });
   }
+}
+
+/**
+ * 409 request_open: `doing` (a new request, discarding or deleting `slug`) waits for the pending
+ * request `open`, which is named with its pull request, or as being opened, and how to end it.
+ */
+export function requestOpen(open: PublishRequest, slug: string, doing: string): AppError {
+  const where = open.prNumber !== null ? `is open (pull request #${open.prNumber})` : 'is being opened (its pull request is not confirmed yet: GET /publish-requests checks it)';
+  return new AppError('request_open', `Publish request ${open.id} from ${slug} ${where}; ${doing} waits until it is merged, closed or cancelled (DELETE /publish-requests/${open.id})`, {
+    request: open.id,
+    prUrl: open.prUrl,
+  });
 }

@@ -4,7 +4,7 @@ import { duplicateVersion } from '../domain/versions.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Catalog } from '../store/catalog.ts';
 import type { Author, Writer } from '../store/writer.ts';
-import type { PublishRequest } from './requests.ts';
+import { requestOpen, type PublishRequest } from './requests.ts';
 
 /** The slug of a version's working copy. */
 export const workingCopySlug = (version: string) => `${version}-wip`;
@@ -45,17 +45,5 @@ export function discardWorkingCopy(
     const open = openRequestFor(slug);
     if (open) throw requestOpen(open, slug, 'discarding the working copy');
     return { changes: [{ slug, after: null }], message: `Discard working copy ${slug}`, result: slug };
-  });
-}
-
-/**
- * 409 request_open: `doing` (a new request, discarding or deleting `slug`) waits for the pending
- * request `open`, which is named with its pull request, or as being opened, and how to end it.
- */
-export function requestOpen(open: PublishRequest, slug: string, doing: string): AppError {
-  const where = open.prNumber !== null ? `is open (pull request #${open.prNumber})` : 'is being opened (its pull request is not confirmed yet: GET /publish-requests checks it)';
-  return new AppError('request_open', `Publish request ${open.id} from ${slug} ${where}; ${doing} waits until it is merged, closed or cancelled (DELETE /publish-requests/${open.id})`, {
-    request: open.id,
-    prUrl: open.prUrl,
   });
 }

@@ -47,6 +47,9 @@ export function check<T>(id: string, data: unknown, where: string): T {
   });
 }
 
+/** The language's other name, as the contract spells it elsewhere (`lang` for search and PDFs, `language` for the rest), or null. */
+export const otherSpelling = (name: string): string | null => (name === 'lang' ? 'language' : name === 'language' ? 'lang' : null);
+
 /**
  * The query of an endpoint checked against its schema `id` (`repeated`: names given more than once
  * with different values). Unknown parameters are ignored (trackers and cache busters add their
@@ -58,8 +61,9 @@ export function checkQuery<T>(id: string, { values: query, repeated }: { values:
   const properties = (validator(id).schema as { properties?: Record<string, unknown> }).properties ?? {};
   // A parameter of the endpoint's given twice, differently (?lang=en&lang=de): which one was meant?
   for (const name of repeated) if (Object.hasOwn(properties, name)) throw invalid(`query/${name}`, 'is given twice, with different values; send it once');
-  for (const [given, meant] of [['lang', 'language'], ['language', 'lang']]) {
-    if (Object.hasOwn(query, given) && !Object.hasOwn(properties, given) && Object.hasOwn(properties, meant) && !Object.hasOwn(query, meant)) {
+  for (const given of Object.keys(query)) {
+    const meant = otherSpelling(given);
+    if (meant !== null && !Object.hasOwn(properties, given) && Object.hasOwn(properties, meant) && !Object.hasOwn(query, meant)) {
       throw invalid(`query/${given}`, `is not a parameter here: this endpoint takes the language as "${meant}"`);
     }
   }

@@ -1,30 +1,33 @@
 import { isAscii, isUtf8, transcode } from 'node:buffer';
 
 /**
- * Bytes of UTF-8 as a string, as `bytes.toString('utf8')` makes it, only faster for the texts that
- * cost most. V8 decodes UTF-8 a character at a time: 2.6 ns per byte for Japanese, the largest part
- * of the main thread's CPU in reading such files from git. ICU's converter writes UTF-16 at about
- * 0.2 ns per byte. It is used only for a text with a character from U+0100 on near its start, which
- * V8 would hold as UTF-16 anyway: for a text in Latin-1 (German, French) the converter is about three
- * times as fast too, but its UTF-16 copy, twice the size of the text and garbage at once, left the
- * service about 5 MB larger at rest on a 9 MB set. ASCII is copied as Latin-1. Bytes that are not
- * valid UTF-8, which the converter refuses, are decoded as before, each bad sequence a U+FFFD.
+ * A file's bytes as text, as `bytes.toString('utf8')` makes it, only faster for the texts that cost
+ * most; and where they are not UTF-8 (the text then holds U+FFFD there, as Node decodes it). Node's
+ * validators (isAscii, isUtf8) decide both at once, each run once per file. V8 decodes UTF-8 a
+ * character at a time: 2.6 ns per byte for Japanese, the largest part of the main thread's CPU in
+ * reading such files from git. ICU's converter writes UTF-16 at about 0.2 ns per byte. It is used
+ * only for a text with a character from U+0100 on near its start, which V8 would hold as UTF-16
+ * anyway: for a text in Latin-1 (German, French) the converter is about three times as fast too, but
+ * its UTF-16 copy, twice the size of the text and garbage at once, left the service about 5 MB larger
+ * at rest on a 9 MB set. ASCII is copied as Latin-1.
  */
-export function utf8Text(bytes: Buffer): string {
-  if (bytes.length < MIN_BYTES) return bytes.toString('utf8');
-  if (isAscii(bytes)) return bytes.toString('latin1');
-  if (!startsWide(bytes) || !isUtf8(bytes)) return bytes.toString('utf8');
+export function blobText(bytes: Buffer): { text: string; bad: NotUtf8 | null } {
+  if (isAscii(bytes)) return { text: bytes.toString('latin1'), bad: null };
+  if (!isUtf8(bytes)) return { text: bytes.toString('utf8'), bad: badPlace(bytes) };
+  return { text: bytes.length >= MIN_BYTES && startsWide(bytes) ? converted(bytes) : bytes.toString('utf8'), bad: null };
+}
+
+/** blobText's text alone. */
+export const utf8Text = (bytes: Buffer): string => blobText(bytes).text;
+
+/** Valid UTF-8 as UTF-16, through ICU's converter. */
+function converted(bytes: Buffer): string {
   try {
     return transcode(bytes, 'utf8', 'ucs2').toString('utf16le');
   } catch {
     // A Node built without ICU has no converter.
     return bytes.toString('utf8');
   }
-}
-
-/** A file's bytes as text, and where they are not UTF-8 (the text then holds U+FFFD there). */
-export function blobText(bytes: Buffer): { text: string; bad: NotUtf8 | null } {
-  return { text: utf8Text(bytes), bad: notUtf8(bytes) };
 }
 
 /** A byte as messages name it: 0xE9. */
@@ -48,7 +51,11 @@ export interface NotUtf8 {
  * and the service's next write of it would store those in place of the writer's characters.
  */
 export function notUtf8(bytes: Uint8Array): NotUtf8 | null {
-  if (isAscii(bytes) || isUtf8(bytes)) return null;
+  return isAscii(bytes) || isUtf8(bytes) ? null : badPlace(bytes);
+}
+
+/** Where bytes that are not UTF-8 first go wrong. */
+function badPlace(bytes: Uint8Array): NotUtf8 {
   const at = firstBadSequence(bytes);
   let line = 1;
   for (let i = bytes.indexOf(LF); i >= 0 && i < at; i = bytes.indexOf(LF, i + 1)) line++;
@@ -72,7 +79,7 @@ function firstBadSequence(bytes: Uint8Array): number {
   return n;
 }
 
-/** Shorter texts decode in less time than the checks take. */
+/** Shorter texts decode in less time than looking for wide characters takes. */
 const MIN_BYTES = 256;
 /** Bytes looked at for a character from U+0100 on. */
 const SCAN_BYTES = 1024;

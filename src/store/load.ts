@@ -12,7 +12,7 @@ import type { SearchIndex } from '../index/search.ts';
 import { catFileBlobs, DamagedObjectError, GitUnavailableError } from '../storage/cat-file.ts';
 import { EMPTY_TREE, type TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
-import { notUtf8, notUtf8Problem, utf8Text, type NotUtf8 } from '../storage/blob-text.ts';
+import { blobText, notUtf8Problem, type NotUtf8 } from '../storage/blob-text.ts';
 import type { SnapshotKeeper } from './snapshot-keeper.ts';
 import type { Snapshot, SnapshotFile } from './snapshot.ts';
 import { nextTurn } from '../slices.ts';
@@ -345,7 +345,8 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
       repo.gitdir,
       blobs.map(([, oid]) => oid),
       (i, bytes) => {
-        onText(i, utf8Text(bytes), notUtf8(bytes));
+        const { text, bad } = blobText(bytes);
+        onText(i, text, bad);
         delivered = i + 1;
       },
     );

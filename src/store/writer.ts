@@ -149,18 +149,17 @@ export class Writer {
   private assertMayWrite(author: Author, change: VersionChange): void {
     if (!this.lockPublished || author.canWritePublished) return;
     const before = change.copyOf === undefined ? this.catalog.entry(change.slug)?.state : undefined;
-    const published = before?.meta.status === 'published' ? before : change.after?.meta.status === 'published' ? change.after : null;
-    if (published === before) {
-      throw new AppError('published_read_only', `Version "${published.slug}" is published: it changes only through a reviewed pull request, or with a publisher key`, {
-        version: published.slug,
-        hint: `POST /versions/${published.slug}/working-copy, edit the copy, then POST /versions/${published.slug}-wip/publish-request`,
+    if (before?.meta.status === 'published') {
+      throw new AppError('published_read_only', `Version "${before.slug}" is published: it changes only through a reviewed pull request, or with a publisher key`, {
+        version: before.slug,
+        hint: `POST /versions/${before.slug}/working-copy, edit the copy, then POST /versions/${before.slug}-wip/publish-request`,
       });
     }
     // Not published yet, and this change would publish it: that is what a publish request is for.
-    if (published) {
-      throw new AppError('published_read_only', `Version "${published.slug}" would be published by this change: versions go live through a reviewed pull request, or with a publisher key`, {
-        version: published.slug,
-        hint: `keep it a draft (status "draft"), then POST /versions/${published.slug}/publish-request`,
+    if (change.after?.meta.status === 'published') {
+      throw new AppError('published_read_only', `Version "${change.after.slug}" would be published by this change: versions go live through a reviewed pull request, or with a publisher key`, {
+        version: change.after.slug,
+        hint: `keep it a draft (status "draft"), then POST /versions/${change.after.slug}/publish-request`,
       });
     }
   }
