@@ -177,7 +177,8 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
       progress(`${shape}: git cat-file read every blob of the ${count} versions in ${round(reads.ms)} ms (${fmtMB(reads.bytes)})`);
       svc = await start(dataDir, `many-${n}-git`);
       const gitStartMs = svc.readyMs;
-      progress(`${shape}: start from git ${round(gitStartMs)} ms; waiting for the snapshots to be written`);
+      const gitSearchableMs = await svc.searchableMs();
+      progress(`${shape}: start from git ${round(gitStartMs)} ms, every version searchable at ${round(gitSearchableMs)} ms; waiting for the snapshots to be written`);
       const settleStarted = now();
       const { written, lastAt } = await snapshotsSettled(svc.origin);
       const snapshotWriteMs = lastAt - settleStarted;
@@ -222,7 +223,7 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
       }
       if (wants('M2')) {
         push({ id: 'M2', scenario: `start with snapshots (spawn → /healthz 200), ${count} versions, median of ${starts.length}`, measured: snapStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: 'git ls-tree + cat-file --batch, every version', ratio: snapStartMs / reads.ms, target: '≤ 1,500 ms (issue: at 500 versions)', met: snapStartMs <= 1500 });
-        push({ id: 'M2b', scenario: `start without snapshots (from git), ${count} versions`, measured: gitStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: `cat-file, ${reads.blobs.toLocaleString('en-US')} blobs`, ratio: gitStartMs / reads.ms, target: '≤ 3,000 ms (issue: at 500 versions)', met: gitStartMs <= 3000, note: `the stop after it (snapshots already written) took ${round(stopMs)} ms` });
+        push({ id: 'M2b', scenario: `start without snapshots (from git), ${count} versions`, measured: gitStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: `cat-file, ${reads.blobs.toLocaleString('en-US')} blobs`, ratio: gitStartMs / reads.ms, target: '≤ 3,000 ms (issue: at 500 versions)', met: gitStartMs <= 3000, note: `every version searchable ${round(gitSearchableMs)} ms after spawn; the stop after it (snapshots already written) took ${round(stopMs)} ms` });
       }
       if (wants('M3')) {
         const allowed = distinctTrees * oneSnapshot + count * 4096;

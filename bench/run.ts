@@ -564,15 +564,17 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
 
     // P5c: a start without snapshots (the first start, an upgrade, deleted snapshots) reads and parses every
     // blob; the snapshots are deleted before each start, as many starts as P5 made.
-    const without: Array<{ ms: number; rssMB: number; cpuS: number }> = [];
+    const without: Array<{ ms: number; searchableMs: number; rssMB: number; cpuS: number }> = [];
     for (let i = 0; i < starts.length; i++) {
       await svc!.stop();
       svc = null;
       fs.rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
       const s = await startService({ dataDir, env: ctx.env, nodeArgs: ctx.nodeArgs(`no-snapshots-${i + 1}`) });
       svc = s;
-      without.push({ ms: s.readyMs, rssMB: round(s.rss() / MB), cpuS: s.cpuAtReadyS });
-      progress(`  start without snapshots ${i + 1}: ready in ${round(s.readyMs)} ms`);
+      const rssMB = round(s.rss() / MB);
+      const searchableMs = await s.searchableMs();
+      without.push({ ms: s.readyMs, searchableMs, rssMB, cpuS: s.cpuAtReadyS });
+      progress(`  start without snapshots ${i + 1}: ready in ${round(s.readyMs)} ms, every version searchable in ${round(searchableMs)} ms`);
     }
     details.coldStart = { ...(details.coldStart as object), withoutSnapshots: without.map((w) => ({ ...w, ms: round(w.ms) })) };
     const withoutMs = median(without.map((w) => w.ms));
@@ -580,7 +582,11 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     // How busy the cores were: the CPU the service and git used from spawn to ready, over that time.
     const middle = without.find((w) => w.ms === withoutMs) ?? without[0];
     const cores = `${round(middle.cpuS, 2)} s of CPU (service and git) from spawn to ready, ${round(middle.cpuS / (middle.ms / 1000), 2)} of ${os.availableParallelism()} cores busy on average`;
-    rows.push({ id: 'P5c', scenario: `start without snapshots: loading the content (to ready − the empty start; every version loaded and searchable), median of ${without.length}, vs reading every blob with git`, measured: loadWithoutMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadWithoutMs, catMs), target: '≤ 3× baseline', met: loadWithoutMs <= 3 * catMs, note: `ready in ${round(withoutMs)} ms (starts: ${without.map((w) => round(w.ms)).join(', ')}) − empty start ${round(emptyMs)} ms; that start used ${cores}` });
+    rows.push({ id: 'P5c', scenario: `start without snapshots: loading the content (to ready − the empty start; every version served, its search index built after), median of ${without.length}, vs reading every blob with git`, measured: loadWithoutMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(loadWithoutMs, catMs), target: '≤ 3× baseline', met: loadWithoutMs <= 3 * catMs, note: `ready in ${round(withoutMs)} ms (starts: ${without.map((w) => round(w.ms)).join(', ')}) − empty start ${round(emptyMs)} ms; that start used ${cores}` });
+    // What P5c leaves out: the search indexes built after ready (searches wait for them meanwhile).
+    const searchableMs = median(without.map((w) => w.searchableMs));
+    const indexedMs = Math.max(0, searchableMs - emptyMs);
+    rows.push({ id: 'P5d', scenario: `start without snapshots: to every version searchable (− the empty start; /healthz lists none as indexing), median of ${without.length}, vs reading every blob with git`, measured: indexedMs, unit: 'ms', baseline: catMs, baselineLabel: `cat-file, ${reads[0].blobs} blobs`, ratio: ratio(indexedMs, catMs), target: '— (reported)', met: null, note: `searchable ${round(searchableMs)} ms after spawn (starts: ${without.map((w) => round(w.searchableMs)).join(', ')}); searches asked before wait for the index, up to 2 s` });
   });
   return svc ? { svc, dataDir, key, nodes: shape.nodes(opts.nodes) } : null;
 }

@@ -60,13 +60,14 @@ export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
   return endpoints;
 }
 
-/** Which versions are in, which are still loading, which cannot be served: what /healthz reports. */
-function loadProgress(catalog: Deps['catalog']) {
+/** Which versions are in, which are still loading, which cannot be served, which are still being indexed: what /healthz reports. */
+function loadProgress(catalog: Deps['catalog'], search: Deps['search']) {
   const loaded: string[] = [];
   const loading: string[] = [];
   const broken: string[] = [];
   for (const e of catalog.all()) (e.state ? loaded : e.loading ? loading : broken).push(e.slug);
-  return { versions: { loaded: loaded.length, loading: loading.length, broken: broken.length }, loading, broken };
+  const indexing = search.indexing().filter((slug) => catalog.entry(slug)?.state !== undefined);
+  return { versions: { loaded: loaded.length, loading: loading.length, broken: broken.length, indexing: indexing.length }, loading, broken, indexing };
 }
 
 const isOAuthPath = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
@@ -83,7 +84,7 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   const system = new Router();
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
   system.get('/healthz', (ctx) => {
-    const progress = loadProgress(deps.catalog);
+    const progress = loadProgress(deps.catalog, deps.search);
     // Versions there are, and none of them can be served: nothing to be ready for.
     const allBroken = progress.versions.broken > 0 && progress.versions.loaded === 0 && progress.versions.loading === 0;
     const ok = isReady() && !allBroken;

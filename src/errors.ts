@@ -42,7 +42,7 @@ export const ERROR_CATALOGUE = {
   storage_failed: { status: 503, description: 'The change could not be written to the repository (for example a full disk); nothing was changed, and the request can be retried.' },
   version_unavailable: { status: 503, description: 'The version\'s stored data could not be read at start; `reason` says what is broken (to callers who may see unpublished versions). Other versions are served.' },
   starting: { status: 503, description: 'The service is still loading its content (writes, the list of versions and `latest` wait until every version is in); `Retry-After` says when to retry.' },
-  version_loading: { status: 503, description: 'The version is still being loaded at start (versions already loaded are served meanwhile); `Retry-After` says when to retry.' },
+  version_loading: { status: 503, description: 'The version is still being loaded at start (versions already loaded are served meanwhile), or, for a search, its index is still being built after a start without snapshots and took more than 2 s; `Retry-After` says when to retry.' },
   component_unavailable: { status: 503, description: 'A part of the service that loads on first use (the authorization server, the tool server, the portal, the GitHub client) could not be loaded; `component` names it. Nothing was done; `Retry-After` says when to retry, and the next request tries the load again.' },
   script_unavailable: { status: 503, description: 'The push script (`GET /cli/help-push.mjs`) is not built and cannot be built where the service runs; `npm run build` writes it.' },
 } as const;

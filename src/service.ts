@@ -33,7 +33,10 @@ export interface RunningService {
   server: Server;
   /** Base URL of the API, e.g. http://127.0.0.1:8080/help/v1 */
   url: string;
+  /** Every version is loaded (or known broken): reads, writes and the list of versions are answered. */
   ready: Promise<void>;
+  /** Also every search index is built (after a start without snapshots, some are built after ready). */
+  searchable: Promise<void>;
   /** Stops taking requests, lets in-flight writes finish, releases the data directory. */
   close(): Promise<void>;
 }
@@ -115,8 +118,11 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       // Imports committed before a stop that came before requests.json was updated.
       await publisher.reconcileImports((since) => repo.messagesSince(since)).catch((err) => log.warn({ err }, 'reconciling imported publish requests failed'));
       log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
+      // Versions served before their search indexes were built (a start without snapshots): when the last one is.
+      if (search.indexing().length > 0) void search.idle().then(() => log.info({ ms: Date.now() - started }, 'every version searchable'));
     })();
 
+    const searchable = ready.then(() => search.idle());
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -136,7 +142,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       log.fatal({ err }, 'could not load content');
       await close();
     });
-    return { server, url, ready, close };
+    searchable.catch(() => undefined); // a failed load is ready's to report
+    return { server, url, ready, searchable, close };
   } catch (err) {
     releaseLock();
     throw err;

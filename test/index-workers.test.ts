@@ -52,7 +52,7 @@ interface Started {
   logs: Array<Record<string, any>>;
 }
 
-/** Starts the service on `dataDir` without its snapshots, and waits until every version is loaded and searchable. */
+/** Starts the service on `dataDir` without its snapshots, and waits until every version is loaded and searchable (its indexes built). */
 async function startWithoutSnapshots(dataDir: string, workers: number, indexWorker?: URL): Promise<Started> {
   rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
   return start(dataDir, workers, indexWorker);
@@ -63,7 +63,7 @@ async function start(dataDir: string, workers: number, indexWorker?: URL): Promi
   const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const config = loadConfig({ HELP_INDEX_WORKERS: String(workers), HELP_INDEX_WORKERS_MIN_MCHARS: String(TEST_MIN_CHARS / 1_000_000) }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
   const service = await startService(config, log, { snapshotQuietMs: 60_000, indexWorker });
-  await service.ready;
+  await service.searchable;
   return { service, logs };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.ts';
@@ -71,9 +72,105 @@ describe('A start without snapshots serves each version as soon as it is loaded'
     assert.ok(seen.partly > 0, 'the load was seen half done');
     assert.ok(seen.servedWhileLoading, 'a loaded version was served while others loaded');
     assert.deepEqual(seen.loadingAnswer && { ...seen.loadingAnswer, retryAfter: Number(seen.loadingAnswer.retryAfter) > 0 }, { status: 503, retryAfter: true, code: 'version_loading' });
-    const health = (await (await fetch(`${origin}/healthz`)).json()) as { ok: boolean; versions: { loaded: number; loading: number }; loading: string[] };
-    assert.deepEqual({ ok: health.ok, ...health.versions, loading: health.loading }, { ok: true, loaded: VERSIONS.length, broken: 0, loading: [] } as never);
+    const health = (await (await fetch(`${origin}/healthz`)).json()) as { ok: boolean; versions: { loaded: number; loading: number; broken: number }; loading: string[] };
+    assert.deepEqual({ ok: health.ok, loaded: health.versions.loaded, broken: health.versions.broken, loading: health.loading }, { ok: true, loaded: VERSIONS.length, broken: 0, loading: [] });
     const list = await fetch(`${service.url}/versions`);
     assert.equal(((await list.json()) as unknown[]).length, VERSIONS.length);
+  });
+});
+
+/**
+ * After a start without snapshots a version is served as soon as it is read; its search indexes are
+ * built after that. Here they are built on an index worker that waits for a gate file, so the test
+ * decides when they are done.
+ */
+describe('A version served before its search index is built', () => {
+  let dataDir: string;
+  let gate: string;
+  let worker: URL;
+  let probe: { language: string; word: string; slug: string };
+  let service: RunningService | null = null;
+
+  const startGated = async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', HELP_INDEX_WORKERS: '1', HELP_INDEX_WORKERS_MIN_MCHARS: '0' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
+    service = await startService(config, pino({ level: 'silent' }), { indexWorker: worker });
+    await service.ready;
+    return service;
+  };
+  const health = async (s: RunningService) => (await (await fetch(`${new URL(s.url).origin}/healthz`)).json()) as { ok: boolean; versions: { indexing: number }; indexing: string[] };
+  const search = (s: RunningService, path = `/versions/v1/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`) => fetch(`${s.url}${path}`);
+
+  before(async () => {
+    const s = await startTestServer();
+    dataDir = s.dataDir;
+    const set = generateDocSet({ nodes: 80, seed: 7, languages: ['en', 'de'], bodyBytes: { min: 1000, max: 6000 }, label: 'v1', status: 'published', isLatest: true });
+    probe = set.probes[0];
+    const res = await s.request('POST', '/versions/v1/import-files', { body: { files: set.files }, timeout: 60_000 });
+    assert.equal(res.status, 200, res.text);
+    await s.service.close();
+    gate = join(dataDir, 'gate');
+    const script = join(dataDir, 'gated-worker.mjs');
+    const real = new URL('../src/index/index-worker.ts', import.meta.url).href;
+    // Messages sent before the real worker listens are queued for it.
+    writeFileSync(script, `import { existsSync } from 'node:fs';\nwhile (!existsSync(${JSON.stringify(gate)})) await new Promise((r) => setTimeout(r, 10));\nawait import(${JSON.stringify(real)});\n`);
+    worker = pathToFileURL(script);
+  });
+  after(async () => {
+    await service?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('/healthz names it under indexing; its reads are answered, and its search waits for the index and finds what it holds', async () => {
+    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    rmSync(gate, { force: true });
+    const s = await startGated();
+    const before = await health(s);
+    assert.deepEqual({ ok: before.ok, indexing: before.indexing, count: before.versions.indexing }, { ok: true, indexing: ['v1'], count: 1 });
+    const tree = await fetch(`${s.url}/versions/v1/tree`);
+    assert.equal(tree.status, 200, 'a version being indexed is read');
+    const asked = search(s);
+    const portalAsked = fetch(`${new URL(s.url).origin}/support/v1/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`);
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(gate, '');
+    const answer = await asked;
+    assert.equal(answer.status, 200);
+    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug], 'the answer comes from the whole index');
+    const page = await portalAsked;
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), new RegExp(`/support/v1/${probe.slug}\\b`));
+    await s.searchable;
+    const afterwards = await health(s);
+    assert.deepEqual({ indexing: afterwards.indexing, count: afterwards.versions.indexing }, { indexing: [], count: 0 });
+    await s.close();
+    service = null;
+  });
+
+  test('a search that would wait more than 2 s answers 503 version_loading with Retry-After; a stop meanwhile keeps the index for the next start', async () => {
+    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    rmSync(gate, { force: true });
+    const s = await startGated();
+    const [api, portal] = await Promise.all([search(s), fetch(`${new URL(s.url).origin}/support/v1/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`)]);
+    assert.equal(api.status, 503);
+    assert.equal(api.headers.get('retry-after'), '1');
+    const body = (await api.json()) as { error: { code: string; message: string; version: string } };
+    assert.deepEqual({ code: body.error.code, version: body.error.version }, { code: 'version_loading', version: 'v1' });
+    assert.match(body.error.message, /still being indexed for search/);
+    assert.equal(portal.status, 503);
+    assert.equal(portal.headers.get('retry-after'), '1');
+    // A bad request is told so at once, not after the wait.
+    const started = performance.now();
+    const wrong = await search(s, `/versions/v1/search?q=x&lang=fr`);
+    assert.equal(wrong.status, 400);
+    assert.ok(performance.now() - started < 1500, 'refused without waiting for the index');
+    // The stop waits for the index (the gate opens once the stop has begun) and writes it in the snapshot.
+    const closed = s.close();
+    writeFileSync(gate, '');
+    await closed;
+    service = null;
+    rmSync(gate, { force: true });
+    const again = await startGated();
+    assert.deepEqual((await health(again)).indexing, [], 'the index came from the snapshot: nothing waits for the (closed) worker');
+    const answer = await search(again);
+    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
   });
 });

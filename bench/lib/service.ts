@@ -16,6 +16,11 @@ export interface ServiceChild {
   /** CPU seconds the service (all its threads) and its git processes that had ended used from spawn to ready. */
   cpuAtReadyS: number;
   rss(): number;
+  /**
+   * Milliseconds from spawn until /healthz lists no version as `indexing` (after a start without
+   * snapshots, search indexes are built after the versions are served), polled every 5 ms.
+   */
+  searchableMs(): Promise<number>;
   /** The last of what the child printed (warnings and errors only at LOG_LEVEL=warn). */
   output(): string;
   /** SIGTERM, then waits for the exit (SIGKILL after 60 s). Resolves with the exit code. */
@@ -91,6 +96,15 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
     readyMs,
     cpuAtReadyS,
     rss: () => rssOf(pid),
+    searchableMs: async () => {
+      for (;;) {
+        if (exitCode !== undefined) throw new Error(`the service exited with ${exitCode} before it was searchable:\n${out}`);
+        const health = await healthzBody(origin);
+        if (health !== null && Array.isArray(health.indexing) && health.indexing.length === 0) return now() - started;
+        if (now() > deadline) throw new Error(`the service was not searchable after ${opts.timeoutMs} ms:\n${out}`);
+        await sleep(5);
+      }
+    },
     output: () => out,
     stop: async () => {
       if (exitCode !== undefined) return exitCode;
@@ -101,6 +115,25 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
       return code;
     },
   };
+}
+
+/** GET /healthz's body, or null when it cannot be read. */
+function healthzBody(origin: string, timeoutMs = 2000): Promise<{ indexing?: unknown } | null> {
+  return new Promise((resolve) => {
+    const req = http.get(`${origin}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { indexing?: unknown });
+        } catch {
+          resolve(null);
+        }
+      });
+    });
+    req.on('error', () => resolve(null));
+    req.on('timeout', () => req.destroy());
+  });
 }
 
 /** GET /healthz: the status, or 0 when nothing listens yet. */

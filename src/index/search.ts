@@ -36,8 +36,10 @@ export class SearchIndex {
   private readonly versions = new Map<string, Map<string, LanguageIndex>>();
   /** Versions being indexed in slices or on the builder's threads: the update in progress (later ones wait for it). */
   private readonly busy = new Map<string, Promise<void>>();
-  /** Versions whose indexes are being built on the builder's threads, with the state they are built for. */
+  /** Versions whose indexes are being built from nothing (in slices or on the builder's threads), with the state they are built for. */
   private readonly building = new Map<string, VersionState>();
+  /** Versions served before their indexes were built (at start), with when they will be: their searches wait for it (see searchable). */
+  private readonly unindexed = new Map<string, Promise<void>>();
   /** Versions being read whose documents go to the builder's threads as they come (indexAhead), until their update. */
   private readonly aheads = new Map<string, IndexAhead>();
   /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
@@ -67,7 +69,7 @@ export class SearchIndex {
       ahead?.abandon();
       return;
     }
-    if (!this.busy.has(slug) && (state === null || this.cost(slug, state) <= SYNC_CHARS)) {
+    if (!this.busy.has(slug) && (state === null || (this.cost(slug, state) <= SYNC_CHARS && this.twinBuilding(slug, state) === undefined))) {
       ahead?.abandon();
       this.apply(slug, state, null);
       return;
@@ -109,17 +111,30 @@ export class SearchIndex {
    * loaded at the same time from identical files), that version's indexes once they are built.
    */
   private async build(slug: string, state: VersionState | null, ahead: IndexAhead | undefined): Promise<void> {
+    const fresh = state !== null && !this.versions.has(slug);
     try {
-      if (state !== null && this.builder !== null && !this.versions.has(slug) && (ahead?.started === true || this.cost(slug, state) > this.builder.minChars)) {
-        const twin = [...this.building].find(([other, building]) => other !== slug && sameTranslations(building, state));
-        if (twin) await this.busy.get(twin[0]);
-        if (twin && this.adoptTwin(slug, state)) return;
-        if (await this.buildElsewhere(slug, state, ahead)) return;
+      if (fresh) {
+        // Versions loaded at the same time from identical files are built once.
+        const twin = this.twinBuilding(slug, state);
+        if (twin !== undefined) await this.busy.get(twin);
+        if (twin !== undefined && this.adoptTwin(slug, state)) return;
+        if (this.builder !== null && (ahead?.started === true || this.cost(slug, state) > this.builder.minChars) && (await this.buildElsewhere(slug, state, ahead))) return;
       }
     } finally {
       ahead?.abandon();
     }
-    await this.apply(slug, state, slicer());
+    if (fresh) this.building.set(slug, state);
+    try {
+      await this.apply(slug, state, slicer());
+    } finally {
+      if (fresh && this.building.get(slug) === state) this.building.delete(slug);
+    }
+  }
+
+  /** Another version whose indexes are being built from nothing for the very same translations as `state`'s. */
+  private twinBuilding(slug: string, state: VersionState): string | undefined {
+    for (const [other, building] of this.building) if (other !== slug && sameTranslations(building, state)) return other;
+    return undefined;
   }
 
   /**
@@ -227,6 +242,48 @@ export class SearchIndex {
   /** Whether the version is being indexed in slices or on other threads (its index is behind its state until then). */
   isBusy(slug: string): boolean {
     return this.busy.has(slug);
+  }
+
+  /**
+   * Has searches of a version served before its indexes are built (a start without its snapshot) wait
+   * for `built`, the update that builds them (see searchable).
+   */
+  indexLater(slug: string, built: Promise<void>): void {
+    const done: Promise<void> = built.then(
+      () => {
+        if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
+      },
+      () => {
+        if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
+      },
+    );
+    this.unindexed.set(slug, done);
+  }
+
+  /** Whether the version was served before its indexes were built, and they still are being built (see indexLater). */
+  isIndexing(slug: string): boolean {
+    return this.unindexed.has(slug);
+  }
+
+  /** The versions served whose indexes are still being built (see indexLater). */
+  indexing(): string[] {
+    return [...this.unindexed.keys()];
+  }
+
+  /**
+   * Whether the version can be searched: at once unless its indexes are still being built after it
+   * was served (at start); then when they are built, or false if that takes longer than `waitMs`.
+   */
+  async searchable(slug: string, waitMs = SEARCH_WAIT_MS): Promise<boolean> {
+    const built = this.unindexed.get(slug);
+    if (built === undefined) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    try {
+      return await Promise.race([built.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Resolves when no version is being indexed in slices or on other threads. */
@@ -416,6 +473,13 @@ function* documentsToIndex(docs: LanguageIndex['docs'], state: VersionState, lan
     if (t && docs.get(slug) !== t) yield [slug, t];
   }
 }
+
+/**
+ * Longest a search waits for the indexes of a version being built at start, in ms: a site's usual
+ * size is indexed well within it; a version of tens of millions of characters may take longer, and
+ * its search then answers 503 version_loading with Retry-After.
+ */
+export const SEARCH_WAIT_MS = 2000;
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;

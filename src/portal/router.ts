@@ -7,6 +7,7 @@ import { AppError, notFound } from '../errors.ts';
 import { etagOf, matches, runOf } from '../http/cache.ts';
 import { requestLog } from '../http/logging.ts';
 import { readNode } from '../queries/content.ts';
+import { untilSearchable } from '../routes/search.ts';
 import { PUBLIC_READER } from '../queries/reader.ts';
 import { Assets } from './assets.ts';
 import type { Site } from './layout.ts';
@@ -72,7 +73,7 @@ export function portalRoutes(deps: Deps): Middleware {
     return { origin: originOf(ctx), versions: listedVersions(catalog, config.portal), state, ref, language: pageLanguage(state, single(ctx.query.lang)) };
   };
 
-  function dispatch(ctx: Context, parts: string[]): void {
+  async function dispatch(ctx: Context, parts: string[]): Promise<void> {
     const [first, second] = parts;
     if (parts.length === 0) {
       ctx.state.route = base;
@@ -101,6 +102,8 @@ export function portalRoutes(deps: Deps): Middleware {
       });
     }
     if (parts.length === 2 && second === 'search') {
+      const { slug } = place(ctx, first).state;
+      if (deps.search.isIndexing(slug)) await untilSearchable(deps.search, slug);
       return cached(ctx, '/:version/search', HTML, () => {
         const p = place(ctx, first);
         const q = (single(ctx.query.q) ?? '').trim();
@@ -134,12 +137,13 @@ export function portalRoutes(deps: Deps): Middleware {
       return send(ctx, 'text/plain; charset=utf-8', 'Method not allowed: the portal\'s pages are read with GET.\n', 405);
     }
     try {
-      dispatch(ctx, path.slice(base.length).split('/').filter((p) => p !== ''));
+      await dispatch(ctx, path.slice(base.length).split('/').filter((p) => p !== ''));
     } catch (err) {
       const status = err instanceof AppError ? (err.status === 404 || err.status === 503 ? err.status : 500) : 500;
       if (status === 500) requestLog(ctx).error({ err }, 'portal page failed');
       ctx.remove('ETag');
       ctx.set('Cache-Control', 'no-cache');
+      if (err instanceof AppError && typeof err.data.retryAfter === 'number') ctx.set('Retry-After', String(err.data.retryAfter));
       // A language the version lacks (pageLanguage names it and those the version has).
       const data = err instanceof AppError && status === 404 ? err.data : {};
       const missing = Array.isArray(data.languages) ? { path: ctx.path, requested: String(data.language), languages: data.languages as string[] } : undefined;

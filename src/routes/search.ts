@@ -1,4 +1,6 @@
 import { versionLanguage } from '../domain/translations.ts';
+import { AppError } from '../errors.ts';
+import { LOADING_RETRY_SECONDS } from '../store/catalog.ts';
 import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readerOf } from '../http/actor.ts';
@@ -6,11 +8,26 @@ import { readableVersion } from '../queries/versions.ts';
 import type { Deps } from '../deps.ts';
 import type { Reader } from '../queries/reader.ts';
 
+/**
+ * Waits, a bounded while, for the search indexes of a version served before they were built (at
+ * start); 503 version_loading when they take longer.
+ */
+export async function untilSearchable(search: Deps['search'], slug: string): Promise<void> {
+  if (await search.searchable(slug)) return;
+  throw new AppError('version_loading', `Version "${slug}" is still being indexed for search after the start; its other reads are served, and its search will be in a moment`, { version: slug, retryAfter: LOADING_RETRY_SECONDS });
+}
+
 /** A search as the API answers it, for the route and the tool server alike (`field` names `given`, the language, in errors; see versionLanguage). */
-export function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, given: string | undefined, field: string) {
+export async function searchVersion({ catalog, search }: Pick<Deps, 'catalog' | 'search'>, reader: Reader, version: string, q: string, given: string | undefined, field: string) {
   const asked = given === undefined ? undefined : language(given, field);
-  const state = readableVersion(catalog, reader, version);
-  const lang = versionLanguage(state, asked, field);
+  let state = readableVersion(catalog, reader, version);
+  let lang = versionLanguage(state, asked, field);
+  if (search.isIndexing(state.slug)) {
+    await untilSearchable(search, state.slug);
+    // Read again after the wait: the version may have changed meanwhile.
+    state = readableVersion(catalog, reader, version);
+    lang = versionLanguage(state, asked, field);
+  }
   const { hits, partial } = search.search(state, lang, q);
   return { version: state.slug, language: lang, query: q, hits, ...(partial ? { partial: true } : {}) };
 }
@@ -31,7 +48,7 @@ export function searchRoutes({ catalog, search }: Deps) {
       query: 'SearchQuery',
       errors: ['not_found', 'language_not_enabled'],
       responses: { 200: { description: 'The hits', schema: 'SearchResult' } },
-      handle: ({ actor, params, query }) => ({ body: searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang') }),
+      handle: async ({ actor, params, query }) => ({ body: await searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang') }),
     }),
   ];
 }

@@ -54,10 +54,15 @@ export const Health = {
     head: { type: ['string', 'null'] },
     versions: {
       type: 'object',
-      description: 'How many versions are served, still loading, and cannot be served.',
-      properties: { loaded: { type: 'integer' }, loading: { type: 'integer' }, broken: { type: 'integer' } },
+      description: 'How many versions are served, still loading, and cannot be served; and how many of those served are still being indexed for search.',
+      properties: { loaded: { type: 'integer' }, loading: { type: 'integer' }, broken: { type: 'integer' }, indexing: { type: 'integer' } },
     },
     loading: { type: 'array', items: { type: 'string' }, description: 'The versions still loading (their reads answer 503 version_loading).' },
+    indexing: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Versions served whose search indexes are still being built after the start (a start without snapshots): their searches wait for them, up to 2 s, then answer 503 version_loading.',
+    },
     broken: { type: 'array', items: { type: 'string' }, description: 'The versions whose stored data cannot be read.' },
     problem: { type: 'string', description: 'Why `ok` is false although every version was read: each one is broken, so nothing can be served (status 503).' },
   },

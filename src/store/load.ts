@@ -46,8 +46,8 @@ const SLICE_MS = 5;
 /**
  * Builds the in-memory index from the head commit. Every version is first marked as loading (its
  * reads answer 503 version_loading), then versions are loaded a few at a time, each one served as
- * soon as it is in and searchable; parsing goes in short slices, so requests are answered
- * throughout. A version folder that cannot be read or parsed is marked broken with the reason (and
+ * soon as it is in, its search indexes built after; parsing goes in short slices, so requests are
+ * answered throughout. A version folder that cannot be read or parsed is marked broken with the reason (and
  * not served); the others are served. A folder whose snapshot matches its tree is restored from it;
  * one whose snapshot is of an older tree is patched with the files that changed since; the others
  * are read whole (with the system git when it is installed). A blob already parsed for another
@@ -69,8 +69,6 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_LOADS, queue.length) }, worker));
   resolveLatest(catalog, log);
-  // Ready means searchable: large documents are indexed in slices, and the load waits for them.
-  await opts.search?.idle();
   catalog.setComplete();
   await opts.snapshots?.removeOthers(folders);
 }
@@ -102,7 +100,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   // another slug: nothing to read from git or from its snapshot.
   const twin = loaded.get(tree.oid);
   if (twin) {
-    // serve() indexes it, which adopts the twin's search index.
+    // Its search index is the twin's (adopted, or once built).
     await serve(slug, underSlug(twin, slug), catalog, clock, opts);
     log.debug({ version: slug, twin: twin.slug, ms: Math.round(performance.now() - started) }, 'version shared with an identical folder');
     return;
@@ -116,7 +114,12 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     if (opts.snapshots?.pointsElsewhere(slug, tree.oid)) opts.snapshots.markDirty(slug);
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
     const shared = opts.search?.adoptTwin(slug, snap.state) === true;
-    if (!shared && snap.search && opts.search?.restore(slug, snap.state, snap.search) === false) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+    const restored = shared || (snap.search !== null && opts.search?.restore(slug, snap.state, snap.search) === true);
+    if (!restored && opts.search) {
+      if (snap.search !== null) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+      // Written again once the index is built, so that the next start need not build it.
+      opts.snapshots?.renew(slug, tree.oid);
+    }
     await serve(slug, snap.state, catalog, clock, opts);
     log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
     return;
@@ -190,11 +193,15 @@ function internSnapshot(snap: Snapshot | null, parsed: ParsedBlobs): Snapshot | 
 
 const sameTranslation = (a: Translation, b: Translation) => a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd && a.updatedAt === b.updatedAt;
 
-/** Indexes the version for search (in slices), then serves it: a version is served once it is searchable. */
+/**
+ * Serves the version. Its search indexes, when they cannot be adopted or restored, are built after
+ * that, in slices or on the index workers: its searches wait for them (SearchIndex.searchable), its
+ * other reads need not.
+ */
 async function serve(slug: string, state: VersionState, catalog: Catalog, clock: Clock, opts: LoadOptions): Promise<void> {
   observeStamps(state, clock);
-  await opts.search?.update(slug, state);
-  await catalog.set(slug, state);
+  const indexed = catalog.set(slug, state);
+  if (indexed) opts.search?.indexLater(slug, indexed);
 }
 
 async function openSnapshot(file: Promise<SnapshotFile> | undefined, log: Logger, slug: string): Promise<Snapshot | null> {

@@ -14,6 +14,9 @@ export interface KeeperOptions {
   timing?: TimingSink;
 }
 
+/** Longest a stop waits for search indexes still being built, in ms, to keep them in the snapshots. */
+const CLOSE_INDEX_WAIT_MS = 10_000;
+
 /**
  * Keeps a snapshot of each version's tree in line with the index: versions that changed (written, or
  * loaded from git) are snapshotted in the background once writes have been quiet for a while, and on
@@ -24,6 +27,8 @@ export interface KeeperOptions {
  */
 export class SnapshotKeeper {
   private readonly dirty = new Set<string>();
+  /** Versions whose snapshot waits for their search index to catch up with their state. */
+  private readonly waiting = new Set<string>();
   /** Trees with a snapshot on disk. */
   private readonly trees = new Set<string>();
   /** Each version's pointer on disk: the tree of its last snapshot. */
@@ -128,12 +133,29 @@ export class SnapshotKeeper {
     this.dirty.add(slug);
   }
 
+  /** Has the tree's snapshot written again (it lacks the search index, which the version will have). */
+  renew(slug: string, tree: string): void {
+    this.trees.delete(tree);
+    this.dirty.add(slug);
+  }
+
   /** Writes the pending snapshots now and stops following (the service is closing). */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // Indexes still being built after a start without snapshots: the snapshots should hold them, or the
+    // next start builds them again; a stop waits that long for them, no longer.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.search.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_INDEX_WAIT_MS)))]);
+    clearTimeout(timer);
+    this.retryWaiting();
     await this.flush();
+  }
+
+  private retryWaiting(): void {
+    for (const slug of this.waiting) this.dirty.add(slug);
+    this.waiting.clear();
   }
 
   private schedule(ms: number): void {
@@ -183,11 +205,13 @@ export class SnapshotKeeper {
       }
       if (!entry.state) return; // broken: nothing to keep
       if (!this.trees.has(tree.oid)) {
-        if (this.search.isBusy(slug)) {
-          // Its search index is behind its state until the update in slices ends: try again after it.
+        const behind = this.search.isBusy(slug);
+        if (behind && !this.closed) {
+          // Its search index is behind its state until the update in slices ends: try again after it (or at close).
+          this.waiting.add(slug);
           void this.search.idle().then(() => {
             if (this.closed) return;
-            this.dirty.add(slug);
+            this.retryWaiting();
             this.schedule(this.quietMs);
           });
           return;
@@ -195,7 +219,8 @@ export class SnapshotKeeper {
         const started = performance.now();
         const searchStarted = performance.now();
         // Called in the same synchronous step as the state and tree are taken: the index saved is the one built from that state.
-        const search = await this.search.savePieces(slug);
+        // At a stop with the index still behind: the state alone (the next start builds the index after serving it).
+        const search = behind ? null : await this.search.savePieces(slug);
         const searchMs = performance.now() - searchStarted;
         const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
         this.trees.add(tree.oid);
