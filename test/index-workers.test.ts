@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import type { NodeRec, Translation, VersionState } from '../src/domain/types.ts';
-import { IndexWorkers, type IndexBuilder } from '../src/index/index-workers.ts';
+import { IndexWorkers } from '../src/index/index-workers.ts';
 import { SearchIndex } from '../src/index/search.ts';
 import { startService, type RunningService } from '../src/service.ts';
 import { generateDocSet } from './helpers/generate.ts';
@@ -99,7 +99,6 @@ describe('A start without snapshots indexes on worker threads', () => {
     try {
       expected = await answers(main.service, queries);
       assert.deepEqual(workerBuilds(main.logs), [], 'HELP_INDEX_WORKERS=0 builds on the main thread');
-      assert.deepEqual(main.logs.filter((l) => l.msg === 'version read from git').map((l) => l.indexedAsRead), [false]);
     } finally {
       await main.service.close();
     }
@@ -122,11 +121,6 @@ describe('A start without snapshots indexes on worker threads', () => {
       [58, 120, 120],
       'each language was indexed on a worker',
     );
-    assert.deepEqual(
-      logs.filter((l) => l.msg === 'version read from git').map((l) => [l.version, l.indexedAsRead]),
-      [['v1', true]],
-      'the workers indexed the documents as they were read',
-    );
     assert.deepEqual(await answers(service, queries), expected);
     assert.deepEqual(workerFailures(logs), []);
     await service.close();
@@ -142,7 +136,7 @@ describe('A start without snapshots indexes on worker threads', () => {
     running = null;
   });
 
-  test('git stops in the middle of the files: the rest are read through isomorphic-git, and no document goes to the workers twice', async () => {
+  test('git stops in the middle of the files: the rest are read through isomorphic-git, and each language is built once, on the workers', async () => {
     // A git that passes everything on, except that a read of the files (cat-file --buffer) ends after 300 KB.
     const bin = join(dataDir, 'bin');
     mkdirSync(bin, { recursive: true });
@@ -297,110 +291,6 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
       assert.deepEqual(index.search(changed, 'en', 'gooseberry').hits.map((h) => h.slug), ['small']);
       assert.deepEqual(index.search(first, 'en', 'gooseberry').hits, []);
       assert.deepEqual(index.search(first, 'en', 'fig').hits.map((h) => h.slug), ['small']);
-    } finally {
-      workers.close();
-    }
-  });
-});
-
-describe('Documents indexed on a worker as they are read', () => {
-  const STAMP = '2026-01-01T00:00:00.000Z';
-  const translation = (bodyMd: string, title = 'page'): Translation => ({ title, summary: '', bodyMd, updatedAt: STAMP });
-  /** A version in en and de, one node per entry of `texts` ([en body, de body]). */
-  const stateOf = (texts: Record<string, [string, string]>): VersionState => {
-    const slugs = Object.keys(texts);
-    const nodes = new Map<string, NodeRec>(slugs.map((slug) => [slug, { id: slug, slug, kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, updatedAt: STAMP, children: [] }]));
-    const translations = new Map(slugs.map((slug) => [slug, new Map<string, Translation>([['en', translation(texts[slug][0], slug)], ['de', translation(texts[slug][1], slug)]])]));
-    return {
-      slug: 'v1',
-      meta: { label: 'V1', status: 'published', languages: ['en', 'de'], sortOrder: null, isLatest: false, hidden: false, workingCopyOf: null, createdAt: STAMP, updatedAt: STAMP },
-      nodes,
-      roots: slugs,
-      translations,
-    };
-  };
-  /** `count` nodes of about 20,000 characters each, a word of their own in each language. */
-  const bigState = (count: number) => {
-    const texts: Record<string, [string, string]> = {};
-    for (let i = 0; i < count; i++) texts[`n${i}`] = [`english${i}x ${'filler text '.repeat(1700)}`, `deutsch${i}x ${'fuelltext '.repeat(2000)}`];
-    return stateOf(texts);
-  };
-  /** The version's translations fed to `index` as a start reading it from git would (its files: every translation). */
-  const readAhead = (index: SearchIndex, slug: string, state: VersionState) => {
-    const ahead = index.indexAhead(slug, [...state.translations.values()].reduce((n, byLanguage) => n + byLanguage.size, 0))!;
-    for (const [node, byLanguage] of state.translations) for (const [language, t] of byLanguage) ahead.add(language, node, t);
-    return ahead;
-  };
-  /** A SearchIndex building on one worker; `calls` counts the builds asked for whole (build) and as documents come (stream). */
-  const withWorker = (minChars: number) => {
-    const builds: Array<{ documents: number }> = [];
-    const log = pino({ level: 'debug' }, { write: (line: string) => void builds.push(JSON.parse(line)) });
-    const workers = new IndexWorkers(1, minChars, log);
-    const calls = { build: 0, stream: 0 };
-    const builder: IndexBuilder = {
-      minChars,
-      build: (documents) => (calls.build++, workers.build(documents)),
-      stream: () => (calls.stream++, workers.stream()),
-    };
-    return { index: new SearchIndex(() => {}, builder), workers, calls, builds: () => builds.filter((b: any) => b.msg === 'search index built on a worker thread').map((b) => b.documents) };
-  };
-  const slugs = (index: SearchIndex, state: VersionState, language: string, q: string) => index.search(state, language, q).hits.map((h) => h.slug);
-
-  test('the version is served from what was built as it was read; a language whose documents changed meanwhile is built again from the state', async () => {
-    const read = bigState(40);
-    // What the state holds in the end: de of n3 is not what was read (a file read again), en is exactly it.
-    const translations = new Map(read.translations);
-    translations.set('n3', new Map([['en', read.translations.get('n3')!.get('en')!], ['de', translation('ersetzt anders', 'n3')]]));
-    const state: VersionState = { ...read, translations };
-    const { index, workers, calls, builds } = withWorker(100_000);
-    try {
-      const ahead = readAhead(index, 'v1', read);
-      assert.equal(ahead.started, true, 'the documents promised more than the builder minimum');
-      assert.deepEqual(calls, { build: 0, stream: 2 }, 'en and de were sent as they were read');
-      await index.update('v1', state);
-      assert.deepEqual(calls, { build: 1, stream: 2 }, 'de was built again from the state, en was not');
-      assert.deepEqual(builds(), [40, 40], 'en as it was read, then de again; the de built as read was given up');
-      assert.deepEqual(slugs(index, state, 'en', 'english7x'), ['n7']);
-      assert.deepEqual(slugs(index, state, 'de', 'deutsch7x'), ['n7']);
-      assert.deepEqual(slugs(index, state, 'de', 'ersetzt'), ['n3']);
-      assert.deepEqual(slugs(index, state, 'de', 'deutsch3x'), [], 'the text read and replaced is not found');
-    } finally {
-      workers.close();
-    }
-  });
-
-  test('a small version is not sent ahead: it is indexed on the main thread', async () => {
-    const state = bigState(4);
-    const { index, workers, calls, builds } = withWorker(10_000_000);
-    try {
-      const ahead = readAhead(index, 'v1', state);
-      assert.equal(ahead.started, false);
-      await index.update('v1', state);
-      assert.deepEqual(calls, { build: 0, stream: 0 });
-      assert.deepEqual(builds(), []);
-      assert.deepEqual(slugs(index, state, 'en', 'english2x'), ['n2']);
-    } finally {
-      workers.close();
-    }
-  });
-
-  test('a version given up after it was read ahead (it cannot be served): nothing is built from it, and the next build runs', async () => {
-    const state = bigState(40);
-    const { index, workers, calls, builds } = withWorker(100_000);
-    try {
-      const ahead = readAhead(index, 'v1', state);
-      ahead.abandon();
-      // Another version read after it is built, and its searches find only its own documents.
-      const next: VersionState = { ...bigState(30), slug: 'v2' };
-      readAhead(index, 'v2', next);
-      await index.update('v2', next);
-      assert.deepEqual(builds(), [30, 30], 'only the second version was built');
-      assert.deepEqual(calls, { build: 0, stream: 4 });
-      assert.deepEqual(slugs(index, next, 'en', 'english29x'), ['n29']);
-      assert.deepEqual(slugs(index, next, 'en', 'english35x'), []);
-      // The first is indexed anew if it is served after all.
-      await index.update('v1', state);
-      assert.deepEqual(slugs(index, state, 'en', 'english35x'), ['n35']);
     } finally {
       workers.close();
     }

@@ -7,34 +7,17 @@ import { nextTurn } from '../slices.ts';
 /** A document to index: its key (the node's slug) and its translation in the index's language. */
 export type Document = readonly [key: string, translation: Translation];
 
-/**
- * What the main thread sends an index worker: documents of build `job`, and whether they complete
- * its index; or, with `drop`, that the build is given up (the worker lets its index go).
- */
-export type Batch =
-  | {
-      job: number;
-      documents: Array<[key: string, title: string, summary: string, bodyMd: string]>;
-      last: boolean;
-      /** With the build's first batch: set to 1 when the build is given up, so the worker skips the batches it has not read yet. */
-      cancel?: Int32Array;
-      drop?: undefined;
-    }
-  | { job: number; drop: true };
+/** What the main thread sends an index worker: documents of build `job`, and whether they complete its index. */
+export interface Batch {
+  job: number;
+  documents: Array<[key: string, title: string, summary: string, bodyMd: string]>;
+  last: boolean;
+}
 
 /** What an index worker answers: the index of build `job`, as TermIndex.save() writes it. */
 export interface Built {
   job: number;
   bytes: Uint8Array;
-}
-
-/** One index being built from documents given as they come (a version read from git, document by document). */
-export interface BuildStream {
-  add(key: string, translation: Translation): void;
-  /** No more documents: the index, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
-  finish(): Promise<Uint8Array>;
-  /** Gives the build up: its documents are not needed (nothing awaits finish()). */
-  abandon(): void;
 }
 
 /** Builds term indexes somewhere else than on the thread that asks for them. */
@@ -43,8 +26,6 @@ export interface IndexBuilder {
   readonly minChars: number;
   /** The index of `documents`, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
   build(documents: readonly Document[]): Promise<Uint8Array>;
-  /** An index built from documents added one by one, as they are read. */
-  stream(): BuildStream;
 }
 
 /** Text sent to a worker in one message, in characters: a message is copied while the event loop waits, and a worker starts on a build once its first batch is in. */
@@ -60,16 +41,13 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
 const WORKER_SCRIPT = new URL(FROM_SOURCES ? './index-worker.ts' : './index-worker.js', import.meta.url);
 
 /** One index being built on a worker. */
-class Job implements BuildStream {
-  private batch: Extract<Batch, { documents: unknown }>['documents'] = [];
+class Job {
+  private batch: Batch['documents'] = [];
   private batchChars = 0;
   /** Characters of text given to the job so far: how much it weighs on its worker until it ends. */
   chars = 0;
   documents = 0;
   private finished = false;
-  /** Shared with the worker (see Batch.cancel); sent with the first batch. */
-  readonly cancel = new Int32Array(new SharedArrayBuffer(4));
-  private sent = false;
   readonly started = performance.now();
   readonly result: Promise<Uint8Array>;
   resolve!: (saved: Uint8Array) => void;
@@ -84,7 +62,7 @@ class Job implements BuildStream {
       this.resolve = resolve;
       this.reject = reject;
     });
-    // A build given up, or failed with nobody waiting, is no unhandled rejection.
+    // A build failed with nobody waiting is no unhandled rejection.
     this.result.catch(() => undefined);
   }
 
@@ -109,26 +87,17 @@ class Job implements BuildStream {
     return this.result;
   }
 
-  abandon(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.batch = [];
-    this.pool.drop(this);
-  }
-
   private flush(last: boolean): void {
     const documents = this.batch;
     this.batch = [];
     this.batchChars = 0;
-    this.pool.post(this, { job: this.id, documents, last, cancel: this.sent ? undefined : this.cancel });
-    this.sent = true;
+    this.pool.post(this, { job: this.id, documents, last });
   }
 }
 
 /**
- * Term indexes built on worker threads (index-worker.ts): a version loaded without its snapshot is
- * indexed on other cores, as it is read, while the main thread answers requests and reads and parses
- * the rest. Each build goes to an idle worker, or a new one, or else the worker whose builds have the
+ * Term indexes built on worker threads (index-worker.ts): a large version loaded without its
+ * snapshot, or imported, is indexed on other cores while the main thread answers requests. Each build goes to an idle worker, or a new one, or else the worker whose builds have the
  * least text; a worker may hold several (their batches interleave). Workers start on first need, at
  * most `size`, and end once idle for IDLE_MS. When a worker cannot start or dies (a build without the
  * worker's file, a worker out of memory), the reason is logged, the builds in progress are rejected,
@@ -164,7 +133,7 @@ export class IndexWorkers implements IndexBuilder {
   }
 
   async build(documents: readonly Document[]): Promise<Uint8Array> {
-    const job = this.stream();
+    const job = this.job();
     // No worker to send them to (the workers failed): rejected as it is.
     if (job.worker === null) return job.finish();
     for (const [key, t] of documents) {
@@ -174,7 +143,7 @@ export class IndexWorkers implements IndexBuilder {
     return job.finish();
   }
 
-  stream(): Job {
+  private job(): Job {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const worker = this.unavailable() === null ? this.leastBusy() : null;
@@ -197,14 +166,6 @@ export class IndexWorkers implements IndexBuilder {
   post(job: Job, batch: Batch): void {
     if (job.worker === null || this.workers.get(job.worker)?.has(job) !== true) return;
     job.worker.postMessage(batch);
-  }
-
-  /** A build given up: the worker skips what it has not indexed of it yet, and forgets it. */
-  drop(job: Job): void {
-    Atomics.store(job.cancel, 0, 1);
-    this.post(job, { job: job.id, drop: true });
-    if (job.worker !== null) this.done(job.worker, job);
-    job.reject(new Error('index build given up'));
   }
 
   /** A worker without builds, else a new one while fewer than `size` run, else the one whose builds have the least text. */

@@ -4,7 +4,6 @@ import { documentOrder, orderIndexes } from '../domain/tree.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
 import { documentTerms } from './document-terms.ts';
-import { IndexAhead } from './index-ahead.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import { snippet } from './snippets.ts';
@@ -40,8 +39,6 @@ export class SearchIndex {
   private readonly building = new Map<string, VersionState>();
   /** Versions served before their indexes were built (at start), with when they will be: their searches wait for it (see searchable). */
   private readonly unindexed = new Map<string, Promise<void>>();
-  /** Versions being read whose documents go to the builder's threads as they come (indexAhead), until their update. */
-  private readonly aheads = new Map<string, IndexAhead>();
   /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
   private texts: Promise<void> = Promise.resolve();
 
@@ -61,20 +58,14 @@ export class SearchIndex {
    * work (the promise resolves when it is searchable), so no request waits behind it.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
-    const ahead = this.aheads.get(slug);
-    this.aheads.delete(slug);
     // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes
     // until one of them changes; not while the version's own indexes are being built, which would replace them.
-    if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) {
-      ahead?.abandon();
-      return;
-    }
+    if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
     if (!this.busy.has(slug) && (state === null || (this.cost(slug, state) <= SYNC_CHARS && this.twinBuilding(slug, state) === undefined))) {
-      ahead?.abandon();
       this.apply(slug, state, null);
       return;
     }
-    return this.inTurn(slug, () => this.build(slug, state, ahead)).finally(() => {
+    return this.inTurn(slug, () => this.build(slug, state)).finally(() => {
       if (state !== null) this.textsAhead(slug, state);
       this.settled(slug);
     });
@@ -107,21 +98,17 @@ export class SearchIndex {
 
   /**
    * apply() in slices, or, for a version indexed from nothing with enough text, on the builder's
-   * threads; or, when another version with the very same translations is being built there (versions
-   * loaded at the same time from identical files), that version's indexes once they are built.
+   * threads; or, when another version with the very same translations is being built from nothing
+   * (versions loaded at the same time from identical files), that version's indexes once they are built.
    */
-  private async build(slug: string, state: VersionState | null, ahead: IndexAhead | undefined): Promise<void> {
+  private async build(slug: string, state: VersionState | null): Promise<void> {
     const fresh = state !== null && !this.versions.has(slug);
-    try {
-      if (fresh) {
-        // Versions loaded at the same time from identical files are built once.
-        const twin = this.twinBuilding(slug, state);
-        if (twin !== undefined) await this.busy.get(twin);
-        if (twin !== undefined && this.adoptTwin(slug, state)) return;
-        if (this.builder !== null && (ahead?.started === true || this.cost(slug, state) > this.builder.minChars) && (await this.buildElsewhere(slug, state, ahead))) return;
-      }
-    } finally {
-      ahead?.abandon();
+    if (fresh) {
+      // Versions loaded at the same time from identical files are built once.
+      const twin = this.twinBuilding(slug, state);
+      if (twin !== undefined) await this.busy.get(twin);
+      if (twin !== undefined && this.adoptTwin(slug, state)) return;
+      if (this.builder !== null && this.cost(slug, state) > this.builder.minChars && (await this.buildElsewhere(slug, state))) return;
     }
     if (fresh) this.building.set(slug, state);
     try {
@@ -138,38 +125,18 @@ export class SearchIndex {
   }
 
   /**
-   * Has the documents of a version being read from git (a start without its snapshot) sent to the
-   * builder's threads as they are read, once they promise enough text (IndexAhead); the version's next
-   * update() adopts what was built from exactly its translations. Null without a builder. The caller
-   * abandons it if the version is not served after all.
-   */
-  indexAhead(slug: string, files: number): IndexAhead | null {
-    if (this.builder === null || this.versions.has(slug) || this.busy.has(slug)) return null;
-    this.aheads.get(slug)?.abandon();
-    // A version small enough to index at once is indexed at once, whatever the builder's minimum.
-    const ahead: IndexAhead = new IndexAhead(this.builder, files, Math.max(this.builder.minChars, SYNC_CHARS), () => {
-      if (this.aheads.get(slug) === ahead) this.aheads.delete(slug);
-    });
-    this.aheads.set(slug, ahead);
-    return ahead;
-  }
-
-  /**
-   * Builds every language's index of the version on the builder's threads, all at once (or takes those
-   * built from its documents as they were read), and adopts them; false when the builder failed
+   * Builds every language's index of the version on the builder's threads, all at once, and adopts
+   * them; false when the builder failed
    * (nothing changed: the caller indexes on this thread). The updates of the version wait meanwhile
    * (inTurn), then patch what changed since `state`.
    */
-  private async buildElsewhere(slug: string, state: VersionState, ahead: IndexAhead | undefined): Promise<boolean> {
+  private async buildElsewhere(slug: string, state: VersionState): Promise<boolean> {
     const languages = state.meta.languages;
     const documents = languages.map((language) => [...documentsToIndex(new Map(), state, language)]);
     let saved: Uint8Array[];
     this.building.set(slug, state);
     try {
-      // A language read ahead from exactly these documents is being built already; the rest read ahead is not needed.
-      const building = documents.map((d, i) => ahead?.take(languages[i], d) ?? this.builder!.build(d));
-      ahead?.abandon();
-      saved = await Promise.all(building);
+      saved = await Promise.all(documents.map((d) => this.builder!.build(d)));
     } catch {
       return false;
     } finally {

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { readFileSetInSlices } from '../content/file-set.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 import { ProblemList, type ContentProblem } from '../content/problems.ts';
-import { canonicalLanguage, isVersionSlug } from '../domain/names.ts';
+import { isVersionSlug } from '../domain/names.ts';
 import type { NodeRec, Translation, TranslationsOf, VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
 import { primeIndexing } from '../index/prime.ts';
@@ -124,13 +124,13 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
     return;
   }
-  let result: { state: VersionState | null; problems: ProblemList; read: number; indexedAsRead?: boolean };
+  let result: { state: VersionState | null; problems: ProblemList; read: number };
   try {
     result = snap ? await patchFromSnapshot(repo, snap, tree, parsed) : await readWhole(repo, slug, tree, parsed, opts.search);
   } catch (err) {
     return broken(`a file cannot be read from git: ${(err as Error).message}`);
   }
-  const { state, problems, read, indexedAsRead = false } = result;
+  const { state, problems, read } = result;
   if (state === null) return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
   // The index saved with the older state is adopted first; indexing the new state then re-indexes only the changed documents.
   if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
@@ -142,7 +142,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     return;
   }
   opts.snapshots?.markDirty(slug);
-  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, indexedAsRead, ms }, snap ? 'version patched from an older snapshot' : 'version read from git');
+  log.info({ version: slug, filesRead: read, fromSnapshot: snap !== null, ms }, snap ? 'version patched from an older snapshot' : 'version read from git');
 }
 
 /**
@@ -222,49 +222,28 @@ export function readOptions(slug: string) {
 async function readWhole(repo: Repository, slug: string, tree: TreeNode, parsed: ParsedBlobs, search: SearchIndex | undefined) {
   const files = new Map<string, string | Translation>();
   const toRead: Array<[string, string]> = [];
-  const blobs = blobsOf(tree);
-  let known = 0;
-  for (const [path, oid] of blobs) {
+  for (const [path, oid] of blobsOf(tree)) {
     const translation = parsed.get(oid);
-    if (translation && TRANSLATION_FILE.test(path)) {
-      files.set(path, translation);
-      known++;
-    } else {
+    if (translation && TRANSLATION_FILE.test(path)) files.set(path, translation);
+    else {
       files.set(path, ''); // keeps the tree's order; filled in below
       toRead.push([path, oid]);
     }
   }
-  // Its documents go to the index workers as they are read, once the version promises enough text;
-  // not for a version with files already loaded for another (a copy shares that one's index, or is
-  // indexed from its state as before).
-  const ahead = known === 0 ? (search?.indexAhead(slug, toRead.filter(([path]) => TRANSLATION_FILE.test(path)).length) ?? null) : null;
-  const feed = (folder: string, node: string, t: Translation) => {
-    const language = canonicalLanguage(folder);
-    if (language !== null) ahead?.add(language, node, t);
-  };
-  try {
-    const problems = new ProblemList();
-    const reading = readAndParse(repo, toRead, files, parsed, problems, ahead ? feed : undefined);
-    reading.catch(() => undefined); // awaited below: a failure of the priming must not leave it unhandled
-    // While git starts: the version is about to be indexed from nothing (see primeIndexing).
-    if (search) primeIndexing();
-    await reading;
-    const state = await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS);
-    // A version that cannot be served needs none of what was built ahead.
-    if (state === null) ahead?.abandon();
-    return { state, problems, read: toRead.length, indexedAsRead: ahead?.started === true };
-  } catch (err) {
-    ahead?.abandon();
-    throw err;
-  }
+  const problems = new ProblemList();
+  const reading = readAndParse(repo, toRead, files, parsed, problems);
+  reading.catch(() => undefined); // awaited below: a failure of the priming must not leave it unhandled
+  // While git starts: the version is about to be indexed from nothing (see primeIndexing).
+  if (search) primeIndexing();
+  await reading;
+  return { state: await readFileSetInSlices(files, readOptions(slug), problems, SLICE_MS), problems, read: toRead.length };
 }
 
 /**
- * Reads the blobs and parses the Markdown files among them into translations, each as it arrives
- * (`onTranslation` is told of each, with its language folder and node slug). A file that does not parse is left as text: reading the file set
- * reports its problems.
+ * Reads the blobs and parses the Markdown files among them into translations, each as it arrives. A
+ * file that does not parse is left as text: reading the file set reports its problems.
  */
-async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, problems: ProblemList, onTranslation?: (folder: string, node: string, t: Translation) => void): Promise<void> {
+async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, string]>, files: Map<string, string | Translation>, parsed: ParsedBlobs, problems: ProblemList): Promise<void> {
   const scratch = new ProblemList();
   await readFiles(repo, blobs, (i, text, bad) => {
     const [path, oid] = blobs[i];
@@ -273,14 +252,12 @@ async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, stri
       problems.error(path, notUtf8Problem(bad), bad.line);
       return;
     }
-    const m = TRANSLATION_FILE.exec(path);
-    if (m === null) return;
+    if (!TRANSLATION_FILE.test(path)) return;
     const md = parseMarkdownFile(path, text, scratch);
     if (md === null) return;
     const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
     files.set(path, translation);
     parsed.set(oid, translation);
-    onTranslation?.(m[1], m[2], translation);
   });
 }
 
