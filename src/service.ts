@@ -54,6 +54,8 @@ export interface ServiceOptions {
   host?: RepositoryHost;
   /** How long writes must be quiet before changed versions are snapshotted (default 5 s). */
   snapshotQuietMs?: number;
+  /** How long a stop waits for search indexes still being built, to keep them in the snapshots (default 10 s). */
+  snapshotIndexWaitMs?: number;
   /** Where stamps and dates come from (default: the system clock). */
   clock?: Clock;
   /** Where new node and request ids come from (default: random UUIDs). */
@@ -71,7 +73,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);
-    const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, timing: metrics.timing });
+    const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, closeIndexWaitMs: options.snapshotIndexWaitMs, timing: metrics.timing });
     snapshots.preload();
     const repo = await Repository.open(join(config.dataDir, 'content.git'), { gcEvery: config.gcEvery, repackShare: config.repackShare, timing: metrics.timing });
     const snapshotted = snapshots.slugs();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.ts';
-import { startService, type RunningService } from '../src/service.ts';
+import { startService, type RunningService, type ServiceOptions } from '../src/service.ts';
 import { generateDocSet } from './helpers/generate.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -91,9 +91,9 @@ describe('A version served before its search index is built', () => {
   let probe: { language: string; word: string; slug: string };
   let service: RunningService | null = null;
 
-  const startGated = async () => {
+  const startGated = async (options: ServiceOptions = {}) => {
     const config = loadConfig({ LOG_LEVEL: 'silent', HELP_INDEX_WORKERS: '1', HELP_INDEX_WORKERS_MIN_MCHARS: '0' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null });
-    service = await startService(config, pino({ level: 'silent' }), { indexWorker: worker });
+    service = await startService(config, pino({ level: 'silent' }), { indexWorker: worker, ...options });
     await service.ready;
     return service;
   };
@@ -171,6 +171,35 @@ describe('A version served before its search index is built', () => {
     const again = await startGated();
     assert.deepEqual((await health(again)).indexing, [], 'the index came from the snapshot: nothing waits for the (closed) worker');
     const answer = await search(again);
+    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
+    await again.close();
+    service = null;
+  });
+
+  test('a stop that cannot wait for the index keeps the version without it; the next start serves it at once, indexes it after, and writes the snapshot again with the index', async () => {
+    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    rmSync(gate, { force: true });
+    const first = await startGated({ snapshotIndexWaitMs: 100 });
+    await first.close();
+    service = null;
+    const snapshotFile = () => readdirSync(join(dataDir, 'snapshots')).find((f) => f.endsWith('.snapshot'))!;
+    const withoutIndex = statSync(join(dataDir, 'snapshots', snapshotFile())).size;
+
+    const second = await startGated({ snapshotQuietMs: 50 });
+    assert.deepEqual((await health(second)).indexing, ['v1'], 'served from the snapshot, its index still to build');
+    assert.equal((await fetch(`${second.url}/versions/v1/tree`)).status, 200);
+    writeFileSync(gate, '');
+    await second.searchable;
+    const deadline = Date.now() + 10_000;
+    while (statSync(join(dataDir, 'snapshots', snapshotFile())).size <= withoutIndex && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(statSync(join(dataDir, 'snapshots', snapshotFile())).size > withoutIndex, 'the snapshot was written again, with the index');
+    await second.close();
+    service = null;
+
+    rmSync(gate, { force: true });
+    const third = await startGated();
+    assert.deepEqual((await health(third)).indexing, [], 'the index came from the snapshot');
+    const answer = await search(third);
     assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
   });
 });

@@ -126,9 +126,8 @@ export class SearchIndex {
 
   /**
    * Builds every language's index of the version on the builder's threads, all at once, and adopts
-   * them; false when the builder failed
-   * (nothing changed: the caller indexes on this thread). The updates of the version wait meanwhile
-   * (inTurn), then patch what changed since `state`.
+   * them; false when the builder failed (nothing changed: the caller indexes on this thread). The
+   * updates of the version wait meanwhile (inTurn), then patch what changed since `state`.
    */
   private async buildElsewhere(slug: string, state: VersionState): Promise<boolean> {
     const languages = state.meta.languages;

@@ -42,7 +42,7 @@ export function searchRoutes({ catalog, search }: Deps) {
       cache: true,
       summary: 'Search titles, summaries and bodies of one language',
       description:
-        'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match. Repeated words count once. A word so short that it starts more than 5,000 distinct terms is looked up in the first 5,000 only; then `partial` is true: every hit is a match, but some matches may be missing (type more letters).',
+        'A node is a hit when every word of `q` occurs in its title, summary or body as a word or the start of one, ignoring case and diacritics; Japanese and Chinese text is cut into words. Up to 50 hits, in document order, each with a plain-text snippet around the first match. Repeated words count once. A word so short that it starts more than 5,000 distinct terms is looked up in the first 5,000 only; then `partial` is true: every hit is a match, but some matches may be missing (type more letters). Right after a start without snapshots a version is served before its index is built: its search waits for the index, up to 2 s, then answers 503 `version_loading` with `Retry-After`.',
       tag: 'Reading content',
       access: 'public',
       query: 'SearchQuery',

@@ -12,10 +12,9 @@ export interface KeeperOptions {
   quietMs?: number;
   /** Told how long each snapshot took to write. */
   timing?: TimingSink;
+  /** Longest a stop waits for search indexes still being built, to keep them in the snapshots (default 10 s). */
+  closeIndexWaitMs?: number;
 }
-
-/** Longest a stop waits for search indexes still being built, in ms, to keep them in the snapshots. */
-const CLOSE_INDEX_WAIT_MS = 10_000;
 
 /**
  * Keeps a snapshot of each version's tree in line with the index: versions that changed (written, or
@@ -41,6 +40,7 @@ export class SnapshotKeeper {
   private running: Promise<void> | null = null;
   private closed = false;
   private readonly quietMs: number;
+  private readonly closeIndexWaitMs: number;
   private readonly timing: TimingSink | undefined;
   private repo: Repository | null = null;
 
@@ -52,6 +52,7 @@ export class SnapshotKeeper {
     opts: KeeperOptions = {},
   ) {
     this.quietMs = opts.quietMs ?? 5000;
+    this.closeIndexWaitMs = opts.closeIndexWaitMs ?? 10_000;
     this.timing = opts.timing;
   }
 
@@ -147,7 +148,7 @@ export class SnapshotKeeper {
     // Indexes still being built after a start without snapshots: the snapshots should hold them, or the
     // next start builds them again; a stop waits that long for them, no longer.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.search.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_INDEX_WAIT_MS)))]);
+    await Promise.race([this.search.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeIndexWaitMs)))]);
     clearTimeout(timer);
     this.retryWaiting();
     await this.flush();
