@@ -431,3 +431,36 @@ describe('GET /versions/{version}/export', () => {
     });
   });
 });
+
+describe('An export streamed uncompressed', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  test('is the compressed export\'s text character for character, long bodies (sent in slices) included', async () => {
+    await createVersion(s, 'long', { languages: ['en', 'ja'] });
+    // An emoji (a surrogate pair) across the 8,192nd character, where a body is cut into slices; quotes,
+    // backslashes and control characters that JSON escapes on both sides of it.
+    const english = `${'a "quoted" path\\to\\file\tand more\n'.repeat(300).slice(0, 8191)}😀${'after the cut \u0001 "x"\n'.repeat(1500)}`;
+    assert.equal(english.codePointAt(8191), 0x1f600, 'the pair spans the cut');
+    const japanese = '検索の設定を変更します。'.repeat(4000);
+    await createNode(s, 'long', { slug: 'big', translations: { en: { title: 'Big "one"', bodyMd: english }, ja: { title: '大きい', bodyMd: japanese } } });
+    await createNode(s, 'long', { slug: 'small', translations: { en: { title: 'Small', bodyMd: 'short' } } });
+    const url = `${s.url}/versions/long/export`;
+    const auth = { authorization: `Bearer ${s.key}` };
+    const plain = await fetch(url, { headers: { ...auth, 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    const compressed = await fetch(url, { headers: { ...auth, 'accept-encoding': 'gzip' } });
+    assert.equal(compressed.headers.get('content-encoding'), 'gzip');
+    const text = await plain.text();
+    assert.equal(text, await compressed.text());
+    const document = JSON.parse(text) as { nodes: Array<{ slug: string; translations: Record<string, { bodyMd: string }> }> };
+    const big = document.nodes.find((n) => n.slug === 'big')!;
+    assert.equal(big.translations.en.bodyMd, english);
+    assert.equal(big.translations.ja.bodyMd, japanese);
+  });
+});

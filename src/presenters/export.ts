@@ -16,17 +16,53 @@ export function exportNode(state: VersionState, slug: string) {
 }
 
 /**
- * The export document `{ version, nodes }` as a stream of JSON text, one node at a time, so a
- * version of any size is sent without building the whole document in memory.
+ * The export document `{ version, nodes }` as a stream of JSON text, a node at a time and a long body
+ * a slice at a time, so a version of any size is sent without building the whole document, or one
+ * string per node, in memory. The text is JSON.stringify's, character for character.
  */
 export function* exportDocument(state: VersionState): Generator<string> {
   yield `{"version":${JSON.stringify(presentVersion(state))},"nodes":[`;
   let first = true;
   for (const slug of documentOrder(state)) {
-    yield `${first ? '' : ','}${JSON.stringify(exportNode(state, slug))}`;
+    if (!first) yield ',';
+    yield* nodeText(state, slug);
     first = false;
   }
   yield ']}';
+}
+
+/** JSON.stringify(exportNode(state, slug)), in pieces: the node's fields, then each translation, its body in slices. */
+export function* nodeText(state: VersionState, slug: string): Generator<string> {
+  const { translations, ...fields } = exportNode(state, slug);
+  yield `${JSON.stringify(fields).slice(0, -1)},"translations":{`;
+  let first = true;
+  for (const [language, t] of Object.entries(translations)) {
+    yield `${first ? '' : ','}${JSON.stringify(language)}:{"title":${JSON.stringify(t.title)},"summary":${JSON.stringify(t.summary)},"bodyMd":`;
+    yield* stringText(t.bodyMd);
+    yield `,"updatedAt":${JSON.stringify(t.updatedAt)}}`;
+    first = false;
+  }
+  yield '}}';
+}
+
+/** Characters of a string escaped at once: its JSON text stays below V8's large-object size (a body of 60 K characters made one such object per node, and the heap grew while an export streamed). */
+const SLICE_CHARS = 8 * 1024;
+
+/** JSON.stringify(text), in pieces of about SLICE_CHARS characters, never cut inside a surrogate pair (which JSON.stringify would escape apart). */
+export function* stringText(text: string): Generator<string> {
+  if (text.length <= SLICE_CHARS) {
+    yield JSON.stringify(text);
+    return;
+  }
+  yield '"';
+  for (let from = 0; from < text.length; ) {
+    let until = Math.min(text.length, from + SLICE_CHARS);
+    const last = text.charCodeAt(until - 1);
+    if (until < text.length && last >= 0xd800 && last <= 0xdbff) until--;
+    yield JSON.stringify(text.slice(from, until)).slice(1, -1);
+    from = until;
+  }
+  yield '"';
 }
 
 /**
