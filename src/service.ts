@@ -121,10 +121,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       await publisher.reconcileImports((since) => repo.messagesSince(since)).catch((err) => log.warn({ err }, 'reconciling imported publish requests failed'));
       log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
       // Versions served before their search indexes were built (a start without snapshots): when the last one is.
-      if (search.indexing().length > 0) void search.idle().then(() => log.info({ ms: Date.now() - started }, 'every version searchable'));
+      if (search.indexing().length > 0) void search.indexed().then(() => log.info({ ms: Date.now() - started }, 'every version searchable'));
     })();
 
-    const searchable = ready.then(() => search.idle());
+    const searchable = ready.then(() => search.indexed());
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
@@ -135,6 +135,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await ready.catch(() => undefined);
         await writer.drain();
         await snapshots.close();
+        search.stop();
         indexWorkers?.close();
         keys.stop();
         await oauth.close();

@@ -89,6 +89,7 @@ describe('A version served before its search index is built', () => {
   let gate: string;
   let worker: URL;
   let probe: { language: string; word: string; slug: string };
+  let key: string;
   let service: RunningService | null = null;
 
   const startGated = async (options: ServiceOptions = {}) => {
@@ -103,6 +104,7 @@ describe('A version served before its search index is built', () => {
   before(async () => {
     const s = await startTestServer();
     dataDir = s.dataDir;
+    key = s.key;
     const set = generateDocSet({ nodes: 80, seed: 7, languages: ['en', 'de'], bodyBytes: { min: 1000, max: 6000 }, label: 'v1', status: 'published', isLatest: true });
     probe = set.probes[0];
     const res = await s.request('POST', '/versions/v1/import-files', { body: { files: set.files }, timeout: 60_000 });
@@ -201,5 +203,32 @@ describe('A version served before its search index is built', () => {
     assert.deepEqual((await health(third)).indexing, [], 'the index came from the snapshot');
     const answer = await search(third);
     assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
+    await third.close();
+    service = null;
+  });
+
+  test('a copy made while its source is still being indexed is answered at once and searched once the index is built; writes to other versions are not held', async () => {
+    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    rmSync(gate, { force: true });
+    const s = await startGated();
+    const post = (path: string, body: unknown) => fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const inTime = <T,>(p: Promise<T>) => Promise.race([p, new Promise<'late'>((r) => setTimeout(() => r('late'), 1500))]);
+    const copied = await inTime(post('/versions/v1/duplicate', { slug: 'copy', status: 'published' }));
+    assert.notEqual(copied, 'late', 'the duplicate does not wait for the source\'s index');
+    assert.equal((copied as Response).status, 200);
+    const other = await inTime(post('/versions', { slug: 'other', label: 'Other', languages: ['en'] }));
+    assert.notEqual(other, 'late', 'another version is created meanwhile');
+    assert.equal((other as Response).status, 200);
+    assert.deepEqual((await health(s)).indexing.sort(), ['copy', 'v1']);
+    const asked = search(s, `/versions/copy/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`);
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(gate, '');
+    const answer = await asked;
+    assert.equal(answer.status, 200);
+    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug], 'the copy is searched with the whole index, not an empty one');
+    await s.searchable;
+    assert.deepEqual((await health(s)).indexing, []);
+    await s.close();
+    service = null;
   });
 });

@@ -37,8 +37,13 @@ export class SearchIndex {
   private readonly busy = new Map<string, Promise<void>>();
   /** Versions whose indexes are being built from nothing (in slices or on the builder's threads), with the state they are built for. */
   private readonly building = new Map<string, VersionState>();
-  /** Versions served before their indexes were built (at start), with when they will be: their searches wait for it (see searchable). */
+  /**
+   * Versions without whole indexes yet, with when they will have them: built from nothing (a start
+   * without snapshots, a new version), or waiting for such a build. Their searches wait (see searchable).
+   */
   private readonly unindexed = new Map<string, Promise<void>>();
+  /** The service is stopping: builds in slices end at their next pause. */
+  private stopped = false;
   /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
   private texts: Promise<void> = Promise.resolve();
 
@@ -55,20 +60,27 @@ export class SearchIndex {
   /**
    * Brings a version's indexes in line with its new state (null: the version is gone). A change of
    * up to SYNC_CHARS characters of text is indexed at once; a larger one in slices between other
-   * work (the promise resolves when it is searchable), so no request waits behind it.
+   * work (the promise resolves when it is searchable), so no request waits behind it. An update that
+   * can only start once indexes still being built from nothing are (the version's own, or its
+   * twin's) returns nothing: its caller, a write, is not held for them; the version's searches wait.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
     // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes
     // until one of them changes; not while the version's own indexes are being built, which would replace them.
     if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
-    if (!this.busy.has(slug) && (state === null || (this.cost(slug, state) <= SYNC_CHARS && this.twinBuilding(slug, state) === undefined))) {
+    const twin = state === null ? undefined : this.twinBuilding(slug, state);
+    if (!this.busy.has(slug) && (state === null || (this.cost(slug, state) <= SYNC_CHARS && twin === undefined))) {
       this.apply(slug, state, null);
       return;
     }
-    return this.inTurn(slug, () => this.build(slug, state)).finally(() => {
+    const behind = this.unindexed.has(slug) || (twin !== undefined && this.unindexed.has(twin));
+    const fresh = state !== null && !this.versions.has(slug);
+    const job = this.inTurn(slug, () => this.build(slug, state)).finally(() => {
       if (state !== null) this.textsAhead(slug, state);
       this.settled(slug);
     });
+    if (fresh || behind) this.unindexedUntil(slug, job);
+    return behind ? undefined : job;
   }
 
   /**
@@ -111,11 +123,24 @@ export class SearchIndex {
       if (this.builder !== null && this.cost(slug, state) > this.builder.minChars && (await this.buildElsewhere(slug, state))) return;
     }
     if (fresh) this.building.set(slug, state);
+    const pause = slicer();
     try {
-      await this.apply(slug, state, slicer());
+      await this.apply(slug, state, async () => {
+        if (this.stopped) throw new Stopped();
+        await pause();
+      });
+    } catch (err) {
+      // Half an index is never searched nor saved with a snapshot.
+      if (fresh) this.versions.delete(slug);
+      if (!(err instanceof Stopped)) throw err;
     } finally {
       if (fresh && this.building.get(slug) === state) this.building.delete(slug);
     }
+  }
+
+  /** Ends the builds in slices at their next pause (the service is stopping; nothing will search or save them). */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Another version whose indexes are being built from nothing for the very same translations as `state`'s. */
@@ -210,11 +235,8 @@ export class SearchIndex {
     return this.busy.has(slug);
   }
 
-  /**
-   * Has searches of a version served before its indexes are built (a start without its snapshot) wait
-   * for `built`, the update that builds them (see searchable).
-   */
-  indexLater(slug: string, built: Promise<void>): void {
+  /** Has searches of the version wait for `built`, the update that gives it whole indexes (see searchable). */
+  private unindexedUntil(slug: string, built: Promise<void>): void {
     const done: Promise<void> = built.then(
       () => {
         if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
@@ -226,19 +248,29 @@ export class SearchIndex {
     this.unindexed.set(slug, done);
   }
 
-  /** Whether the version was served before its indexes were built, and they still are being built (see indexLater). */
+  /** Whether the version's indexes are still being built from nothing (see unindexed). */
   isIndexing(slug: string): boolean {
     return this.unindexed.has(slug);
   }
 
-  /** The versions served whose indexes are still being built (see indexLater). */
+  /** The versions whose indexes are still being built from nothing (see unindexed). */
   indexing(): string[] {
     return [...this.unindexed.keys()];
   }
 
+  /** Resolves when no version's indexes are being built from nothing (see unindexed). */
+  async indexed(): Promise<void> {
+    while (this.unindexed.size > 0) await Promise.all([...this.unindexed.values()]);
+  }
+
+  /** Resolves when the version's update in progress, if any, has ended. */
+  async settledOf(slug: string): Promise<void> {
+    await this.busy.get(slug);
+  }
+
   /**
-   * Whether the version can be searched: at once unless its indexes are still being built after it
-   * was served (at start); then when they are built, or false if that takes longer than `waitMs`.
+   * Whether the version can be searched: at once unless its indexes are still being built from
+   * nothing; then when they are built, or false if that takes longer than `waitMs`.
    */
   async searchable(slug: string, waitMs = SEARCH_WAIT_MS): Promise<boolean> {
     const built = this.unindexed.get(slug);
@@ -453,6 +485,9 @@ const SYNC_CHARS = 64 * 1024;
 const SLICE_MS = 5;
 /** Text converted and cut into terms at once, in characters. */
 const CHUNK_CHARS = 8 * 1024;
+
+/** A build in slices ended by stop(). */
+class Stopped extends Error {}
 
 /** A pause() that yields to the event loop once SLICE_MS of work have passed since the last yield. */
 function slicer(): () => Promise<void> {

@@ -90,7 +90,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'search',
       title: 'Search',
-      description: `Full-text search in one version and language (lang; default en, or the version's primary language when it has no English): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. ${VISIBILITY}`,
+      description: `Full-text search in one version and language (lang; default en, or the version's primary language when it has no English): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. Right after a start without snapshots, it may wait up to 2 s for the version's index (version_loading beyond). ${VISIBILITY}`,
       write: false,
       params: { version: 'VersionSlug' },
       query: 'SearchQuery',

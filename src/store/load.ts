@@ -101,7 +101,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   const twin = loaded.get(tree.oid);
   if (twin) {
     // Its search index is the twin's (adopted, or once built).
-    await serve(slug, underSlug(twin, slug), catalog, clock, opts);
+    await serve(slug, underSlug(twin, slug), catalog, clock, log);
     log.debug({ version: slug, twin: twin.slug, ms: Math.round(performance.now() - started) }, 'version shared with an identical folder');
     return;
   }
@@ -120,7 +120,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
       // Written again once the index is built, so that the next start need not build it.
       opts.snapshots?.renew(slug, tree.oid);
     }
-    await serve(slug, snap.state, catalog, clock, opts);
+    await serve(slug, snap.state, catalog, clock, log);
     log.debug({ version: slug, ms: Math.round(performance.now() - started) }, 'version restored from its snapshot');
     return;
   }
@@ -134,7 +134,7 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   if (state === null) return broken(`${problems.errorCount} problem(s) in its files, first: ${formatProblem(problems.errors[0])}`);
   // The index saved with the older state is adopted first; indexing the new state then re-indexes only the changed documents.
   if (snap?.search) opts.search?.restore(slug, snap.state, snap.search);
-  await serve(slug, state, catalog, clock, opts);
+  await serve(slug, state, catalog, clock, log);
   const ms = Math.round(performance.now() - started);
   if (assembled) {
     // Its twins have snapshots, and the next start assembles it again: none of its own.
@@ -198,10 +198,10 @@ const sameTranslation = (a: Translation, b: Translation) => a.title === b.title 
  * that, in slices or on the index workers: its searches wait for them (SearchIndex.searchable), its
  * other reads need not.
  */
-async function serve(slug: string, state: VersionState, catalog: Catalog, clock: Clock, opts: LoadOptions): Promise<void> {
+async function serve(slug: string, state: VersionState, catalog: Catalog, clock: Clock, log: Logger): Promise<void> {
   observeStamps(state, clock);
   const indexed = catalog.set(slug, state);
-  if (indexed) opts.search?.indexLater(slug, indexed);
+  indexed?.catch((err: unknown) => log.error({ version: slug, err }, 'search index could not be built; searches of the version find nothing until it is written to'));
 }
 
 async function openSnapshot(file: Promise<SnapshotFile> | undefined, log: Logger, slug: string): Promise<Snapshot | null> {

@@ -39,6 +39,8 @@ export class SnapshotKeeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
+  /** Closing, and done waiting for indexes still being built: a version whose index is behind is written without it. */
+  private final = false;
   private readonly quietMs: number;
   private readonly closeIndexWaitMs: number;
   private readonly timing: TimingSink | undefined;
@@ -148,8 +150,11 @@ export class SnapshotKeeper {
     // Indexes still being built after a start without snapshots: the snapshots should hold them, or the
     // next start builds them again; a stop waits that long for them, no longer.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.search.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeIndexWaitMs)))]);
+    await Promise.race([this.search.indexed(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeIndexWaitMs)))]);
     clearTimeout(timer);
+    // A round already running meanwhile deferred such versions again: they are written now.
+    await this.running?.catch(() => undefined);
+    this.final = true;
     this.retryWaiting();
     await this.flush();
   }
@@ -207,10 +212,10 @@ export class SnapshotKeeper {
       if (!entry.state) return; // broken: nothing to keep
       if (!this.trees.has(tree.oid)) {
         const behind = this.search.isBusy(slug);
-        if (behind && !this.closed) {
+        if (behind && !this.final) {
           // Its search index is behind its state until the update in slices ends: try again after it (or at close).
           this.waiting.add(slug);
-          void this.search.idle().then(() => {
+          void this.search.settledOf(slug).then(() => {
             if (this.closed) return;
             this.retryWaiting();
             this.schedule(this.quietMs);
