@@ -100,6 +100,21 @@ describe('A version served before its search index is built', () => {
   };
   const health = async (s: RunningService) => (await (await fetch(`${new URL(s.url).origin}/healthz`)).json()) as { ok: boolean; versions: { indexing: number }; indexing: string[] };
   const search = (s: RunningService, path = `/versions/v1/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`) => fetch(`${s.url}${path}`);
+  const slugsOf = async (res: Response) => ((await res.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug);
+  /** No snapshots, the gate closed: the next start reads v1 from git and its index waits for the gate. */
+  const fromGit = () => {
+    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    rmSync(gate, { force: true });
+  };
+  /** Starts with the gate closed: v1's index must come from its snapshot (nothing waits for the worker), and finds the probe. */
+  const startsWithIndex = async (message: string) => {
+    rmSync(gate, { force: true });
+    const s = await startGated();
+    assert.deepEqual((await health(s)).indexing, [], message);
+    assert.deepEqual(await slugsOf(await search(s)), [probe.slug]);
+    await s.close();
+    service = null;
+  };
 
   before(async () => {
     const s = await startTestServer();
@@ -123,8 +138,7 @@ describe('A version served before its search index is built', () => {
   });
 
   test('/healthz names it under indexing; its reads are answered, and its search waits for the index and finds what it holds', async () => {
-    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-    rmSync(gate, { force: true });
+    fromGit();
     const s = await startGated();
     const before = await health(s);
     assert.deepEqual({ ok: before.ok, indexing: before.indexing, count: before.versions.indexing }, { ok: true, indexing: ['v1'], count: 1 });
@@ -136,7 +150,7 @@ describe('A version served before its search index is built', () => {
     writeFileSync(gate, '');
     const answer = await asked;
     assert.equal(answer.status, 200);
-    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug], 'the answer comes from the whole index');
+    assert.deepEqual(await slugsOf(answer), [probe.slug], 'the answer comes from the whole index');
     const page = await portalAsked;
     assert.equal(page.status, 200);
     assert.match(await page.text(), new RegExp(`/support/v1/${probe.slug}\\b`));
@@ -148,8 +162,7 @@ describe('A version served before its search index is built', () => {
   });
 
   test('a search that would wait more than 2 s answers 503 version_loading with Retry-After; a stop meanwhile keeps the index for the next start', async () => {
-    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-    rmSync(gate, { force: true });
+    fromGit();
     const s = await startGated();
     const [api, portal] = await Promise.all([search(s), fetch(`${new URL(s.url).origin}/support/v1/search?q=${encodeURIComponent(probe.word)}&lang=${probe.language}`)]);
     assert.equal(api.status, 503);
@@ -169,18 +182,11 @@ describe('A version served before its search index is built', () => {
     writeFileSync(gate, '');
     await closed;
     service = null;
-    rmSync(gate, { force: true });
-    const again = await startGated();
-    assert.deepEqual((await health(again)).indexing, [], 'the index came from the snapshot: nothing waits for the (closed) worker');
-    const answer = await search(again);
-    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
-    await again.close();
-    service = null;
+    await startsWithIndex('the index came from the snapshot');
   });
 
   test('a stop that cannot wait for the index keeps the version without it; the next start serves it at once, indexes it after, and writes the snapshot again with the index', async () => {
-    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-    rmSync(gate, { force: true });
+    fromGit();
     const first = await startGated({ snapshotIndexWaitMs: 100 });
     await first.close();
     service = null;
@@ -197,19 +203,11 @@ describe('A version served before its search index is built', () => {
     assert.ok(statSync(join(dataDir, 'snapshots', snapshotFile())).size > withoutIndex, 'the snapshot was written again, with the index');
     await second.close();
     service = null;
-
-    rmSync(gate, { force: true });
-    const third = await startGated();
-    assert.deepEqual((await health(third)).indexing, [], 'the index came from the snapshot');
-    const answer = await search(third);
-    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug]);
-    await third.close();
-    service = null;
+    await startsWithIndex('the index came from the rewritten snapshot');
   });
 
   test('a copy made while its source is still being indexed is answered at once and searched once the index is built; writes to other versions are not held', async () => {
-    rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
-    rmSync(gate, { force: true });
+    fromGit();
     const s = await startGated();
     const post = (path: string, body: unknown) => fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const inTime = <T,>(p: Promise<T>) => Promise.race([p, new Promise<'late'>((r) => setTimeout(() => r('late'), 1500))]);
@@ -225,7 +223,7 @@ describe('A version served before its search index is built', () => {
     writeFileSync(gate, '');
     const answer = await asked;
     assert.equal(answer.status, 200);
-    assert.deepEqual(((await answer.json()) as { hits: Array<{ slug: string }> }).hits.map((h) => h.slug), [probe.slug], 'the copy is searched with the whole index, not an empty one');
+    assert.deepEqual(await slugsOf(answer), [probe.slug], 'the copy is searched with the whole index, not an empty one');
     await s.searchable;
     assert.deepEqual((await health(s)).indexing, []);
     await s.close();
