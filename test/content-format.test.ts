@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { filePaths, readFileSet, readFileSetInSlices, renderFile } from '../src/content/file-set.ts';
-import { ProblemList } from '../src/content/problems.ts';
+import { ProblemList, type ContentProblem } from '../src/content/problems.ts';
 import { jsonSyntaxError } from '../src/content/json-syntax.ts';
 import fc from 'fast-check';
 import { withTurns } from './helpers/turns.ts';
+
+/** Problems as `path:line: message` (the line empty when there is none). */
+const located = (problems: readonly ContentProblem[]) => problems.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
 
 const read = (files: Record<string, string>) => {
   const problems = new ProblemList();
@@ -62,7 +65,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
       'de/a.md': '---\ntitle: A\n---\n',
     });
     assert.equal(state, null);
-    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const text = located(problems.errors);
     assert.ok(text.some((t) => /^version\.json:5: nav\[1\]: duplicate slug "a"$/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:6: nav\[2\]\.slug "Bad Slug" is not a valid node slug/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^version\.json:7: nav\[3\]\.slug "nul" is not a valid node slug \(a name Windows keeps for devices/.test(t)), text.join('\n'));
@@ -99,7 +102,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
       'en/c.md': '---\ntitle: "Tab\\there"\nsummary: |\n  Two\n  lines\n---\nBody\n',
     });
     assert.equal(state, null);
-    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const text = located(problems.errors);
     assert.deepEqual(text, [
       'version.json:3: "label" must not hold control characters other than tabs and line breaks (it holds U+0007)',
       'en/a.md:2: frontmatter "title" must not hold control characters other than tabs and line breaks (it holds U+0000)',
@@ -116,7 +119,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
       'en/d.md': "---\ntitle: 2026-01-31\nupdatedAt: '2026-01-31T12:00:00.5Z'\n---\nBody\n",
     });
     assert.deepEqual(problems.errors, []);
-    const text = problems.warnings.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const text = located(problems.warnings);
     const expected = [
       'version.json:3: "createdAt" is not a timestamp and is ignored: February 2026 has no day 31',
       'version.json:4: "updatedAt" is not a timestamp and is ignored: write it as 2026-01-31 or 2026-01-31T12:00:00Z',
@@ -144,12 +147,12 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
       'en/c.md': '# Just Markdown\n',
     });
     assert.equal(state, null);
-    const errors = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const errors = located(problems.errors);
     assert.deepEqual(errors, [
       'en/a.md:1: the front matter opened on line 1 is never closed: add a line "---" after its last key, before the body',
       'en/c.md:1: the file has no front matter: it must start with a line "---", then "title: …" and any other keys, then a line "---" before the body',
     ]);
-    const warnings = problems.warnings.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const warnings = located(problems.warnings);
     assert.ok(warnings.includes('en/b.md:3: the front matter closes at "----": the line should be "---" alone, and what follows the "---" is now the start of the body'), warnings.join('\n'));
   });
 
@@ -185,7 +188,7 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
       'en/orphan.md': '---\ntitle: Orphan\n---\n',
       'fr/a.md': '---\ntitle: A\n---\n',
     });
-    const text = problems.errors.map((p) => `${p.path}:${p.line ?? ''}: ${p.message}`);
+    const text = located(problems.errors);
     assert.ok(text.some((t) => /^en\/a\.md:\d+: invalid YAML frontmatter/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^en\/orphan\.md:: no node "orphan"/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^fr\/a\.md:: language fr is not enabled/.test(t)), text.join('\n'));

@@ -76,7 +76,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
   const deadline = started + (opts.timeoutMs ?? 600_000);
   for (;;) {
     if (exitCode !== undefined) throw new Error(`the service exited with ${exitCode} before it was ready:\n${out}`);
-    const status = await healthz(origin);
+    const { status } = await healthz(origin);
     if (status === 200) break;
     if (now() > deadline) {
       proc.kill('SIGKILL');
@@ -99,8 +99,8 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
     searchableMs: async () => {
       for (;;) {
         if (exitCode !== undefined) throw new Error(`the service exited with ${exitCode} before it was searchable:\n${out}`);
-        const health = await healthzBody(origin);
-        if (health !== null && Array.isArray(health.indexing) && health.indexing.length === 0) return now() - started;
+        const { body } = await healthz(origin);
+        if (body !== null && Array.isArray(body.indexing) && body.indexing.length === 0) return now() - started;
         if (now() > deadline) throw new Error(`the service was not searchable after ${opts.timeoutMs} ms:\n${out}`);
         await sleep(5);
       }
@@ -117,33 +117,23 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
   };
 }
 
-/** GET /healthz's body, or null when it cannot be read. */
-function healthzBody(origin: string, timeoutMs = 2000): Promise<{ indexing?: unknown } | null> {
+/** GET /healthz: the status (0 when nothing listens yet) and the body (null when it is not JSON). */
+function healthz(origin: string, timeoutMs = 2000): Promise<{ status: number; body: { indexing?: unknown } | null }> {
   return new Promise((resolve) => {
     const req = http.get(`${origin}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
+        let body: { indexing?: unknown } | null = null;
         try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { indexing?: unknown });
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { indexing?: unknown };
         } catch {
-          resolve(null);
+          // not JSON: only the status counts
         }
+        resolve({ status: res.statusCode ?? 0, body });
       });
     });
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-  });
-}
-
-/** GET /healthz: the status, or 0 when nothing listens yet. */
-function healthz(origin: string, timeoutMs = 2000): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.get(`${origin}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0, body: null }));
     req.on('timeout', () => req.destroy());
   });
 }

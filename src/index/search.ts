@@ -10,6 +10,7 @@ import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
 import { indexTerms, queryTerms, words, type Word } from './words.ts';
 import { nextTurn } from '../slices.ts';
+import { settlesWithin } from '../waits.ts';
 
 export const MAX_HITS = 50;
 interface LanguageIndex {
@@ -120,11 +121,11 @@ export class SearchIndex {
       const twin = this.twinBuilding(slug, state);
       if (twin !== undefined) await this.busy.get(twin);
       if (twin !== undefined && this.adoptTwin(slug, state)) return;
-      if (this.builder !== null && this.cost(slug, state) > this.builder.minChars && (await this.buildElsewhere(slug, state))) return;
+      this.building.set(slug, state);
     }
-    if (fresh) this.building.set(slug, state);
     const pause = slicer();
     try {
+      if (fresh && this.builder !== null && this.cost(slug, state) > this.builder.minChars && (await this.buildElsewhere(slug, state))) return;
       await this.apply(slug, state, async () => {
         if (this.stopped) throw new Stopped();
         await pause();
@@ -158,13 +159,10 @@ export class SearchIndex {
     const languages = state.meta.languages;
     const documents = languages.map((language) => [...documentsToIndex(new Map(), state, language)]);
     let saved: Uint8Array[];
-    this.building.set(slug, state);
     try {
       saved = await Promise.all(documents.map((d) => this.builder!.build(d)));
     } catch {
       return false;
-    } finally {
-      this.building.delete(slug);
     }
     const byLanguage = new Map<string, LanguageIndex>();
     for (const [i, language] of languages.entries()) {
@@ -237,14 +235,10 @@ export class SearchIndex {
 
   /** Has searches of the version wait for `built`, the update that gives it whole indexes (see searchable). */
   private unindexedUntil(slug: string, built: Promise<void>): void {
-    const done: Promise<void> = built.then(
-      () => {
-        if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
-      },
-      () => {
-        if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
-      },
-    );
+    const clear = () => {
+      if (this.unindexed.get(slug) === done) this.unindexed.delete(slug);
+    };
+    const done: Promise<void> = built.then(clear, clear);
     this.unindexed.set(slug, done);
   }
 
@@ -274,14 +268,7 @@ export class SearchIndex {
    */
   async searchable(slug: string, waitMs = SEARCH_WAIT_MS): Promise<boolean> {
     const built = this.unindexed.get(slug);
-    if (built === undefined) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
-    try {
-      return await Promise.race([built.then(() => true as const), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return built === undefined || (await settlesWithin(built, waitMs));
   }
 
   /** Resolves when no version is being indexed in slices or on other threads. */
@@ -477,7 +464,7 @@ function* documentsToIndex(docs: LanguageIndex['docs'], state: VersionState, lan
  * size is indexed well within it; a version of tens of millions of characters may take longer, and
  * its search then answers 503 version_loading with Retry-After.
  */
-export const SEARCH_WAIT_MS = 2000;
+const SEARCH_WAIT_MS = 2000;
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;

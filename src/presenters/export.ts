@@ -3,6 +3,7 @@ import { languagesOf, nodeUpdatedAt, textChars } from '../domain/translations.ts
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
+import { sliceEnd } from '../slices.ts';
 
 /** One node of the export document: its fields and every translation with its body. */
 export function exportNode(state: VersionState, slug: string) {
@@ -32,7 +33,7 @@ export function* exportDocument(state: VersionState): Generator<string> {
 }
 
 /** JSON.stringify(exportNode(state, slug)), in pieces: the node's fields, then each translation, its body in slices. */
-export function* nodeText(state: VersionState, slug: string): Generator<string> {
+function* nodeText(state: VersionState, slug: string): Generator<string> {
   const { translations, ...fields } = exportNode(state, slug);
   yield `${JSON.stringify(fields).slice(0, -1)},"translations":{`;
   let first = true;
@@ -48,19 +49,17 @@ export function* nodeText(state: VersionState, slug: string): Generator<string> 
 /** Characters of a string escaped at once: its JSON text stays below V8's large-object size (a body of 60 K characters made one such object per node, and the heap grew while an export streamed). */
 const SLICE_CHARS = 8 * 1024;
 
-/** JSON.stringify(text), in pieces of about SLICE_CHARS characters, never cut inside a surrogate pair (which JSON.stringify would escape apart). */
-export function* stringText(text: string): Generator<string> {
+/** JSON.stringify(text), in pieces of about SLICE_CHARS characters (see sliceEnd). */
+function* stringText(text: string): Generator<string> {
   if (text.length <= SLICE_CHARS) {
     yield JSON.stringify(text);
     return;
   }
   yield '"';
   for (let from = 0; from < text.length; ) {
-    let until = Math.min(text.length, from + SLICE_CHARS);
-    const last = text.charCodeAt(until - 1);
-    if (until < text.length && last >= 0xd800 && last <= 0xdbff) until--;
-    yield JSON.stringify(text.slice(from, until)).slice(1, -1);
-    from = until;
+    const to = sliceEnd(text, from, SLICE_CHARS);
+    yield JSON.stringify(text.slice(from, to)).slice(1, -1);
+    from = to;
   }
   yield '"';
 }

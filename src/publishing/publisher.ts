@@ -14,6 +14,7 @@ import type { RepositoryHost } from './github.ts';
 import { describeChanges, pullRequestBody } from './pull-request.ts';
 import { createWorkingCopy, discardWorkingCopy } from './working-copies.ts';
 import { requestOpen, type PublishRequest, type RequestStore } from './requests.ts';
+import { settlesWithin } from '../waits.ts';
 
 /** How long an open request's state from GitHub is trusted before a list asks again. */
 const REFRESH_AFTER_MS = 30_000;
@@ -175,9 +176,7 @@ export class Publisher {
       this.refreshing ??= this.refresh(this.store.list())
         .catch((err: unknown) => this.log.warn({ err }, 'could not refresh publish requests from the repository host'))
         .finally(() => (this.refreshing = null));
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.refreshing, new Promise<void>((resolve) => (timer = setTimeout(resolve, LIST_WAIT_MS)))]);
-      clearTimeout(timer);
+      await settlesWithin(this.refreshing, LIST_WAIT_MS);
     }
     return this.store.list(target);
   }

@@ -6,6 +6,7 @@ import type { TreeNode } from '../storage/git-objects.ts';
 import { readSnapshot, writeSnapshot, type SnapshotFile } from './snapshot.ts';
 import { readPointers, removePointer, removeUnneeded, snapshotTrees, writePointer } from './snapshot-files.ts';
 import type { TimingSink } from '../storage/timing.ts';
+import { settlesWithin } from '../waits.ts';
 
 export interface KeeperOptions {
   /** Writes must have been quiet this long before changed versions are snapshotted again. */
@@ -149,9 +150,7 @@ export class SnapshotKeeper {
     this.timer = null;
     // Indexes still being built after a start without snapshots: the snapshots should hold them, or the
     // next start builds them again; a stop waits that long for them, no longer.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.search.indexed(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeIndexWaitMs)))]);
-    clearTimeout(timer);
+    await settlesWithin(this.search.indexed(), this.closeIndexWaitMs);
     // A round already running meanwhile deferred such versions again: they are written now.
     await this.running?.catch(() => undefined);
     this.final = true;
@@ -223,11 +222,10 @@ export class SnapshotKeeper {
           return;
         }
         const started = performance.now();
-        const searchStarted = performance.now();
         // Called in the same synchronous step as the state and tree are taken: the index saved is the one built from that state.
         // At a stop with the index still behind: the state alone (the next start builds the index after serving it).
         const search = behind ? null : await this.search.savePieces(slug);
-        const searchMs = performance.now() - searchStarted;
+        const searchMs = performance.now() - started;
         const { bytes, longestStepMs } = await writeSnapshot(this.dir, { slug, tree, state: entry.state, search });
         this.trees.add(tree.oid);
         this.log.info({ version: slug, tree: tree.oid, bytes, ms: Math.round(performance.now() - started), longestStepMs: Math.round(Math.max(longestStepMs, searchMs)) }, 'snapshot written');
