@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { anonymousReads, endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
 import { generationFor, ResponseCache, runOf } from './http/cache.ts';
+import { ClientAddresses } from './http/client-address.ts';
 import { cors } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
@@ -92,6 +93,8 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
     ctx.body = { ok, head: deps.repo.headCommit, ...progress, ...(allBroken ? { problem: `every version's stored data is broken (${progress.broken.length}); GET a version with a key for the reason, and see the log` } : {}) };
   });
 
+  // Every limit per address keys on ctx.ip: the connection's address, or a trusted proxy's word for it.
+  app.use(new ClientAddresses(deps.config.trustedProxies).middleware());
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
   // The authorization server answers its own preflights; the API's CORS rules are for the API and the tool server.

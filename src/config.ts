@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,10 +62,26 @@ export interface Config {
   /** Origins whose pages may call the tool server besides the service's own and `corsOrigins` (`HELP_MCP_ALLOWED_ORIGINS`, comma-separated; default none). */
   readonly mcpAllowedOrigins: ReadonlySet<string>;
   /**
-   * Characters of text (titles, summaries, bodies) a tool answers with at most in one call
-   * (`HELP_MCP_ANSWER_MCHARS`, millions, default 16): a tool answer is serialized in one piece, twice.
+   * Characters of text (titles, summaries, bodies) the tool server answers with at most in one HTTP
+   * request, every call of a batch together (`HELP_MCP_ANSWER_MCHARS`, millions, default 16): a tool
+   * answer is serialized in one piece, twice.
    */
   readonly mcpAnswerChars: number;
+  /** Characters of text one caller (a credential, or an address when anonymous) is answered with per minute by the tool server (`HELP_MCP_CALLER_MCHARS`, millions, default 64). */
+  readonly mcpCallerChars: number;
+  /** Tool-server requests handled at once in all (`HELP_MCP_CONCURRENCY`, default 16) and per client address (`HELP_MCP_CONCURRENCY_PER_ADDRESS`, default 4); beyond: 429 with Retry-After. */
+  readonly mcpConcurrency: number;
+  readonly mcpConcurrencyPerAddress: number;
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (`HELP_TRUSTED_PROXIES`): addresses or CIDR
+   * ranges (`10.0.0.0/8`, `::1`), or a number of hops in front of the service. Empty: none, and every
+   * limit per address keys on the connection's address.
+   */
+  readonly trustedProxies: TrustedProxies;
+  /** Connections one client address may hold open at once (`HELP_CONNECTIONS_PER_ADDRESS`, default 64; trusted proxies are exempt). */
+  readonly connectionsPerAddress: number;
+  /** Seconds a request may take to arrive whole, headers and body (`HELP_REQUEST_TIMEOUT`, default 60). */
+  readonly requestTimeoutSeconds: number;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
   /** The reader portal: HTML pages of the published versions. */
@@ -87,6 +104,9 @@ export interface PortalConfig {
   readonly versions: 'all' | 'latest' | readonly string[];
 }
 
+/** Who may say, in `X-Forwarded-For`, which address a request came from. */
+export type TrustedProxies = { readonly kind: 'none' } | { readonly kind: 'hops'; readonly hops: number } | { readonly kind: 'list'; readonly ranges: readonly string[] };
+
 /** OAuth sign-in: token lifetimes, limits, and an optional upstream identity provider. */
 export interface OAuthConfig {
   /** Seconds an access token is valid (`HELP_OAUTH_ACCESS_TOKEN_TTL`, default 3600). */
@@ -99,6 +119,12 @@ export interface OAuthConfig {
   readonly loginLimit: number;
   /** Token endpoint requests per client address and minute (`HELP_RATE_LIMIT_TOKEN`, default 60). */
   readonly tokenLimit: number;
+  /** Client registrations per client address and hour (`HELP_RATE_LIMIT_REGISTER`, default 20). */
+  readonly registerLimit: number;
+  /** Days a registered client may go unused before it is removed (`HELP_OAUTH_CLIENT_IDLE_DAYS`, default 90; 0 never). A client that never obtained a grant goes after a day regardless. */
+  readonly clientIdleDays: number;
+  /** Megabytes the authorization server's store may hold (`HELP_OAUTH_STORE_MB`, default 64): beyond, new registrations and sign-ins are refused (503) until entries expire. */
+  readonly storeBytes: number;
   /** Sign-in through another OpenID Connect provider; null when not configured (`HELP_OIDC_ISSUER`). */
   readonly upstream: UpstreamConfig | null;
 }
@@ -206,6 +232,9 @@ function oauthConfig(env: NodeJS.ProcessEnv): OAuthConfig {
     adminPublishes: flag(env, 'HELP_OAUTH_ADMIN_PUBLISHES', false),
     loginLimit: integer(env, 'HELP_RATE_LIMIT_LOGIN', 10, 1, 100_000),
     tokenLimit: integer(env, 'HELP_RATE_LIMIT_TOKEN', 60, 1, 1_000_000),
+    registerLimit: integer(env, 'HELP_RATE_LIMIT_REGISTER', 20, 1, 1_000_000),
+    clientIdleDays: integer(env, 'HELP_OAUTH_CLIENT_IDLE_DAYS', 90, 0, 36_500),
+    storeBytes: integer(env, 'HELP_OAUTH_STORE_MB', 64, 1, 1024 * 1024) * 1024 * 1024,
     upstream: upstreamConfig(env),
   };
 }
@@ -300,6 +329,32 @@ function branchName(raw: string): string {
   return raw;
 }
 
+/**
+ * HELP_TRUSTED_PROXIES: a number of hops (the proxies in front of the service, each adding the
+ * address it was reached from), or addresses and CIDR ranges separated by commas.
+ */
+function trustedProxies(raw: string | undefined): TrustedProxies {
+  const value = (raw ?? '').trim();
+  if (value === '') return { kind: 'none' };
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10) throw new ConfigError(`HELP_TRUSTED_PROXIES as a number of hops must be from 1 to 10, not ${value}`);
+    return { kind: 'hops', hops };
+  }
+  const ranges = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const bad = ranges.find((r) => !isAddressRange(r));
+  if (bad !== undefined) throw new ConfigError(`HELP_TRUSTED_PROXIES takes a number of hops, or IP addresses and CIDR ranges separated by commas (such as 10.0.0.0/8,::1); ${JSON.stringify(bad)} is neither`);
+  return { kind: 'list', ranges: Object.freeze(ranges) };
+}
+
+function isAddressRange(range: string): boolean {
+  const [address, bits, ...rest] = range.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -324,6 +379,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mcpPath: mcp,
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
     mcpAnswerChars: integer(env, 'HELP_MCP_ANSWER_MCHARS', 16, 1, 1_000) * 1_000_000,
+    mcpCallerChars: integer(env, 'HELP_MCP_CALLER_MCHARS', 64, 1, 100_000) * 1_000_000,
+    mcpConcurrency: integer(env, 'HELP_MCP_CONCURRENCY', 16, 1, 10_000),
+    mcpConcurrencyPerAddress: integer(env, 'HELP_MCP_CONCURRENCY_PER_ADDRESS', 4, 1, 10_000),
+    trustedProxies: trustedProxies(env.HELP_TRUSTED_PROXIES),
+    connectionsPerAddress: integer(env, 'HELP_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
+    requestTimeoutSeconds: integer(env, 'HELP_REQUEST_TIMEOUT', 60, 1, 3600),
     metricsToken: env.HELP_METRICS_TOKEN ? token(env, 'HELP_METRICS_TOKEN') : null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,
