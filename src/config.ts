@@ -63,8 +63,9 @@ export interface Config {
   readonly mcpAllowedOrigins: ReadonlySet<string>;
   /**
    * Characters of text (titles, summaries, bodies) the tool server answers with at most in one HTTP
-   * request, every call of a batch together (`HELP_MCP_ANSWER_MCHARS`, millions, default 16): a tool
-   * answer is serialized in one piece, twice.
+   * request, every call of a batch together (`HELP_MCP_ANSWER_MCHARS`, millions, default 4): a tool
+   * answer is serialized in one piece, twice. Four million characters is about a million tokens, more
+   * than any agent reads in one answer; the REST export streams a whole version.
    */
   readonly mcpAnswerChars: number;
   /** Characters of text one caller (a credential, or an address when anonymous) is answered with per minute by the tool server (`HELP_MCP_CALLER_MCHARS`, millions, default 64). */
@@ -378,7 +379,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
     mcpPath: mcp,
     mcpAllowedOrigins: originList('HELP_MCP_ALLOWED_ORIGINS', env.HELP_MCP_ALLOWED_ORIGINS),
-    mcpAnswerChars: integer(env, 'HELP_MCP_ANSWER_MCHARS', 16, 1, 1_000) * 1_000_000,
+    mcpAnswerChars: integer(env, 'HELP_MCP_ANSWER_MCHARS', 4, 1, 1_000) * 1_000_000,
     mcpCallerChars: integer(env, 'HELP_MCP_CALLER_MCHARS', 64, 1, 100_000) * 1_000_000,
     mcpConcurrency: integer(env, 'HELP_MCP_CONCURRENCY', 16, 1, 10_000),
     mcpConcurrencyPerAddress: integer(env, 'HELP_MCP_CONCURRENCY_PER_ADDRESS', 4, 1, 10_000),

@@ -527,7 +527,7 @@ describe('Tool server (MCP) settings', () => {
     }
   });
 
-  test('a tool answer holds at most HELP_MCP_ANSWER_MCHARS million characters of text: larger exports and lists of bodies are 413, the rest answer', async () => {
+  test('a tool-server request answers at most HELP_MCP_ANSWER_MCHARS million characters of text: larger exports, lists of bodies and bodies are 413, the rest answer', async () => {
     const s = await startTestServer({ env: { HELP_MCP_ANSWER_MCHARS: '1' } });
     const clients = new Clients(() => s);
     try {
@@ -539,11 +539,13 @@ describe('Tool server (MCP) settings', () => {
       const writer = await clients.connect(s.key);
       toolError(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big', include: 'bodies' } }), 'limit_exceeded', { limit: 'mcp_answer_chars', max: 1_000_000 });
       assert.equal(content(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big' } })).nodes[0].translations.en.bodyChars, 1_050_000);
-      assert.equal(content(await writer.callTool({ name: 'get_translation', arguments: { version: 'big', slug: 'long', language: 'en' } })).bodyMd.length, 1_050_000);
+      const body = toolError(await writer.callTool({ name: 'get_translation', arguments: { version: 'big', slug: 'long', language: 'en' } }), 'limit_exceeded', { limit: 'mcp_answer_chars', max: 1_000_000 });
+      assert.match(body.message, /get_translation of version "big" would answer more than 1\.1 M characters.*at most 1 M \(HELP_MCP_ANSWER_MCHARS\).*GET the API's \/versions\/\{version\}\/topics\/\{slug\}\/translations\/\{language\}$/);
       // Just under the limit, the whole version is answered.
       await s.request('PUT', '/versions/big/topics/long/translations/en', { body: { title: 'Long', bodyMd: 'word '.repeat(190_000) } });
       assert.equal(content(await anon.callTool({ name: 'export_version', arguments: { version: 'big' } })).nodes.length, 1);
       assert.equal(content(await writer.callTool({ name: 'list_nodes', arguments: { version: 'big', include: 'bodies' } })).nodes[0].translations.en.bodyMd.length, 950_000);
+      assert.equal(content(await writer.callTool({ name: 'get_translation', arguments: { version: 'big', slug: 'long', language: 'en' } })).bodyMd.length, 950_000);
     } finally {
       await clients.closeAll();
       await s.close();
@@ -552,7 +554,7 @@ describe('Tool server (MCP) settings', () => {
 
   test('the settings are checked at start', () => {
     assert.equal(loadConfig({}).mcpPath, '/mcp');
-    assert.equal(loadConfig({}).mcpAnswerChars, 16_000_000);
+    assert.equal(loadConfig({}).mcpAnswerChars, 4_000_000);
     assert.equal(loadConfig({ HELP_MCP_ANSWER_MCHARS: '64' }).mcpAnswerChars, 64_000_000);
     for (const bad of ['0', '-1', '1.5', 'lots', '1001']) assert.throws(() => loadConfig({ HELP_MCP_ANSWER_MCHARS: bad }), (err: unknown) => err instanceof ConfigError && /HELP_MCP_ANSWER_MCHARS/.test((err as Error).message), bad);
     assert.deepEqual([...loadConfig({ HELP_MCP_ALLOWED_ORIGINS: 'https://a.example/, http://localhost:6274' }).mcpAllowedOrigins], ['https://a.example', 'http://localhost:6274']);

@@ -1,3 +1,5 @@
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
 /**
  * The shape of the JSON-RPC messages posted to the tool server, checked before the SDK sees them.
  * The SDK answers a request whose params do not fit its schema with -32603 "Internal error" and its
@@ -50,6 +52,45 @@ export function messageProblem(message: unknown): MessageProblem | null {
     // Not a batch in a batch: each is looked at once, however deep a body nests them.
     const problem = Array.isArray(m) ? invalidRequest(null, 'a batch holds messages, not other batches') : oneMessageProblem(m);
     if (problem) return problem;
+  }
+  return null;
+}
+
+/** The protocol version batching left MCP with: from it on, a request carries one message. */
+const WITHOUT_BATCHES = '2025-06-18';
+
+/**
+ * Messages a batch from a client on an older protocol version holds at most. Every call of a batch is
+ * answered from the one request's answer budget anyway; a short batch keeps the answer to one request
+ * (which the SDK holds until its last call is done) a handful of calls.
+ */
+export const MAX_BATCH = 20;
+
+/**
+ * The protocol version a client speaks, as the SDK takes it: the `MCP-Protocol-Version` header, or
+ * the version an initialize request asks for, or the SDK's default for clients that send neither.
+ */
+export function protocolVersionOf(header: string, message: unknown): string {
+  if (header !== '') return header;
+  const init = (Array.isArray(message) ? message : [message]).find((m) => isObject(m) && m.method === 'initialize');
+  const asked = isObject(init) && isObject(init.params) ? init.params.protocolVersion : undefined;
+  return typeof asked === 'string' ? asked : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+}
+
+/** Why a well-formed batch (see messageProblem) is not taken from a client on `protocolVersion`, or null. */
+export function batchProblem(message: unknown, protocolVersion: string): MessageProblem | null {
+  if (!Array.isArray(message)) return null;
+  // ISO dates: later versions sort later (and a version that is no date is no older one).
+  if (!(protocolVersion < WITHOUT_BATCHES)) {
+    return invalidRequest(null, `protocol version ${protocolVersion.slice(0, 40)} has no JSON-RPC batches (MCP dropped them in ${WITHOUT_BATCHES}); send each message in a request of its own`);
+  }
+  if (message.length > MAX_BATCH) return invalidRequest(null, `a batch holds at most ${MAX_BATCH} messages, this one ${message.length}; send the rest in other requests`);
+  // The SDK answers one request per id: a second one with the same id would run, and its answer be dropped.
+  const ids = new Set<unknown>();
+  for (const m of message as Json[]) {
+    if (m.method === undefined || m.id === undefined) continue;
+    if (ids.has(m.id)) return invalidRequest(null, `the batch holds two requests with the id ${JSON.stringify(m.id).slice(0, 40)}; give each its own`);
+    ids.add(m.id);
   }
   return null;
 }

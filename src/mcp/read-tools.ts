@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { textChars } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
-import { AppError } from '../errors.ts';
 import { readerOf, requireCredential } from '../http/actor.ts';
 import { language } from '../http/languages.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
@@ -13,7 +12,10 @@ import { listVersions, pageVersions, readableVersion } from '../queries/versions
 import { describeCredential } from '../routes/identity.ts';
 import { pdfBundle } from '../routes/pdf.ts';
 import { searchVersion } from '../routes/search.ts';
+import type { AnswerBudget } from './budget.ts';
 import type { ToolSpec } from './tool.ts';
+
+const EXPORT_INSTEAD = 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)';
 
 const VISIBILITY = 'Anonymous callers see published versions only; a credential with help:read also sees drafts and archived versions.';
 
@@ -56,6 +58,7 @@ export function readTools(deps: Deps): ToolSpec[] {
       params: { version: 'VersionSlug', slug: 'NodeSlug' },
       query: 'LanguageQuery',
       output: 'Topic',
+      instead: 'GET the API\'s /versions/{version}/topics/{slug}',
       run: ({ actor, args }) => presentTopic(readNode(catalog, readerOf(actor), args.version, args.slug), args.slug, language(args.language ?? 'en', 'arguments/language')),
     },
     {
@@ -66,11 +69,11 @@ export function readTools(deps: Deps): ToolSpec[] {
       params: { version: 'VersionSlug' },
       query: 'NodesQuery',
       output: 'NodeList',
-      run: ({ actor, args }) => {
+      run: ({ actor, args, answer }) => {
         const reader = readerOf(actor);
         const state = readableVersion(catalog, reader, args.version);
         const withBodies = args.include === 'bodies' && mayListBodies(reader);
-        if (withBodies) withinAnswer(state, deps.config.mcpAnswerChars, 'list_nodes with include "bodies"', 'leave include out and read the bodies with get_translation, or GET the API\'s /nodes?include=bodies');
+        if (withBodies) withinAnswer(state, answer, 'list_nodes with include "bodies"', 'leave include out and read the bodies with get_translation, or GET the API\'s /nodes?include=bodies');
         return presentNodeList(state, withBodies);
       },
     },
@@ -81,6 +84,7 @@ export function readTools(deps: Deps): ToolSpec[] {
       write: false,
       params: { version: 'VersionSlug', slug: 'NodeSlug', language: 'LanguageCode' },
       output: 'TranslationRead',
+      instead: 'GET the API\'s /versions/{version}/topics/{slug}/translations/{language}',
       run: ({ actor, args }) => {
         const lang = language(args.language, 'arguments/language');
         const { state, translation } = readTranslation(catalog, readerOf(actor), args.version, args.slug, lang);
@@ -104,9 +108,10 @@ export function readTools(deps: Deps): ToolSpec[] {
       write: false,
       params: { version: 'VersionSlug' },
       output: 'ExportDocument',
-      run: ({ actor, args }) => {
+      instead: EXPORT_INSTEAD,
+      run: ({ actor, args, answer }) => {
         const state = readableVersion(catalog, readerOf(actor), args.version);
-        withinAnswer(state, deps.config.mcpAnswerChars, 'export_version', 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)');
+        withinAnswer(state, answer, 'export_version', EXPORT_INSTEAD);
         return exportObject(state);
       },
     },
@@ -118,6 +123,7 @@ export function readTools(deps: Deps): ToolSpec[] {
       params: { version: 'VersionRef' },
       query: 'PdfBundleQuery',
       output: 'PdfBundle',
+      instead: 'choose fewer topics (topics, limit), or GET the API\'s /versions/{version}/pdf-bundle',
       run: ({ actor, args, origin }) => pdfBundle(deps, readerOf(actor), args.version, args, origin, 'arguments'),
     },
     {
@@ -132,13 +138,12 @@ export function readTools(deps: Deps): ToolSpec[] {
 }
 
 /**
- * Refuses (413 limit_exceeded) a tool answer that would carry more than `max` characters of the
- * version's text: the tool server serializes an answer in one piece, twice (as text and as structured
- * content), and every body of a 10,000-node version (246 M characters) held every other request for 12 s.
+ * Refuses a tool answer that would carry more of the version's text than the request may still be
+ * answered with (413 limit_exceeded, or 429 too_many_requests for a caller's minute), before the
+ * answer is built: every body of a 10,000-node version (246 M characters) held every other request for 12 s.
  */
-function withinAnswer(state: VersionState, max: number, what: string, instead: string): void {
+function withinAnswer(state: VersionState, answer: AnswerBudget, what: string, instead: string): void {
   let chars = 0;
   for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) chars += textChars(t);
-  if (chars <= max) return;
-  throw new AppError('limit_exceeded', `${what} of version "${state.slug}" would answer ${(chars / 1e6).toFixed(1)} M characters of text; a tool answer holds at most ${max / 1e6} M (HELP_MCP_ANSWER_MCHARS): ${instead}`, { limit: 'mcp_answer_chars', max });
+  answer.expect(chars, `${what} of version "${state.slug}"`, instead);
 }

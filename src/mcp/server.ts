@@ -10,8 +10,10 @@ import { jsonBodyParser } from '../http/body.ts';
 import { toAppError } from '../http/errors.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { requestLog } from '../http/logging.ts';
+import { AnswerBudget, AnswerPool, CallerWindows, callerOf, callerSpent } from './budget.ts';
+import { batchProblem, messageProblem, parseError, protocolVersionOf } from './messages.ts';
+import { Slots } from './slots.ts';
 import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
-import { messageProblem, parseError } from './messages.ts';
 
 const INSTRUCTIONS =
   'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
@@ -52,12 +54,19 @@ function callsWriteTool(message: unknown, writes: ReadonlySet<string>): boolean 
  * SDK server and transport per request, for the caller authentication found. A call of a write tool
  * is refused over HTTP before the transport sees it, without a credential (401) or without
  * help:write (403), with the challenge that makes MCP clients sign in or ask for more scope.
+ * What one request costs is bounded: a JSON-RPC batch only from clients on protocol versions that
+ * had them, and short; the text of every call's answer together within one budget per request and
+ * one per caller and minute (budget.ts); requests answered at once in all and per address (slots.ts).
  */
 export function mcpServer(deps: Deps, issuer: string): Middleware {
   const { config } = deps;
   const tools = mcpTools(deps);
   const writes = new Set(tools.filter((t) => t.spec.write).map((t) => t.spec.name));
   const parse = jsonBodyParser(config.bodyLimit);
+  const slots = new Slots(config.mcpConcurrency, config.mcpConcurrencyPerAddress);
+  const windows = new CallerWindows(config.mcpCallerChars);
+  // Four requests' worth of answers at once, however many are being answered (about 6 bytes a character while serialized).
+  const pool = new AnswerPool(4 * config.mcpAnswerChars);
   return async (ctx, next) => {
     if (ctx.path !== config.mcpPath) return next();
     ctx.state.route = config.mcpPath;
@@ -69,6 +78,11 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
       return;
     }
+    const actor = (ctx.state.actor ?? null) as Actor | null;
+    const caller = callerOf(actor, ctx.ip);
+    // A caller already answered with its minute's text is refused before its body is read.
+    const spent = callerSpent(windows, caller);
+    if (spent) throw spent;
     // A body too large or of another type is an HTTP answer, as for the API (413, 415); one that is no
     // JSON is JSON-RPC's parse error, which a client's JSON-RPC layer understands.
     const unparsed = await parse(ctx, async () => undefined).then(
@@ -86,7 +100,6 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       ctx.body = unparsed.body;
       return;
     }
-    const actor = (ctx.state.actor ?? null) as Actor | null;
     const message: unknown = ctx.request.body;
     const problem = messageProblem(message);
     if (problem) {
@@ -95,17 +108,30 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       return;
     }
     if (callsWriteTool(message, writes)) requireScope(actor, 'help:write');
+    const batch = batchProblem(message, protocolVersionOf(ctx.get('mcp-protocol-version'), message));
+    if (batch) {
+      ctx.status = batch.status;
+      ctx.body = batch.body;
+      return;
+    }
+    if (!slots.hold(ctx.ip, ctx.res)) {
+      // The client left while its body was read: nobody to answer.
+      ctx.respond = false;
+      return;
+    }
     // The SDK answers 406 unless Accept names both JSON and event streams; this server answers JSON
     // only, so a client that takes JSON (or says nothing, as curl does) is answered.
     if (acceptsJson(ctx.get('accept'))) ctx.req.headers.accept = 'application/json, text/event-stream';
-    await answer(ctx, toolServer(tools, actor, ctx, config), message);
+    const budget = new AnswerBudget(config.mcpAnswerChars, caller, windows, pool);
+    ctx.res.once('close', () => budget.release());
+    await answer(ctx, toolServer(tools, actor, ctx, config, budget), message);
   };
 }
 
 const acceptsJson = (accept: string) => accept.trim() === '' || /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(accept);
 
 /** An SDK server for one request: the tools this caller may see, run as this caller. */
-function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config): Server {
+function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config, budget: AnswerBudget): Server {
   const server = new Server({ name: 'help-content-service', title: 'Help content', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const visible = visibleTools(tools, actor);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
@@ -113,7 +139,7 @@ function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context
     const tool = visible.find((t) => t.spec.name === request.params.name);
     // A plain error with a code: McpError would write "MCP error -32602:" into the message too.
     if (!tool) throw Object.assign(new Error(`No tool "${request.params.name}"; tools/list names the tools`), { code: ErrorCode.InvalidParams });
-    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx) });
+    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx), answer: budget });
   });
   return server;
 }

@@ -3,6 +3,7 @@ import { AppError, invalid } from '../errors.ts';
 import type { Actor } from '../http/actor.ts';
 import { wellFormed } from '../http/api.ts';
 import { check, otherSpelling } from '../schemas/registry.ts';
+import type { AnswerBudget } from './budget.ts';
 import { registrySchema, selfContained, type JsonSchema } from './schemas.ts';
 
 /** A tool's checked arguments: the REST route's path parameters, query parameters and body fields, side by side. */
@@ -15,6 +16,8 @@ export interface ToolCall {
   body: Args;
   /** The service's public origin, for absolute URLs in answers. */
   origin: string;
+  /** What the request may still be answered with: a tool that knows its answer's size before building it refuses there. */
+  answer: AnswerBudget;
 }
 
 /**
@@ -40,6 +43,8 @@ export interface ToolSpec {
   extra?: Record<string, { schema: string; description: string }>;
   /** The route's 200 answer: a registry schema id, or a schema around it when that is not an object. */
   output: string | JsonSchema;
+  /** What a caller does instead when the answer is larger than a tool-server request is answered with. */
+  instead?: string;
   run(call: ToolCall): unknown;
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { requireScope, type Actor } from '../http/actor.ts';
+import type { AnswerBudget } from './budget.ts';
 import { readTools } from './read-tools.ts';
 import { errorResult, listing, readArguments, toolResult, type ToolSpec } from './tool.ts';
 import { writeTools } from './write-tools.ts';
@@ -26,7 +27,12 @@ export interface CallContext {
   origin: string;
   requestId: unknown;
   log: Logger;
+  /** The HTTP request's answer budget, shared by every call of a batch. */
+  answer: AnswerBudget;
 }
+
+/** What to do instead when a tool's answer is too large and the tool names nothing better. */
+const READ_ELSEWHERE = 'read the same through the REST API, which answers without this limit';
 
 /** An error whose hint names REST routes, with the tools that do the same instead. */
 function inToolTerms(err: AppError): AppError {
@@ -46,11 +52,16 @@ function inToolTerms(err: AppError): AppError {
  * REST API's error body, never a protocol error; anything else is logged and answered as
  * `internal_error` without details, as the API's error boundary does.
  */
-export async function callTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log }: CallContext): Promise<CallToolResult> {
+export async function callTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log, answer }: CallContext): Promise<CallToolResult> {
   try {
     if (tool.write) requireScope(actor, 'help:write');
     const { args, body } = readArguments(tool, given);
-    return toolResult(await tool.run({ actor, args, body, origin }));
+    const value = await tool.run({ actor, args, body, origin, answer });
+    // Once built (the value shares the stored strings) and before anything is serialized; the check and
+    // the charge are one synchronous step, so calls running at once cannot all pass the same check.
+    if (tool.write) answer.count(value);
+    else answer.take(value, typeof args.version === 'string' ? `${tool.name} of version "${args.version}"` : tool.name, tool.instead ?? READ_ELSEWHERE);
+    return toolResult(value);
   } catch (err) {
     if (err instanceof AppError) {
       if (err.status >= 500 && err.cause !== undefined) log.error({ err: err.cause, code: err.code, tool: tool.name }, err.message);
