@@ -19,6 +19,26 @@ export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 /** Fewer characters than this are refused: a password guessed offline from a stolen hash must be long. */
 export const MIN_PASSWORD_LENGTH = 12;
 
+/**
+ * Why `password` cannot be an account's password, or null when it can. Only white space is refused
+ * whatever its length (twelve spaces are no secret), and control characters are: they are a line end
+ * or a paste gone wrong more often than a choice, and no login form can type them.
+ */
+export function passwordProblem(password: string): string | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `The password must have at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (/^\s*$/u.test(password)) return 'The password must not be only spaces or other white space';
+  if (/\p{Cc}/u.test(password)) return 'The password must not contain control characters (line ends, tabs, escapes); give it on one line';
+  return null;
+}
+
+/**
+ * Whether `name` is taken among `accounts`, ignoring case: "Ed" and "ed" would be one person to the
+ * people reading change records, and one key to the sign-in limit. Files that already hold such a
+ * pair still load; only new names are checked.
+ */
+export const nameTaken = (accounts: readonly Account[], name: string): Account | undefined =>
+  accounts.find((a) => a.name.toLowerCase() === name.toLowerCase());
+
 export interface PasswordHash {
   algorithm: 'scrypt';
   /** Cost parameters, stored so that they can be raised later without breaking older hashes. */
@@ -38,6 +58,27 @@ export interface Account {
   disabled: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * When the role last changed (absent: never). What was granted before, with the role of then, ends:
+   * grants and tokens issued before this are refused even when the change was made while the server
+   * was down.
+   */
+  roleChangedAt?: string;
+}
+
+/** The account with `role`, and when its role changed if it did. */
+export const withRole = (a: Account, role: Role, now: string): Account => (a.role === role ? a : { ...a, role, roleChangedAt: now, updatedAt: now });
+
+/**
+ * Whether something issued at `iat` (epoch seconds, as in tokens) came before the account's last role
+ * change. Compared by whole seconds: a token issued in the second of the change (a sign-in that set the
+ * role, then gave consent) is kept; one issued earlier in that second by a running server has been
+ * revoked when that server saw the change.
+ */
+export function issuedBeforeRoleChange(a: Account, iat: number | undefined): boolean {
+  if (!a.roleChangedAt) return false;
+  const changed = Math.floor(Date.parse(a.roleChangedAt) / 1000);
+  return !Number.isFinite(changed) || (iat ?? 0) < changed;
 }
 
 /** scrypt at N = 2^15, r = 8, p = 1: about 50 ms and 32 MB per check, which is what makes guessing slow. */
@@ -98,10 +139,15 @@ export class AccountFile {
  */
 export class AccountBook {
   private readonly byName: ReloadingFile<Map<string, Account>>;
+  private known = new Map<string, Account>();
+  private readonly roleListeners: Array<(account: Account) => void> = [];
 
-  constructor(dataDir: string, log: Logger) {
+  constructor(
+    dataDir: string,
+    private readonly log: Logger,
+  ) {
     const file = new AccountFile(dataDir);
-    this.byName = new ReloadingFile(file.path, () => new Map(file.read().map((a) => [a.name, a])), log, new Map());
+    this.byName = new ReloadingFile(file.path, () => this.noticeChanges(new Map(file.read().map((a) => [a.name, a]))), log, new Map());
   }
 
   /** The account, or null when it does not exist or is disabled. */
@@ -114,5 +160,28 @@ export class AccountBook {
   byUpstream(issuer: string, subject: string): Account | null {
     for (const a of this.byName.current().values()) if (!a.disabled && a.upstream?.issuer === issuer && a.upstream.subject === subject) return a;
     return null;
+  }
+
+  /** Calls `listener` with each account whose role this server sees change (the file is read on use, so: on the next request that looks). */
+  onRoleChange(listener: (account: Account) => void): void {
+    this.roleListeners.push(listener);
+  }
+
+  private noticeChanges(next: Map<string, Account>): Map<string, Account> {
+    const before = this.known;
+    this.known = next;
+    for (const a of next.values()) {
+      const was = before.get(a.name);
+      if (!was || (was.role === a.role && was.roleChangedAt === a.roleChangedAt)) continue;
+      for (const listener of this.roleListeners) {
+        // A listener's failure must not pass for a file that could not be read (the old accounts would be kept).
+        try {
+          listener(a);
+        } catch (err) {
+          this.log.error({ err, account: a.name }, 'acting on a role change failed');
+        }
+      }
+    }
+    return next;
   }
 }

@@ -1,4 +1,4 @@
-import { ACCOUNT_NAME_PATTERN, AccountFile, hashPassword, MIN_PASSWORD_LENGTH, newPassword, ROLES, type Account, type Role } from '../auth/accounts.ts';
+import { ACCOUNT_NAME_PATTERN, AccountFile, hashPassword, nameTaken, newPassword, passwordProblem, ROLES, withRole, type Account, type Role } from '../auth/accounts.ts';
 import { CliError, UsageError } from './keys.ts';
 
 export function parseRole(value: string | undefined, command: string): Role {
@@ -14,7 +14,8 @@ function checkName(name: string | undefined, command: string): string {
 }
 
 function checkPassword(password: string): string {
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new CliError(`The password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  const problem = passwordProblem(password);
+  if (problem) throw new CliError(problem);
   return password;
 }
 
@@ -45,7 +46,8 @@ export async function createAccount(file: AccountFile, opts: { name?: string; ro
   const password = generated ? newPassword() : checkPassword(opts.password!);
   const account: Account = { name, role, password: await hashPassword(password), upstream: null, disabled: false, createdAt: now, updatedAt: now };
   await file.update((accounts) => {
-    if (accounts.some((a) => a.name === name)) throw new CliError(`An account named "${name}" exists; choose another name`);
+    const taken = nameTaken(accounts, name);
+    if (taken) throw new CliError(taken.name === name ? `An account named "${name}" exists; choose another name` : `An account named "${taken.name}" exists, which differs from "${name}" only in case; choose another name`);
     return { accounts: [...accounts, account], result: undefined };
   });
   return { ...describeAccount(account), ...(generated ? { password } : {}) };
@@ -54,7 +56,8 @@ export async function createAccount(file: AccountFile, opts: { name?: string; ro
 export async function setRole(file: AccountFile, opts: { name?: string; role?: string }, now = new Date().toISOString()) {
   const name = checkName(opts.name, 'set-role');
   const role = parseRole(opts.role, 'set-role');
-  return describeAccount(await change(file, name, (a) => ({ ...a, role, updatedAt: now })));
+  // A new role ends what the account granted with the old one (its clients' grants and tokens).
+  return describeAccount(await change(file, name, (a) => withRole(a, role, now)));
 }
 
 export async function setPassword(file: AccountFile, opts: { name?: string; password?: string }, now = new Date().toISOString()) {

@@ -25,10 +25,14 @@ Commands:
       Revoke a key. A running server refuses it from the moment this returns.
   accounts create --name NAME --role admin|editor|viewer [--password-stdin] [--json]
       Create an account for signing in. Without --password-stdin a strong password is generated
-      and printed once; with it, the password is read from standard input (at least 12 characters).
+      and printed once; with it, the password is read from standard input (at least 12 characters,
+      not only white space, no control characters). A name that differs from an existing one only
+      in case is refused.
   accounts list [--json]
       List accounts (name, role, how they sign in, disabled). Passwords are never shown.
   accounts set-role --name NAME --role admin|editor|viewer
+      A new role ends what the account granted OAuth clients: their tokens stop working, and
+      consent is asked again.
   accounts set-password --name NAME --password-stdin
   accounts disable --name NAME
       An account that is disabled can no longer sign in.

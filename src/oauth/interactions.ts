@@ -1,12 +1,12 @@
 import Router from '@koa/router';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import { mayConsent, verifyPassword, type AccountBook } from '../auth/accounts.ts';
 import { AppError } from '../errors.ts';
 import { readForm } from './form.ts';
-import { consentPage, loginPage, messagePage, pagePolicy } from './pages.ts';
+import { consentPage, describedScopes, loginPage, messagePage, sendPage } from './pages.ts';
 import { HELP_SCOPES, INTERACTION_PATH } from './paths.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { UpstreamSignIn } from './upstream.ts';
@@ -36,18 +36,6 @@ export function interactionRoutes(o: InteractionOptions): Router {
   const router = new Router({ prefix: INTERACTION_PATH });
   const csrfFor = (uid: string) => createHmac('sha256', o.csrfKey).update(uid).digest('base64url');
 
-  const send = (ctx: Context, status: number, render: (nonce: string) => string) => {
-    const nonce = randomBytes(16).toString('base64url');
-    ctx.status = status;
-    ctx.type = 'html';
-    ctx.set('Content-Security-Policy', pagePolicy(nonce));
-    ctx.set('Cache-Control', 'no-store');
-    // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on the forms' POSTs,
-    // and the Origin check below needs the real one. Nothing is sent to the client's site.
-    ctx.set('Referrer-Policy', 'same-origin');
-    ctx.body = render(nonce);
-  };
-
   const details = async (ctx: Context): Promise<Details> => {
     try {
       const d = await o.provider.interactionDetails(ctx.req, ctx.res);
@@ -72,12 +60,12 @@ export function interactionRoutes(o: InteractionOptions): Router {
   const clientOf = async (d: Details) => {
     const client = await o.provider.Client.find(String(d.params.client_id));
     const name = (client?.clientName as string | undefined) ?? String(d.params.client_id);
-    return { name, id: String(d.params.client_id) };
+    return { name, id: String(d.params.client_id), refreshes: client?.grantTypeAllowed('refresh_token') ?? false };
   };
 
   const renderLogin = async (ctx: Context, d: Details, status: number, username: string, error: string | null) => {
     const client = await clientOf(d);
-    send(ctx, status, (nonce) =>
+    sendPage(ctx, status, (nonce) =>
       loginPage({
         nonce,
         action: `${INTERACTION_PATH}/${d.uid}/login`,
@@ -101,7 +89,7 @@ export function interactionRoutes(o: InteractionOptions): Router {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'payload_too_large' || err.code === 'unsupported_media_type') throw err;
       ctx.respond = true;
-      send(ctx, err.status, (nonce) => messagePage({ nonce, title: 'Sign-in could not continue', message: err.message }));
+      sendPage(ctx, err.status, (nonce) => messagePage({ nonce, title: 'Sign-in could not continue', message: err.message }));
     }
   });
 
@@ -117,9 +105,14 @@ export function interactionRoutes(o: InteractionOptions): Router {
     }
     const client = await clientOf(d);
     const redirect = String(d.params.redirect_uri ?? '');
-    const asked = new Set(String(d.params.scope ?? '').split(' ').filter((s) => (HELP_SCOPES as readonly string[]).includes(s)));
+    // Exactly what the token will carry: the scopes asked for that this service grants (others are
+    // dropped by the authorization server), never a default list.
+    const asked = new Set(String(d.params.scope ?? '').split(' '));
+    // A client that may refresh gets a refresh token whether or not it asked for offline_access.
+    if (client.refreshes) asked.add('offline_access');
+    const scopes = describedScopes(asked);
     const resources = ([] as string[]).concat((d.params.resource as string | string[] | undefined) ?? []);
-    send(ctx, 200, (nonce) =>
+    sendPage(ctx, 200, (nonce) =>
       consentPage({
         nonce,
         action: `${INTERACTION_PATH}/${d.uid}/confirm`,
@@ -129,7 +122,8 @@ export function interactionRoutes(o: InteractionOptions): Router {
         redirectHost: URL.canParse(redirect) ? new URL(redirect).host || redirect : redirect,
         account: account.name,
         role: account.role,
-        scopes: asked.size > 0 ? [...asked] : [...HELP_SCOPES],
+        scopes,
+        noContent: !HELP_SCOPES.some((s) => asked.has(s)),
         resources: resources.length > 0 ? resources : ['this service'],
       }),
     );
@@ -140,7 +134,11 @@ export function interactionRoutes(o: InteractionOptions): Router {
     const form = await checkForm(ctx, d.uid);
     const username = (form.get('username') ?? '').trim();
     const password = form.get('password') ?? '';
-    const wait = Math.max(o.limits.perAddress.take(ctx.ip), o.limits.perAccount.check(username.toLowerCase()));
+    // The account's attempt is counted before the password is checked, and handed back only when it
+    // succeeds: guesses sent at once cannot all be checked before the first of them is counted.
+    const key = username.toLowerCase();
+    let wait = o.limits.perAddress.take(ctx.ip);
+    if (wait === 0) wait = o.limits.perAccount.reserve(key);
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
       return renderLogin(ctx, d, 429, username, `Too many sign-in attempts. Try again in ${wait} seconds.`);
@@ -148,10 +146,10 @@ export function interactionRoutes(o: InteractionOptions): Router {
     const account = o.accounts.active(username);
     const ok = await verifyPassword(password, account?.password ?? DECOY);
     if (!account || !account.password || !ok) {
-      o.limits.perAccount.take(username.toLowerCase());
       o.log.info({ account: username, ip: ctx.ip }, 'sign-in refused');
       return renderLogin(ctx, d, 401, username, 'The account name or password is wrong, or the account is disabled.');
     }
+    o.limits.perAccount.release(key);
     o.log.info({ account: account.name, client: d.params.client_id }, 'signed in');
     ctx.respond = false;
     await o.provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: account.name } }, { mergeWithLastSubmission: false });

@@ -3,6 +3,8 @@
  * registration is escaped; the page's only style sheet is inline with a per-response nonce, so the
  * Content-Security-Policy allows nothing else.
  */
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
 
 export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -73,18 +75,27 @@ ${errorBox(o.error)}
 ${upstream}`);
 }
 
+/** What each scope the consent page can list lets the application do, in a person's words. */
 const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Confirm to the application which account you signed in with',
+  profile: 'See your account name',
+  offline_access: 'Keep this access while you are away: the application renews it without asking you again, until it is revoked',
   'help:read': 'Read help content, including drafts and archived versions',
   'help:write': 'Change help content: versions, topics and translations (every change is recorded under your name)',
 };
 
-export function consentPage(o: { nonce: string; action: string; csrf: string; clientName: string; clientId: string; redirectHost: string; account: string; role: string; scopes: string[]; resources: string[] }): string {
-  const scopes = o.scopes.map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(Object.hasOwn(SCOPE_TEXT, s) ? SCOPE_TEXT[s] : s)}</li>`).join('\n');
+/** Those of `scopes` a token of this service can carry (the consent page has words for them), in a fixed order. */
+export const describedScopes = (scopes: ReadonlySet<string>) => Object.keys(SCOPE_TEXT).filter((s) => scopes.has(s));
+
+export function consentPage(o: { nonce: string; action: string; csrf: string; clientName: string; clientId: string; redirectHost: string; account: string; role: string; scopes: string[]; noContent: boolean; resources: string[] }): string {
+  const items = o.scopes.map((s) => `<li>${escapeHtml(SCOPE_TEXT[s] ?? s)} <span class="muted">(<code>${escapeHtml(s)}</code>)</span></li>`);
+  // Said outright: an application that asked for none of the help scopes gets no access to content.
+  if (o.noContent) items.push('<li>No access to help content</li>');
   const resources = o.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('\n');
   return page('Allow access', o.nonce, `<h1>Allow access?</h1>
-<p><strong>${escapeHtml(o.clientName)}</strong> <span class="muted">(client <code>${escapeHtml(o.clientId)}</code>, returning to <strong>${escapeHtml(o.redirectHost)}</strong>)</span> asks for access as <strong>${escapeHtml(o.account)}</strong> (${escapeHtml(o.role)}):</p>
+<p><strong>${escapeHtml(o.clientName)}</strong> <span class="muted">(client <code>${escapeHtml(o.clientId)}</code>, returning to <strong>${escapeHtml(o.redirectHost)}</strong>)</span> asks for access as <strong>${escapeHtml(o.account)}</strong> (${escapeHtml(o.role)}), to:</p>
 <ul>
-${scopes}
+${items.join('\n')}
 </ul>
 <p>For use with:</p>
 <ul>
@@ -100,6 +111,48 @@ ${resources}
 
 export function messagePage(o: { nonce: string; title: string; message: string }): string {
   return page(o.title, o.nonce, `<h1>${escapeHtml(o.title)}</h1>\n<p>${escapeHtml(o.message)}</p>`);
+}
+
+/**
+ * The sign-out question. No script submits it: the person presses a button. `xsrf` is the
+ * authorization server's token for the sign-out; `logout=yes` ends the whole session, the other
+ * button only what the named application was given (or nothing, when none is named).
+ */
+export function logoutPage(o: { nonce: string; action: string; xsrf: string; clientName: string | null; signedIn: boolean }): string {
+  const form = (fields: string) => `<form method="post" action="${escapeHtml(o.action)}">
+<input type="hidden" name="xsrf" value="${escapeHtml(o.xsrf)}">
+${fields}
+</form>`;
+  if (!o.signedIn) {
+    return page('Sign out', o.nonce, `<h1>Sign out</h1>
+<p>You are not signed in to the help content service.</p>
+${form('<input type="hidden" name="logout" value="yes">\n<button type="submit" class="primary">Continue</button>')}`);
+  }
+  const client = o.clientName ? `<p><strong>${escapeHtml(o.clientName)}</strong> asks you to sign out.</p>\n` : '';
+  const other = o.clientName ? `Sign out of ${escapeHtml(o.clientName)} only` : 'Stay signed in';
+  return page('Sign out', o.nonce, `<h1>Sign out of the help content service?</h1>
+${client}${form(`<button type="submit" class="primary" name="logout" value="yes">Sign out</button>
+<button type="submit">${other}</button>`)}`);
+}
+
+export function signedOutPage(o: { nonce: string; clientName: string | null }): string {
+  const from = o.clientName ? ` of <strong>${escapeHtml(o.clientName)}</strong>` : '';
+  return page('Signed out', o.nonce, `<h1>Signed out</h1>\n<p>You have signed out${from}. You can close this page.</p>`);
+}
+
+/**
+ * Answers a page with the headers every sign-in page has: its policy with a fresh nonce, never
+ * cached, and the referrer kept to this origin (with no-referrer browsers send "Origin: null" on the
+ * forms' POSTs, and the Origin check of the forms needs the real one; nothing goes to a client's site).
+ */
+export function sendPage(ctx: Context, status: number, render: (nonce: string) => string): void {
+  const nonce = randomBytes(16).toString('base64url');
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', pagePolicy(nonce));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.body = render(nonce);
 }
 
 /** The policy every sign-in page is sent with. No form-action: the forms' answers redirect to the client. */

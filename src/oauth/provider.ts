@@ -3,10 +3,13 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountBook } from '../auth/accounts.ts';
 import type { OAuthConfig } from '../config.ts';
 import { isLoopback } from '../http/loopback.ts';
+import { findAccountIn, loadExistingGrantIn } from './accounts-in-force.ts';
+import { authorizationParamBounds, clientMetadataProblem } from './client-rules.ts';
 import type { ServerSecrets } from './keys.ts';
 import { escapeHtml } from './pages.ts';
 import { HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES } from './paths.ts';
 import type { OidcProviderModule } from './library.ts';
+import { logoutPages } from './logout.ts';
 import { adapterFor, type OAuthStore } from './store.ts';
 
 /** A property no client sends: its validator runs for every client and marks loopback-only clients as native apps. */
@@ -51,16 +54,14 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
     cookies: { keys: o.secrets.cookieKeys },
     scopes: ['openid', 'offline_access', ...HELP_SCOPES],
     claims: { openid: ['sub'], profile: ['name'] },
-    findAccount: (_ctx, id) => {
-      const account = o.accounts.active(id);
-      // A disabled or deleted account: its refresh tokens stop working, and no new token is issued.
-      if (!account) return undefined;
-      return { accountId: account.name, claims: () => ({ sub: account.name, name: account.name }) };
-    },
+    // A disabled or deleted account, or one whose role changed since: its tokens stop working, and nothing new is issued on what it granted before.
+    findAccount: findAccountIn(o.accounts),
+    loadExistingGrant: loadExistingGrantIn(o.accounts, o.store),
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: true, ...logoutPages },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => oneOf ?? o.resources.api,
@@ -75,6 +76,8 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
     // OAuth 2.1: the authorization code flow only (no implicit, no hybrid).
     responseTypes: ['code'],
     pkce: { required: () => true },
+    // Bounds on what an authorization request keeps (state, nonce, hints) until it is answered.
+    extraParams: authorizationParamBounds((description) => new errors.InvalidRequest(description)),
     // Tool clients never ask for offline_access: every registered client that may refresh gets a refresh token.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
@@ -92,8 +95,11 @@ export function createProvider({ default: Provider, errors }: OidcProviderModule
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     extraClientMetadata: {
       properties: [LOOPBACK_MARK],
-      validator: (_ctx, key, _value, metadata) => {
+      validator: (ctx, key, _value, metadata) => {
         if (key !== LOOPBACK_MARK) return;
+        // Only what is being registered (a request is under way): clients stored earlier go on loading, and expire when unused.
+        const problem = ctx ? clientMetadataProblem(metadata) : null;
+        if (problem) throw new errors.InvalidClientMetadata(problem);
         // RFC 8252: a native app listens on a loopback port it picks at each run; a client whose every
         // redirect URI is a plain-http loopback address is one, and may use any port.
         // Runs before oidc-provider checks the metadata's types: anything but a list of strings is left for it to refuse (400 invalid_redirect_uri).

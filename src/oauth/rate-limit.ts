@@ -33,6 +33,21 @@ export class RateLimit {
     return Math.max(1, Math.ceil((w.endsAt - now) / 1000));
   }
 
+  /**
+   * Counts an attempt before its outcome is known, when it may go ahead (answers 0); `release` hands
+   * it back when it succeeds. Attempts evaluated at the same time then count each other, so no more
+   * than `limit` of them are evaluated per window, however many arrive at once.
+   */
+  reserve(key: string): number {
+    return this.take(key);
+  }
+
+  /** Gives back an attempt counted by `reserve` (one that succeeded), within the same window. */
+  release(key: string): void {
+    const w = this.windows.get(key);
+    if (w && w.endsAt > this.now() && w.count > 0) w.count--;
+  }
+
   private open(key: string, now: number): void {
     if (this.windows.size >= MAX_KEYS) {
       for (const [k, w] of this.windows) if (w.endsAt <= now) this.windows.delete(k);

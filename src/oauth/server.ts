@@ -2,23 +2,28 @@ import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { mayConsent, type AccountBook } from '../auth/accounts.ts';
+import { issuedBeforeRoleChange, mayConsent, type AccountBook } from '../auth/accounts.ts';
 import { KEY_PREFIX, type Scope } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
 import { unauthorized, type OAuthActor } from '../http/actor.ts';
+import { endGrantsOnRoleChange } from './accounts-in-force.ts';
 import { interactionRoutes } from './interactions.ts';
 import type { ServerSecrets } from './keys.ts';
 import { loadOidcProvider, type OidcProviderModule } from './library.ts';
-import { HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES, UPSTREAM_CALLBACK } from './paths.ts';
+import { aroundLogout, isLogoutPath } from './logout.ts';
+import { HELP_SCOPES, INTERACTION_PATH, UPSTREAM_CALLBACK } from './paths.ts';
 import { createProvider } from './provider.ts';
 import { RateLimit } from './rate-limit.ts';
+import { RequestLimits } from './request-limits.ts';
 import type { ProtectedResources } from './resource.ts';
+import { routeOf } from './route.ts';
 import { OAuthStore } from './store.ts';
 import { UpstreamSignIn } from './upstream.ts';
 
 /**
  * The service's OAuth 2.1 authorization server: oidc-provider with a persistent store, our sign-in
- * pages, rate limits on sign-in and on the token endpoint, and the check of access tokens presented
+ * pages, rate limits on sign-in, client registration and the token endpoint (oauth/request-limits.ts),
+ * a bounded store, and the check of access tokens presented
  * to the API and the tool endpoint. Built on first use (oauth/front.ts).
  */
 export class AuthorizationServer {
@@ -41,10 +46,11 @@ export class AuthorizationServer {
     private readonly log: Logger,
   ) {
     const { issuer } = resources;
-    this.store = new OAuthStore(config.dataDir, log);
+    this.store = new OAuthStore(config.dataDir, log, { clientIdleDays: config.oauth.clientIdleDays, maxBytes: config.oauth.storeBytes });
     this.provider = createProvider(library, { issuer, resources: { api: resources.api, mcp: resources.mcp }, config: config.oauth, store: this.store, secrets, accounts });
     this.provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'authorization server error'));
     this.upstream = config.oauth.upstream ? new UpstreamSignIn(config.oauth.upstream, issuer, this.provider, config.dataDir, log) : null;
+    endGrantsOnRoleChange(accounts, this.store, log);
     this.sweeper = setInterval(() => this.store.sweep(), 10 * 60_000);
     this.sweeper.unref();
   }
@@ -62,7 +68,7 @@ export class AuthorizationServer {
       upstream: this.upstream,
       log: this.log,
     }).routes() as Middleware;
-    const tokenLimit = new RateLimit(this.config.oauth.tokenLimit, 60_000);
+    const limits = new RequestLimits(this.config.oauth, this.store);
     const upstream = this.upstream?.callback();
     const publicUrl = this.config.publicUrl ? new URL(this.config.publicUrl) : null;
     return async (ctx, next) => {
@@ -77,19 +83,9 @@ export class AuthorizationServer {
       const path = ctx.path;
       if (path.startsWith(`${INTERACTION_PATH}/`)) return interactions(ctx, next);
       if (upstream && path === UPSTREAM_CALLBACK) return upstream(ctx, next);
-      if (path === OAUTH_ROUTES.token && ctx.method === 'POST') {
-        const wait = tokenLimit.take(ctx.ip);
-        if (wait > 0) {
-          // In OAuth's shape (RFC 6749 §5.2), as every other answer of this endpoint: clients read `error` as a string.
-          ctx.status = 429;
-          ctx.set('Retry-After', String(wait));
-          ctx.set('Cache-Control', 'no-store');
-          ctx.body = { error: 'temporarily_unavailable', error_description: `Too many token requests from this address; retry in ${wait} seconds` };
-          return;
-        }
-      }
+      if (isLogoutPath(path)) return aroundLogout(ctx, () => provide(ctx, next));
       // Browser-based clients register themselves too; the library answers CORS on its other routes.
-      if (path === OAUTH_ROUTES.registration) {
+      if (routeOf(path) === 'registration') {
         ctx.set('Access-Control-Allow-Origin', '*');
         if (ctx.method === 'OPTIONS') {
           ctx.set('Access-Control-Allow-Methods', 'POST');
@@ -98,6 +94,7 @@ export class AuthorizationServer {
           return;
         }
       }
+      if (limits.refuse(ctx)) return;
       return provide(ctx, next);
     };
   }
@@ -114,6 +111,7 @@ export class AuthorizationServer {
     const account = this.accounts.active(at.accountId ?? '');
     if (!account) throw unauthorized(`The account "${at.accountId}" is disabled or gone; its tokens no longer work`);
     if (!mayConsent(account.role)) throw unauthorized(`The account "${account.name}" is now a ${account.role}; only admin and editor accounts can use OAuth clients`);
+    if (issuedBeforeRoleChange(account, at.iat)) throw unauthorized(`The role of the account "${account.name}" changed after this token was issued; sign in again`);
     const scopes = String(at.scope ?? '').split(' ').filter((s): s is Scope => (HELP_SCOPES as readonly string[]).includes(s));
     const clientId = at.clientId ?? '';
     const client = await this.provider.Client.find(clientId);

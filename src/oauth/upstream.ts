@@ -2,10 +2,11 @@ import type { Context, Middleware } from 'koa';
 import * as oidc from 'openid-client';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { ACCOUNT_NAME_PATTERN, AccountFile, type Account, type Role } from '../auth/accounts.ts';
+import { ACCOUNT_NAME_PATTERN, AccountFile, withRole, type Account, type Role } from '../auth/accounts.ts';
 import type { UpstreamConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { isLoopback } from '../http/loopback.ts';
+import { messagePage, sendPage } from './pages.ts';
 import { INTERACTION_PATH, UPSTREAM_CALLBACK } from './paths.ts';
 
 /** How long a person may take at the upstream provider. */
@@ -87,29 +88,40 @@ export class UpstreamSignIn {
    * the account, then sends the browser back under the interaction's path, where its cookie is.
    */
   callback(): Middleware {
+    // A person's browser is waiting here: a refusal is a page, with the error's status.
     return async (ctx) => {
-      const state = String(ctx.query.state ?? '');
-      const pending = this.pending.get(state);
-      if (!pending || Date.now() - pending.startedAt > PENDING_MS) throw new AppError('unauthorized', 'This sign-in is unknown or has expired; start again from the application');
-      this.pending.delete(state);
-      const client = await this.discover();
-      let claims: Record<string, unknown>;
       try {
-        const tokens = await oidc.authorizationCodeGrant(client, new URL(`${this.issuer}${ctx.url}`), { pkceCodeVerifier: pending.verifier, expectedState: state, expectedNonce: pending.nonce });
-        claims = { ...(tokens.claims() ?? {}) };
-        if (!(this.config.roleClaim in claims) && tokens.access_token) {
-          claims = { ...claims, ...(await oidc.fetchUserInfo(client, tokens.access_token, String(claims.sub))) };
-        }
+        await this.answer(ctx);
       } catch (err) {
-        this.log.warn({ err }, 'upstream sign-in refused');
-        throw new AppError('unauthorized', `The identity provider's answer was refused: ${(err as Error).message}`);
+        if (!(err instanceof AppError)) throw err;
+        sendPage(ctx, err.status, (nonce) => messagePage({ nonce, title: 'Sign-in could not continue', message: err.message }));
       }
-      const account = await this.accountFor(claims);
-      this.log.info({ account: account.name, role: account.role }, 'signed in upstream');
-      const done = oidc.randomState();
-      this.pending.set(done, { ...pending, account: account.name, startedAt: Date.now() });
-      ctx.redirect(`${INTERACTION_PATH}/${pending.uid}/upstream/done?state=${encodeURIComponent(done)}`);
     };
+  }
+
+  /** The callback's work; its AppErrors become the page. */
+  private async answer(ctx: Context): Promise<void> {
+    const state = String(ctx.query.state ?? '');
+    const pending = this.pending.get(state);
+    if (!pending || Date.now() - pending.startedAt > PENDING_MS) throw new AppError('unauthorized', 'This sign-in is unknown or has expired; start again from the application');
+    this.pending.delete(state);
+    const client = await this.discover();
+    let claims: Record<string, unknown>;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(client, new URL(`${this.issuer}${ctx.url}`), { pkceCodeVerifier: pending.verifier, expectedState: state, expectedNonce: pending.nonce });
+      claims = { ...(tokens.claims() ?? {}) };
+      if (!(this.config.roleClaim in claims) && tokens.access_token) {
+        claims = { ...claims, ...(await oidc.fetchUserInfo(client, tokens.access_token, String(claims.sub))) };
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'upstream sign-in refused');
+      throw new AppError('unauthorized', `The identity provider's answer was refused: ${(err as Error).message}`);
+    }
+    const account = await this.accountFor(claims);
+    this.log.info({ account: account.name, role: account.role }, 'signed in upstream');
+    const done = oidc.randomState();
+    this.pending.set(done, { ...pending, account: account.name, startedAt: Date.now() });
+    ctx.redirect(`${INTERACTION_PATH}/${pending.uid}/upstream/done?state=${encodeURIComponent(done)}`);
   }
 
   /** GET /oauth/interaction/:uid/upstream/done: the login result goes to the interaction. */
@@ -140,10 +152,12 @@ export class UpstreamSignIn {
       if (at >= 0) {
         const existing = accounts[at];
         if (existing.disabled) throw new AppError('unauthorized', `The account "${existing.name}" is disabled`);
-        const next = existing.role === role ? existing : { ...existing, role, updatedAt: now };
+        // A new role from the identity provider ends what the account granted with the old one.
+        const next = withRole(existing, role, now);
         return { accounts: accounts.map((a, i) => (i === at ? next : a)), result: next };
       }
-      const taken = new Set(accounts.map((a) => a.name));
+      // Names are unique ignoring case ("Ed" and "ed" are one person to whoever reads the records).
+      const taken = new Set(accounts.map((a) => a.name.toLowerCase()));
       const name = freeName([claims.preferred_username, claims.email, subject], taken);
       const account: Account = { name, role, password: null, upstream: { issuer: this.config.issuer, subject }, disabled: false, createdAt: now, updatedAt: now };
       return { accounts: [...accounts, account], result: account };
@@ -151,7 +165,7 @@ export class UpstreamSignIn {
   }
 }
 
-/** The first usable candidate as an account name; a taken name gets a number. */
+/** The first usable candidate as an account name; a taken name (`taken` holds them lower-cased) gets a number. */
 function freeName(candidates: unknown[], taken: Set<string>): string {
   let base = 'user';
   for (const c of candidates) {
@@ -162,6 +176,7 @@ function freeName(candidates: unknown[], taken: Set<string>): string {
       break;
     }
   }
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+  const free = (name: string) => !taken.has(name.toLowerCase());
+  if (free(base)) return base;
+  for (let i = 2; ; i++) if (free(`${base}-${i}`)) return `${base}-${i}`;
 }
