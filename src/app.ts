@@ -8,6 +8,8 @@ import { ClientAddresses } from './http/client-address.ts';
 import { cors } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
+import { refuseBadHost } from './http/host.ts';
+import { closeAfterUnreadBody } from './http/unread-body.ts';
 import { requestLogging } from './http/logging.ts';
 import { pushScriptRoutes } from './routes/push-script.ts';
 import { contentRoutes } from './routes/content.ts';
@@ -78,25 +80,32 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes);
+  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes, deps.config.publicUrl === null ? 'Authorization, Host' : 'Authorization');
   const endpoints = apiEndpoints(deps, oauth.issuer);
   mount(api, endpoints, deps.config.bodyLimit, cache);
 
   const system = new Router();
   system.get('/metrics', deps.metrics.endpoint(deps.config.metricsToken));
-  system.get('/healthz', (ctx) => {
-    const progress = loadProgress(deps.catalog, deps.search);
+  // Anyone may ask whether the service is ready, and how many versions it holds; which versions (drafts
+  // among them) and the head commit, which moves with every write to a draft, are for callers with a credential.
+  system.get('/healthz', authenticate(deps.keys, oauth), (ctx) => {
+    const { versions, ...named } = loadProgress(deps.catalog, deps.search);
     // Versions there are, and none of them can be served: nothing to be ready for.
-    const allBroken = progress.versions.broken > 0 && progress.versions.loaded === 0 && progress.versions.loading === 0;
+    const allBroken = versions.broken > 0 && versions.loaded === 0 && versions.loading === 0;
     const ok = isReady() && !allBroken;
     ctx.status = ok ? 200 : 503;
-    ctx.body = { ok, head: deps.repo.headCommit, ...progress, ...(allBroken ? { problem: `every version's stored data is broken (${progress.broken.length}); GET a version with a key for the reason, and see the log` } : {}) };
+    ctx.set('Cache-Control', 'no-store');
+    const known = ctx.state.actor !== null;
+    ctx.body = { ok, ...(known ? { head: deps.repo.headCommit } : {}), versions, ...(known ? named : {}), ...(allBroken ? { problem: `every version's stored data is broken (${versions.broken}); GET a version with a key for the reason, and see the log` } : {}) };
   });
 
   // Every limit per address keys on ctx.ip: the connection's address, or a trusted proxy's word for it.
   app.use(new ClientAddresses(deps.config.trustedProxies).middleware());
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
+  app.use(closeAfterUnreadBody());
+  // Before anything that could copy the Host into an answer (or answer from a cache keyed by it).
+  app.use(refuseBadHost());
   // The authorization server answers its own preflights; the API's CORS rules are for the API and the tool server.
   const apiCors = cors(deps.config.corsOrigins, { path: deps.config.mcpPath, origins: deps.config.mcpAllowedOrigins });
   app.use((ctx, next) => (isOAuthPath(ctx.path) ? next() : apiCors(ctx, next)));

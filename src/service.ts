@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { KeyFile } from './auth/key-file.ts';
 import { KeyRing } from './auth/key-ring.ts';
 import { AccountBook } from './auth/accounts.ts';
 import { OAuthFront } from './oauth/front.ts';
 import { createApp } from './app.ts';
+import { ClientAddresses } from './http/client-address.ts';
 import { answerClientError } from './http/client-errors.ts';
+import { capConnectionsPerAddress } from './http/connections.ts';
 import { Metrics } from './metrics.ts';
 import { Clock, randomId, type NewId } from './clock.ts';
 import type { Config } from './config.ts';
@@ -92,14 +94,19 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     let isReady = false;
     // Nothing is known to exist until the load has listed the repository's versions.
     catalog.setLoading([]);
+    const addresses = new ClientAddresses(config.trustedProxies);
     // Listen first: the authorization server's issuer is the service's origin, port included.
-    const server = createServer();
+    const server = createServer(serverOptions(config));
     server.on('clientError', answerClientError);
+    capConnectionsPerAddress(server, config.connectionsPerAddress, (address) => addresses.isTrustedPeer(address));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    if (config.publicUrl === null && !isLoopback(config.host)) {
+      log.warn({ host: config.host }, 'HELP_PUBLIC_URL is not set and the service listens beyond this machine: the portal\'s links, the sitemap, robots.txt and the PDF bundle\'s font URLs are built from each request\'s Host header; set HELP_PUBLIC_URL to the public origin, above all behind a CDN or any shared cache');
+    }
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
     const oauth = new OAuthFront(origin, config, accounts, log);
@@ -152,6 +159,27 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     throw err;
   }
 }
+
+/**
+ * Node.js's limits on one request: the whole of it within HELP_REQUEST_TIMEOUT (Node's own five
+ * minutes let a body trickled a byte at a time hold a socket that long), its headers within 30 s
+ * (or that timeout, when shorter), and an idle connection kept 5 s for a next request. Timeouts are
+ * checked every second: Node's 30 s between checks would stretch a timeout of a minute by half.
+ */
+function serverOptions(config: Config): ServerOptions {
+  const requestTimeout = config.requestTimeoutSeconds * 1000;
+  return {
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 30_000),
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: 1_000,
+    // The application refuses a request without Host itself, in JSON like its other refusals (http/host.ts).
+    requireHostHeader: false,
+  };
+}
+
+/** Whether the service can be reached from this machine only. */
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 
 /** The origin the service is reached at when HELP_PUBLIC_URL is not set: the address it listens on. */
 function localOrigin(host: string, port: number): string {

@@ -121,10 +121,10 @@ describe('the built server (npm start)', () => {
     const { child, exited } = served;
     try {
       const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(served.log)?.[1], 20_000, () => served.log);
-      // Served first, then indexed: /healthz lists the version as indexing until its indexes are built.
+      // Served first, then indexed: /healthz counts the version as indexing until its indexes are built (and names it to a key).
       const searchable = async () => {
         const res = await fetch(url.replace('/help/v1', '/healthz'));
-        return (res.status === 200 && ((await res.json()) as { indexing: string[] }).indexing.length === 0) || undefined;
+        return (res.status === 200 && ((await res.json()) as { versions: { indexing: number } }).versions.indexing === 0) || undefined;
       };
       await waitFor(searchable, 30_000, () => served.log);
       assert.equal((served.log.match(/"msg":"search index built on a worker thread"/g) ?? []).length, 2, `one worker build per language:\n${served.log}`);

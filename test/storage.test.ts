@@ -162,11 +162,10 @@ describe('Storage: start-up checks', () => {
       assert.equal(bad.status, 503);
       assert.equal(bad.body.error.code, 'version_unavailable');
       assert.match(bad.body.error.reason, /version\.json:3: invalid JSON/);
-      // Anonymous readers learn that it cannot be served, not what its files hold: it may be a draft.
+      // Anonymous readers are answered as for a slug no version has: its status could not be read, and it may be a draft.
       const anonymous = await s.request('GET', '/versions/bad/tree', { key: null });
-      assert.equal(anonymous.status, 503);
-      assert.equal(anonymous.body.error.code, 'version_unavailable');
-      assert.equal(anonymous.body.error.reason, undefined);
+      assert.equal(anonymous.status, 404);
+      assert.deepEqual(anonymous.body.error, { ...(await s.request('GET', '/versions/none/tree', { key: null })).body.error, message: 'No version "bad"', version: 'bad', requestId: anonymous.body.error.requestId });
       const write = await s.request('PATCH', '/versions/bad', { body: { label: 'x' } });
       assert.equal(write.status, 503);
       assert.equal((await s.request('GET', '/versions/good/tree', { key: null })).status, 200);
@@ -200,7 +199,7 @@ describe('Storage: start-up checks', () => {
       assert.equal(res.status, 503);
       assert.equal(res.body.error.code, 'version_unavailable');
       assert.match(res.body.error.reason, /^2 problem\(s\) in its files, first: en\/long\.md:104: is not UTF-8: byte 0xE8 starts no UTF-8 character here \(the file was saved in another encoding/);
-      const health = await (await fetch(s.url.replace('/help/v1', '/healthz'))).json();
+      const health = await (await fetch(s.url.replace('/help/v1', '/healthz'), { headers: { authorization: `Bearer ${s.key}` } })).json();
       assert.deepEqual(health.broken, ['cafe']);
       const mark = await s.request('GET', '/versions/fine/topics/mark', { key: null });
       assert.equal(mark.status, 200);
@@ -216,12 +215,19 @@ describe('Storage: start-up checks', () => {
     commitWithGit(s0.gitdir, { 'only/version.json': '{ "languages": ["en"], ' }, 'Break the only version by hand');
     const s = await startTestServer({ dataDir: s0.dataDir });
     try {
-      const res = await fetch(s.url.replace('/help/v1', '/healthz'));
+      const res = await fetch(s.url.replace('/help/v1', '/healthz'), { headers: { authorization: `Bearer ${s.key}` } });
       assert.equal(res.status, 503);
       const body = await res.json();
       assert.equal(body.ok, false);
       assert.deepEqual(body.broken, ['only']);
       assert.match(body.problem, /^every version's stored data is broken \(1\)/);
+      // Without a key: the status, the counts and the problem, no version named.
+      const anonymous = await fetch(s.url.replace('/help/v1', '/healthz'));
+      assert.equal(anonymous.status, 503);
+      const counts = await anonymous.json();
+      assert.deepEqual({ ...counts, problem: undefined }, { ok: false, versions: { loaded: 0, loading: 0, broken: 1, indexing: 0 }, problem: undefined });
+      assert.match(counts.problem, /^every version's stored data is broken \(1\)/);
+      assert.doesNotMatch(counts.problem, /only/);
     } finally {
       await s.close();
     }

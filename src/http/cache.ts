@@ -81,6 +81,12 @@ export class ResponseCache {
     private readonly observe: (lookup: CacheLookup) => void = () => {},
     /** Bytes of answers kept (HELP_ANSWER_CACHE_MB); 0 keeps none. */
     maxBytes = 64 * 1024 * 1024,
+    /**
+     * What every answer varies by: with `Host` too when the service builds URLs from it (no
+     * HELP_PUBLIC_URL), as it keys answers and validators by it (keyOf): a cache in front must not
+     * hand one host's URLs to a request for another.
+     */
+    private readonly vary = 'Authorization',
   ) {
     this.publicControl = `public, max-age=${maxAge}`;
     // A quarter of the memory holds the encoded text of topic bodies (encoded-json.ts), which outlives a version's answers.
@@ -163,7 +169,7 @@ export class ResponseCache {
     const res = ctx.res;
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.setHeader('ETag', etag);
-    res.setHeader('Vary', 'Authorization');
+    res.setHeader('Vary', this.vary);
     res.setHeader('Cache-Control', visibility === 'public' ? this.publicControl : 'private, no-cache');
     if (body === null || matches(ctx, etag)) {
       ctx.status = 304;
@@ -252,6 +258,7 @@ export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGene
 /** How many URLs asked for once are remembered, so that their second request is kept. */
 const SEEN_URLS = 16_384;
 
+/** The host is part of the key: without HELP_PUBLIC_URL an answer (the PDF bundle's font URLs) holds it. */
 const keyOf = (visibility: Visibility, ctx: Context) => `${visibility}|${ctx.host}|${ctx.url}`;
 
 /** Whether `If-None-Match` names `etag` or is `*` (weak comparison: `W/` does not count, RFC 9110 13.1.2). */

@@ -70,7 +70,7 @@ function forwardedFor(req: IncomingMessage): string[] {
 function withoutPort(entry: string): string | null {
   if (isIP(entry) !== 0) return plainAddress(entry);
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(entry);
-  if (bracketed && isIP(bracketed[1]) === 6) return bracketed[1];
+  if (bracketed && isIP(bracketed[1]) === 6) return plainAddress(bracketed[1]);
   const v4 = /^([\d.]+):\d+$/.exec(entry);
   if (v4 && isIP(v4[1]) === 4) return v4[1];
   return null;

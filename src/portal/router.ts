@@ -41,6 +41,10 @@ export function portalRoutes(deps: Deps): Middleware {
   // Rendered pages by their validator (which covers the generation, host and URL).
   const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (v, k) => v.length + k.length });
   const originOf = (ctx: Context) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  /** Pages, the sitemap and robots.txt hold absolute URLs: from the request's Host when HELP_PUBLIC_URL is unset. */
+  const varyByHost = (ctx: Context) => {
+    if (config.publicUrl === null) ctx.set('Vary', 'Host');
+  };
 
   /** Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. */
   function cached(ctx: Context, route: string, type: string, render: () => string): void {
@@ -53,6 +57,7 @@ export function portalRoutes(deps: Deps): Middleware {
     }
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+    varyByHost(ctx);
     send(ctx, type, matches(ctx, etag) ? null : body!);
   }
 
@@ -128,6 +133,7 @@ export function portalRoutes(deps: Deps): Middleware {
     if (path === '/robots.txt') {
       ctx.state.route = '/robots.txt';
       ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+      varyByHost(ctx);
       return send(ctx, 'text/plain; charset=utf-8', robots(originOf(ctx), base));
     }
     if (path !== base && !path.startsWith(`${base}/`)) return next();

@@ -7,8 +7,10 @@ export const isVisible = (state: VersionState, reader: Reader) => (state.meta.st
 
 /**
  * A version the reader may see; to a reader who may not, it does not exist (404, not 403), in the
- * same words as a slug no version has. What is broken in a version's files is told only to readers
- * who may see unpublished versions: it may be a draft's, and it names its files.
+ * same words as a slug no version has. A version whose stored data is broken is told of (503, with
+ * what is broken) only to readers who may see unpublished versions: its status could not be read
+ * with the rest of it, so it may be a draft's, and a 503 would tell the public that a draft of that
+ * name exists.
  */
 export function readableVersion(catalog: Catalog, reader: Reader, slug: string): VersionState {
   let state: VersionState;
@@ -16,11 +18,13 @@ export function readableVersion(catalog: Catalog, reader: Reader, slug: string):
     state = catalog.state(slug);
   } catch (err) {
     if (reader.unpublished || !(err instanceof AppError) || err.code !== 'version_unavailable') throw err;
-    throw new AppError('version_unavailable', err.message, { version: slug });
+    throw noVersion(slug);
   }
-  if (!isVisible(state, reader)) throw notFound('version', `No version "${slug}"`, { version: slug });
+  if (!isVisible(state, reader)) throw noVersion(slug);
   return state;
 }
+
+const noVersion = (slug: string) => notFound('version', `No version "${slug}"`, { version: slug });
 
 /** A version by slug, or by `latest` the version marked latest (never naming it to a reader who may not see it). */
 export function versionByRef(catalog: Catalog, reader: Reader, ref: string): VersionState {

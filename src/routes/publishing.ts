@@ -1,10 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
 import { AppError } from '../errors.ts';
 import { endpoint } from '../http/api.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { presentRequest } from '../presenters/publish-requests.ts';
 import type { Deps } from '../deps.ts';
 import type { Publisher } from '../publishing/publisher.ts';
+import { DeliveryLog } from '../publishing/deliveries.ts';
+import { requestLog } from '../http/logging.ts';
+import type { Clock } from '../clock.ts';
 import type { Author } from '../store/writer.ts';
 
 const TAG = 'Publishing through pull requests';
@@ -34,6 +38,7 @@ export async function requestPublication(publisher: Publisher, author: Author, v
 
 /** Working copies, publish requests and GitHub's webhook. */
 export function publishingRoutes({ publisher, config, clock }: Deps) {
+  let deliveries: DeliveryLog | undefined;
   return [
     endpoint({
       method: 'post',
@@ -97,13 +102,13 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       responses: { 200: { description: 'The request, now closed', schema: 'PublishRequestEnvelope' } },
       handle: async ({ params }) => ({ body: { request: presentRequest(await publisher.cancel(params.id)) } }),
     }),
-    endpoint<{ action?: string; repository?: { full_name?: string }; pull_request?: { number: number; merged?: boolean; merged_at?: string | null; closed_at?: string | null } }>({
+    endpoint<WebhookBody>({
       method: 'post',
       path: '/webhooks/github',
       operationId: 'githubWebhook',
       summary: "GitHub's webhook: learns when a publish request's pull request is merged or closed",
       description:
-        'Configure it on the content repository for "Pull requests" events, content type application/json, with the secret in HELP_GITHUB_WEBHOOK_SECRET. Deliveries are verified with `X-Hub-Signature-256`.',
+        'Configure it on the content repository for "Pull requests" events, content type application/json, with the secret in HELP_GITHUB_WEBHOOK_SECRET. Deliveries are verified with `X-Hub-Signature-256`. A delivery acted on in the last day (the same `X-GitHub-Delivery` id, or the same signed body) is not acted on again: it is answered 200 with `replayed: true`.',
       tag: TAG,
       access: 'public',
       body: 'GitHubWebhook',
@@ -118,20 +123,39 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
         }
       },
       handle: async ({ ctx, body }) => {
-        const event = ctx.get('x-github-event');
-        if (event === 'ping') return { body: { ok: true, handled: 'ping' } };
-        // A secret may serve several repositories (a webhook of the organization): only ours speaks of our pull requests.
-        const ours = `${config.publishing!.owner}/${config.publishing!.repo}`;
-        const from = body.repository?.full_name;
-        if (typeof from !== 'string' || from.toLowerCase() !== ours.toLowerCase()) {
-          return { body: { ok: true, handled: null, ignored: `a delivery for ${from ?? 'no repository'}, not ${ours}` } };
-        }
-        const pr = body.pull_request;
-        if (event !== 'pull_request' || body.action !== 'closed' || !pr) return { body: { ok: true, handled: null, ignored: `${event} ${body.action ?? ''}`.trim() } };
-        const merged = pr.merged === true;
-        const request = await publisher.pullRequestClosed(pr.number, merged, (merged ? pr.merged_at : pr.closed_at) ?? clock.time());
-        return { body: { ok: true, handled: request ? `request ${request.id} ${request.status}` : null } };
+        deliveries ??= openDeliveryLog(config.dataDir, clock, ctx);
+        // GitHub always sends an id; a delivery without one is still known again by its signed body.
+        const id = ctx.get('x-github-delivery') || undefined;
+        const outcome = await deliveries.once(id, ctx.state.rawBody as string, () => act(ctx, body));
+        // A replay is answered 2xx all the same: GitHub would mark an error failed, and a redelivery of it would be acted on.
+        if (outcome.replayed) return { body: { ok: true, handled: null, replayed: true, ignored: `a delivery acted on already${id ? ` (${id})` : ''}` } };
+        return { body: outcome.result };
       },
     }),
   ];
+
+  async function act(ctx: Context, body: WebhookBody) {
+    const event = ctx.get('x-github-event');
+    if (event === 'ping') return { ok: true, handled: 'ping' };
+    // A secret may serve several repositories (a webhook of the organization): only ours speaks of our pull requests.
+    const ours = `${config.publishing!.owner}/${config.publishing!.repo}`;
+    const from = body.repository?.full_name;
+    if (typeof from !== 'string' || from.toLowerCase() !== ours.toLowerCase()) {
+      return { ok: true, handled: null, ignored: `a delivery for ${from ?? 'no repository'}, not ${ours}` };
+    }
+    const pr = body.pull_request;
+    if (event !== 'pull_request' || body.action !== 'closed' || !pr) return { ok: true, handled: null, ignored: `${event} ${body.action ?? ''}`.trim() };
+    const merged = pr.merged === true;
+    const request = await publisher.pullRequestClosed(pr.number, merged, (merged ? pr.merged_at : pr.closed_at) ?? clock.time());
+    return { ok: true, handled: request ? `request ${request.id} ${request.status}` : null };
+  }
+}
+
+type WebhookBody = { action?: string; repository?: { full_name?: string }; pull_request?: { number: number; merged?: boolean; merged_at?: string | null; closed_at?: string | null } };
+
+/** The deliveries acted on in the last day (read on the first delivery: most deployments never get one). */
+function openDeliveryLog(dataDir: string, clock: Clock, ctx: Context): DeliveryLog {
+  const log = new DeliveryLog(dataDir, { now: () => Date.parse(clock.time()) });
+  if (log.damaged !== null) requestLog(ctx).warn({ reason: log.damaged }, 'github-deliveries.json could not be read; it is started anew (a delivery of the last day sent again would be acted on again)');
+  return log;
 }

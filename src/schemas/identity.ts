@@ -51,19 +51,19 @@ export const Health = {
   required: ['ok'],
   properties: {
     ok: { type: 'boolean', description: 'True once every version is loaded (and the status is 200; 503 before).' },
-    head: { type: ['string', 'null'] },
+    head: { type: ['string', 'null'], description: 'The commit main points at (with a credential only: it moves with every write, drafts\' too).' },
     versions: {
       type: 'object',
       description: 'How many versions are served, still loading, and cannot be served; and how many of those served are still being indexed for search.',
       properties: { loaded: { type: 'integer' }, loading: { type: 'integer' }, broken: { type: 'integer' }, indexing: { type: 'integer' } },
     },
-    loading: { type: 'array', items: { type: 'string' }, description: 'The versions still loading (their reads answer 503 version_loading).' },
+    loading: { type: 'array', items: { type: 'string' }, description: 'The versions still loading (their reads answer 503 version_loading); with a credential only, as the lists below.' },
     indexing: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Versions served whose search indexes are still being built after the start (a start without snapshots): their searches wait for them, up to 2 s, then answer 503 version_loading.',
+      description: 'Versions served whose search indexes are still being built after the start (a start without snapshots): their searches wait for them, up to 2 s, then answer 503 version_loading. With a credential only; `versions.indexing` counts them for anyone.',
     },
-    broken: { type: 'array', items: { type: 'string' }, description: 'The versions whose stored data cannot be read.' },
+    broken: { type: 'array', items: { type: 'string' }, description: 'The versions whose stored data cannot be read (with a credential only: they may be drafts).' },
     problem: { type: 'string', description: 'Why `ok` is false although every version was read: each one is broken, so nothing can be served (status 503).' },
   },
 } as const;

@@ -111,7 +111,12 @@ export const WebhookResult = {
   $id: 'WebhookResult',
   type: 'object',
   required: ['ok'],
-  properties: { ok: { const: true }, handled: { type: ['string', 'null'] }, ignored: { type: 'string' } },
+  properties: {
+    ok: { const: true },
+    handled: { type: ['string', 'null'] },
+    ignored: { type: 'string' },
+    replayed: { const: true, description: 'The delivery (its `X-GitHub-Delivery` id, or its signed body) was acted on in the last day; it is not acted on again.' },
+  },
 } as const;
 
 export const publishingSchemas = [RequestId, WorkingCopyResult, DiscardResult, PublishRequest, PublishRequestEnvelope, PublishRequestList, PublishDryRun, PublishRequestsQuery, GitHubWebhook, WebhookResult];
