@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { OAuthConfig } from '../config.ts';
+import { messagePage, sendPage } from './pages.ts';
 import { RateLimit } from './rate-limit.ts';
 import { routeOf } from './route.ts';
 import type { OAuthStore } from './store.ts';
@@ -36,7 +37,13 @@ export class RequestLimits {
     // A new sign-in (the resume of one under way has a path of its own, and is let through).
     if ((route === 'authorization' && (ctx.method === 'GET' || ctx.method === 'POST')) || (route === 'pushed_authorization_request' && ctx.method === 'POST')) {
       const full = this.store.fullFor();
-      if (full > 0) return answer(ctx, 503, full, `The authorization server's store is full; no sign-in can begin now; retry in ${full} seconds`);
+      if (full === 0) return false;
+      const why = `The authorization server's store is full; no sign-in can begin now; retry in ${full} seconds`;
+      // A person's browser asks for /authorize: it gets a page, as for every other sign-in problem; a pushed request is a client's.
+      if (route === 'pushed_authorization_request') return answer(ctx, 503, full, why);
+      ctx.set('Retry-After', String(full));
+      sendPage(ctx, 503, (nonce) => messagePage({ nonce, title: 'Sign-in is not possible right now', message: `${why}, then start again from the application.` }));
+      return true;
     }
     return false;
   }

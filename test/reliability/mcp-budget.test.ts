@@ -202,32 +202,32 @@ describe('Tool server answers per caller and minute', () => {
   });
 });
 
+/** A service that publishes through the fake GitHub, with a publisher key, and `env` besides. */
+async function publishingServer(gh: FakeGitHub, env: Record<string, string>): Promise<{ s: TestServer; publisher: string }> {
+  const s = await startTestServer({ env: { HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`, HELP_GITHUB_TOKEN: gh.token, HELP_GITHUB_API_URL: gh.url, ...env } });
+  const publisher = await s.createKey({ name: 'publisher', publisher: true });
+  await waitForKey(s, publisher);
+  return { s, publisher };
+}
+
+/** A published version of one topic with a working copy that changes it: what a publish request is made from. */
+async function publishedWithCopy(s: TestServer, slug: string, publisher: string): Promise<void> {
+  await createVersion(s, slug);
+  await createNode(s, slug, { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: 'Live.\n' } } });
+  assert.equal((await s.request('PATCH', `/versions/${slug}`, { body: { status: 'published' }, key: publisher })).status, 200);
+  assert.equal((await s.request('POST', `/versions/${slug}/working-copy`)).status, 201);
+  assert.equal((await s.request('PUT', `/versions/${slug}-wip/topics/intro/translations/en`, { body: { title: 'Intro', bodyMd: 'Reviewed.\n' } })).status, 200);
+}
+
 describe('Tool-server requests answered at once', () => {
   let gh: FakeGitHub;
   let s: TestServer;
   before(async () => {
     gh = await new FakeGitHub().start();
-    s = await startTestServer({
-      env: {
-        HELP_PUBLISH_VIA_PR: 'on',
-        HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`,
-        HELP_GITHUB_TOKEN: gh.token,
-        HELP_GITHUB_API_URL: gh.url,
-        HELP_MCP_CONCURRENCY: '2',
-        HELP_MCP_CONCURRENCY_PER_ADDRESS: '1',
-        // The test's requests stand for several clients' through a proxy of its own.
-        HELP_TRUSTED_PROXIES: '127.0.0.1',
-      },
-    });
-    const publisher = await s.createKey({ name: 'publisher', publisher: true });
-    await waitForKey(s, publisher);
-    for (const slug of ['one', 'two']) {
-      await createVersion(s, slug);
-      await createNode(s, slug, { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: 'Live.\n' } } });
-      assert.equal((await s.request('PATCH', `/versions/${slug}`, { body: { status: 'published' }, key: publisher })).status, 200);
-      assert.equal((await s.request('POST', `/versions/${slug}/working-copy`)).status, 201);
-      assert.equal((await s.request('PUT', `/versions/${slug}-wip/topics/intro/translations/en`, { body: { title: 'Intro', bodyMd: 'Reviewed.\n' } })).status, 200);
-    }
+    // The test's requests stand for several clients' through a proxy of its own.
+    const started = await publishingServer(gh, { HELP_MCP_CONCURRENCY: '2', HELP_MCP_CONCURRENCY_PER_ADDRESS: '1', HELP_TRUSTED_PROXIES: '127.0.0.1' });
+    s = started.s;
+    for (const slug of ['one', 'two']) await publishedWithCopy(s, slug, started.publisher);
   });
   after(async () => {
     await s.close();
@@ -286,31 +286,15 @@ describe('Answers held at once by every tool-server request together', () => {
   const HELD = 4;
   before(async () => {
     gh = await new FakeGitHub().start();
-    s = await startTestServer({
-      env: {
-        HELP_PUBLISH_VIA_PR: 'on',
-        HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`,
-        HELP_GITHUB_TOKEN: gh.token,
-        HELP_GITHUB_API_URL: gh.url,
-        // One request answers at most 1 M characters; all of them together at most 4 M.
-        HELP_MCP_ANSWER_MCHARS: '1',
-        HELP_MCP_CALLER_MCHARS: '1000',
-        HELP_MCP_CONCURRENCY_PER_ADDRESS: '10',
-      },
-    });
-    const publisher = await s.createKey({ name: 'publisher', publisher: true });
-    await waitForKey(s, publisher);
+    // One request answers at most 1 M characters; all of them together at most 4 M.
+    const started = await publishingServer(gh, { HELP_MCP_ANSWER_MCHARS: '1', HELP_MCP_CALLER_MCHARS: '1000', HELP_MCP_CONCURRENCY_PER_ADDRESS: '10' });
+    s = started.s;
+    const publisher = started.publisher;
     // 0.9 M characters: one export fits a request's budget.
     await createVersion(s, 'big');
     for (let i = 0; i < 9; i++) await createNode(s, 'big', { slug: `topic-${i}`, translations: { en: { title: `Topic ${i}`, bodyMd: BODY } } });
     assert.equal((await s.request('PATCH', '/versions/big', { body: { status: 'published' }, key: publisher })).status, 200);
-    for (let i = 1; i <= HELD; i++) {
-      await createVersion(s, `p${i}`);
-      await createNode(s, `p${i}`, { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: 'Live.\n' } } });
-      assert.equal((await s.request('PATCH', `/versions/p${i}`, { body: { status: 'published' }, key: publisher })).status, 200);
-      assert.equal((await s.request('POST', `/versions/p${i}/working-copy`)).status, 201);
-      assert.equal((await s.request('PUT', `/versions/p${i}-wip/topics/intro/translations/en`, { body: { title: 'Intro', bodyMd: 'Reviewed.\n' } })).status, 200);
-    }
+    for (let i = 1; i <= HELD; i++) await publishedWithCopy(s, `p${i}`, publisher);
   });
   after(async () => {
     await s.close();

@@ -218,7 +218,10 @@ describe('OAuth limits: the store\'s size', () => {
       const refusedSignIn = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
       assert.equal(refusedSignIn.status, 503);
       assert.ok(Number(refusedSignIn.headers.get('retry-after')) >= 1);
-      assert.equal(((await refusedSignIn.json()) as { error?: string }).error, 'temporarily_unavailable');
+      // A browser is waiting: a page saying why, under the sign-in pages' policy.
+      assert.match(refusedSignIn.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(refusedSignIn.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+      assert.match(await refusedSignIn.text(), /store is full.*start again from the application/s);
       const pushed = await push(s, config);
       assert.equal(pushed.status, 503, 'a pushed authorization request is refused too');
       assert.equal(((await pushed.json()) as { error?: string }).error, 'temporarily_unavailable');

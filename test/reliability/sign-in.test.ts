@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Provider from 'oidc-provider';
 import * as oidc from 'openid-client';
 import { AccountFile, hashPassword, type Account } from '../../src/auth/accounts.ts';
 import { createAccount, disableAccount, setRole } from '../../src/cli/accounts.ts';
 import { Browser, type Page } from '../helpers/browser.ts';
 import { addAccount, authorizationRequest, authorize, originOf, registerClient, signIn } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startUpstreamIdp, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, type UpstreamIdp, type UpstreamPeople } from '../helpers/upstream-idp.ts';
 
 const resourceOf = (s: TestServer) => `${originOf(s)}/help/v1`;
 
@@ -286,51 +285,29 @@ describe('Accounts: passwords and names', () => {
 });
 
 /** People at the upstream identity provider. */
-const PEOPLE: Record<string, { preferred_username: string; groups: string[] }> = {
+const PEOPLE: UpstreamPeople = {
   'u-1': { preferred_username: 'Ursula', groups: ['help-editors'] },
 };
 
 describe('Sign-in through an upstream provider: names and errors', () => {
   let s: TestServer;
-  let upstream: Server;
-  let issuer: string;
+  let upstream: UpstreamIdp;
 
   before(async () => {
-    upstream = createServer();
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    issuer = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    s = await startTestServer({ env: { HELP_OIDC_ISSUER: issuer, HELP_OIDC_CLIENT_ID: 'help-service', HELP_OIDC_CLIENT_SECRET: 'upstream-secret-0123456789', HELP_OIDC_NAME: 'Example SSO', HELP_OIDC_EDITOR_VALUES: 'help-editors' } });
     // Single sign-on as the organisation has it: whoever asks is u-1, at once.
-    const provider = new Provider(issuer, {
-      clients: [{ client_id: 'help-service', client_secret: 'upstream-secret-0123456789', redirect_uris: [`${originOf(s)}/oauth/upstream/callback`], token_endpoint_auth_method: 'client_secret_post' }],
-      claims: { openid: ['sub'], profile: ['preferred_username', 'groups'] },
-      findAccount: (_ctx, sub) => (PEOPLE[sub] ? { accountId: sub, claims: () => ({ sub, ...PEOPLE[sub] }) } : undefined),
-      features: { devInteractions: { enabled: false } },
-      interactions: { url: (_ctx, interaction) => `/sso/${interaction.uid}` },
-      cookies: { keys: ['upstream-cookie-key'] },
-    });
-    provider.use(async (ctx, next) => {
-      if (!ctx.path.startsWith('/sso/')) return next();
-      const details = await provider.interactionDetails(ctx.req, ctx.res);
-      ctx.respond = false;
-      if (details.prompt.name === 'login') return provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: 'u-1' } }, { mergeWithLastSubmission: false });
-      const grant = new provider.Grant({ accountId: 'u-1', clientId: String(details.params.client_id) });
-      grant.addOIDCScope(String(details.params.scope));
-      return provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    });
-    upstream.on('request', provider.callback());
+    upstream = await startUpstreamIdp({ people: PEOPLE, signedIn: 'u-1', redirectUri: () => `${originOf(s)}/oauth/upstream/callback` });
+    s = await startTestServer({ env: { HELP_OIDC_ISSUER: upstream.issuer, HELP_OIDC_CLIENT_ID: UPSTREAM_CLIENT_ID, HELP_OIDC_CLIENT_SECRET: UPSTREAM_CLIENT_SECRET, HELP_OIDC_NAME: 'Example SSO', HELP_OIDC_EDITOR_VALUES: 'help-editors' } });
   });
   after(async () => {
     await s.close();
-    upstream.closeAllConnections();
-    await new Promise((resolve) => upstream.close(resolve));
+    await upstream.stop();
   });
 
   test('an upstream person whose name differs from an existing account\'s only in case gets a name of their own', async () => {
     await addAccount(s, 'ursula', 'editor');
     const config = await registerClient(s);
     const { url } = await authorizationRequest(s, config);
-    const browser = new Browser(originOf(s), issuer);
+    const browser = new Browser(originOf(s), upstream.issuer);
     const login = await browser.open(url.href);
     const link = /<a href="([^"]+)">Sign in with Example SSO<\/a>/.exec(login.html);
     assert.ok(link);
