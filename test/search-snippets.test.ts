@@ -261,18 +261,21 @@ describe('snippets', () => {
       const t = { title: 't', summary: 'S', bodyMd, updatedAt: STAMP };
       return async () => {
         await makeBodyTexts([t], async () => {});
-        const runs = [0, 1, 2].map(() => {
+        // The fastest of five: a run the machine interrupted says nothing of the cost.
+        const runs = [0, 1, 2, 3, 4].map(() => {
           const started = performance.now();
           snippetOf(t, words(q));
           return performance.now() - started;
         });
-        return runs.sort((a, b) => a - b)[1];
+        return Math.min(...runs);
       };
     };
     const prose = await timed('Some words here to fill the line. '.repeat(SIZE / 34), 'absent')();
     // One word of a million characters made of the query repeated: no place in it starts a word.
     const oneWord = await timed('xab'.repeat(SIZE / 3), 'ab')();
-    assert.ok(oneWord < Math.max(10 * prose, 5), `${oneWord.toFixed(1)} ms against ${prose.toFixed(1)} ms of prose`);
+    // A scan that went back over the word at each place would take minutes here; a linear one takes
+    // a few to ten times what prose takes (it walks a million characters for a word start, where prose finds one at once).
+    assert.ok(oneWord < Math.max(20 * prose, 25), `${oneWord.toFixed(1)} ms against ${prose.toFixed(1)} ms of prose`);
   });
 
   test('of a body with a long run of lone low surrogates stay within 160 columns', () => {

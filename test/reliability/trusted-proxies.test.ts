@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type * as oidc from 'openid-client';
-import { loadConfig } from '../src/config.ts';
-import { ClientAddresses } from '../src/http/client-address.ts';
-import { Browser, type Page } from './helpers/browser.ts';
-import { authorizationRequest, originOf, registerClient } from './helpers/oauth.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ClientAddresses } from '../../src/http/client-address.ts';
+import { Browser, type Page } from '../helpers/browser.ts';
+import { authorizationRequest, originOf, registerClient } from '../helpers/oauth.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** The client address `HELP_TRUSTED_PROXIES=setting` gives a request from `peer` carrying `forwarded` (X-Forwarded-For). */
 function clientOf(setting: string, peer: string, forwarded?: string | string[]): string {
