@@ -1,4 +1,4 @@
-// Prints the README's error table from src/errors.ts (paste it under "## Error codes").
+// Prints the error table of docs/error-codes.md from src/errors.ts (paste it over the table's rows there).
 import { readFileSync } from 'node:fs';
 
 const src = readFileSync(new URL('../src/errors.ts', import.meta.url), 'utf8');

@@ -9,7 +9,7 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Every setting of the service, read from the environment once at start, checked, and frozen.
- * README.md's configuration table documents the same list.
+ * docs/configuration.md's settings table documents the same list.
  */
 export interface Config {
   /** TCP port (`PORT`, default 8080; 0 picks a free one). */

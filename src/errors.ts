@@ -1,6 +1,6 @@
 /**
  * The error catalogue: every code the API can answer with, its HTTP status and what it means.
- * README.md lists the same table; test/errors.test.ts keeps the two in step.
+ * docs/error-codes.md lists the same table; test/errors.test.ts keeps the two in step.
  */
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, description: 'A body field, path parameter, query parameter or header is invalid; `field` names it, `errors` lists the problems (the first 100; `omittedErrors` counts any more).' },

@@ -141,32 +141,97 @@ describe('the built server (npm start)', () => {
     }
   });
 
+  test('the built command line (dist/cli.js, the help-content bin) makes a key the built server accepts, with no dependency installed; npm run cli runs it where tsx is not installed', async () => {
+    await buildOnce();
+    const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-build-'));
+    const bare = fs.mkdtempSync(join(tmpdir(), 'help-build-cli-'));
+    const env = { PATH: process.env.PATH };
+    let served: ReturnType<typeof startBuilt> | null = null;
+    try {
+      // Run as a program, as the bin entry's link runs it.
+      const cli = join(PROJECT, 'dist', 'cli.js');
+      assert.ok(fs.readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n'));
+      const created = await runProcess(cli, ['keys', 'create', '--name', 'built-cli', '--json', '--data-dir', dataDir], { cwd: dataDir, env, timeout: 20_000 });
+      assert.equal(created.code, 0, created.stderr);
+      const { key } = JSON.parse(created.stdout) as { key: string };
+
+      // scripts/cli.mjs (npm run cli) and dist/cli.js alone in a folder without node_modules: no tsx, no dependency.
+      fs.mkdirSync(join(bare, 'scripts'));
+      fs.copyFileSync(join(PROJECT, 'scripts', 'cli.mjs'), join(bare, 'scripts', 'cli.mjs'));
+      const unbuilt = await runProcess(process.execPath, [join(bare, 'scripts', 'cli.mjs'), 'keys', 'list', '--data-dir', dataDir], { cwd: bare, env, timeout: 20_000 });
+      assert.equal(unbuilt.code, 1);
+      assert.match(unbuilt.stderr, /dist[\\/]cli\.js is not built and tsx is not installed to run the sources: run npm run build/);
+      fs.mkdirSync(join(bare, 'dist'));
+      fs.copyFileSync(cli, join(bare, 'dist', 'cli.js'));
+      const listed = await runProcess(process.execPath, [join(bare, 'scripts', 'cli.mjs'), 'keys', 'list', '--json', '--data-dir', dataDir], { cwd: bare, env, timeout: 20_000 });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.deepEqual((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name), ['built-cli']);
+
+      const running = startBuilt(dataDir, { LOG_LEVEL: 'info' });
+      served = running;
+      const url = await waitFor(() => /"url":"(http:\/\/127\.0\.0\.1:\d+\/help\/v1)"/.exec(running.log)?.[1], 20_000, () => running.log);
+      const whoami = await fetch(`${url}/whoami`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(whoami.status, 200);
+      assert.equal(((await whoami.json()) as { keyName: string }).keyName, 'built-cli');
+      running.child.kill('SIGTERM');
+      assert.equal(await running.exited, 0, running.log);
+    } finally {
+      if (served && served.child.exitCode === null) served.child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   // In this file so that it never builds dist/ while the tests above use it.
-  test("the README's walk-through, pasted into a shell as one block, does what it says", async () => {
+  test("the README's walk-through, pasted into a shell as one block beside the server started from the top, does what it says", async () => {
     const readme = fs.readFileSync(join(PROJECT, 'README.md'), 'utf8');
-    const block = /## A first walk-through[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    const top = /^```sh\n([\s\S]*?)```/m.exec(readme)?.[1] ?? '';
+    assert.match(top, /^npm ci && npm start /m, 'the README starts the service at the top');
+    const walk = readme.slice(readme.indexOf('## A first walk-through'), readme.indexOf('\n## ', readme.indexOf('## A first walk-through') + 3));
+    const block = /```sh\n([\s\S]*?)```/.exec(walk)?.[1];
     assert.ok(block, 'the README has a walk-through block');
+    assert.doesNotMatch(block, /^[^#'\n]*\b(npm (run )?start|npm run dev|node \S*dist\/main\.js)\b/m, 'the walk-through uses the server from the top, never a second one');
+    assert.match(walk, /Now open http:\/\/127\.0\.0\.1:8080\/support\b/, 'the walk-through ends at the portal');
     const port = await freePort();
     const dataDir = fs.mkdtempSync(join(tmpdir(), 'help-walk-'));
-    // Only the port and the data directory differ from what a reader runs.
+    // Only the port and the data directory differ from what a reader runs: `npm start` in one terminal,
+    // the block pasted into another.
+    const env = { ...process.env, PORT: String(port), HELP_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const server = spawn('npm', ['start'], { cwd: PROJECT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    server.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
+    server.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+    const origin = `http://127.0.0.1:${port}`;
     const script = block.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`).replaceAll('data/content.git', `${dataDir}/content.git`);
-    const shell = spawn('bash', ['-c', script], { cwd: PROJECT, env: { ...process.env, PORT: String(port), HELP_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    shell.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    shell.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    let shell: ReturnType<typeof spawn> | undefined;
     try {
-      const code = await new Promise<number | null>((resolve) => shell.on('exit', resolve));
+      await waitFor(async () => (await fetch(`${origin}/healthz`)).ok || undefined, 60_000, () => log);
+      shell = spawn('bash', ['-c', script], { cwd: PROJECT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      shell.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+      shell.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+      const code = await new Promise<number | null>((resolve) => shell!.on('exit', resolve));
       assert.equal(code, 0, out);
+      assert.doesNotMatch(out, /Nothing answers/, 'the block finds the server from the top');
       assert.doesNotMatch(out, /"error"/, 'no request of the walk-through is refused');
       assert.match(out, /"title":"Erste Schritte"/, 'the tree in German');
       assert.match(out, /"title":"Installieren"/, 'the topic in German');
       assert.match(out, /docs-team: /, 'the writes are commits by the key');
+      // Then the portal shows the version the walk-through marked latest.
+      const portal = await fetch(`${origin}/support`);
+      const page = await portal.text();
+      assert.equal(portal.status, 200, page);
+      assert.match(portal.url, /\/support\/(v2|latest)\b/, 'the portal opens at the version marked latest');
+      assert.match(page, /Get the installer\./, page);
+      const german = await fetch(`${portal.url}${portal.url.includes('?') ? '&' : '?'}lang=de`);
+      assert.match(await german.text(), /Laden Sie das Installationsprogramm\./, 'and in German with ?lang=de');
     } finally {
-      // The walk-through leaves its server running, as a reader's would; it ends with the shell's group.
-      try {
-        process.kill(-shell.pid!, 'SIGTERM');
-      } catch {
-        // already gone
+      for (const child of [shell, server]) {
+        try {
+          if (child?.pid) process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
       }
       await new Promise((r) => setTimeout(r, 500));
       fs.rmSync(dataDir, { recursive: true, force: true });

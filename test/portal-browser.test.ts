@@ -11,7 +11,7 @@ import { createNode, createVersion, startTestServer, type TestServer } from './h
 
 // The reader portal in Debian's Chromium: reading, switching, searching, the fallback notice, hostile
 // Markdown, the PDF dialog and the PDFs it makes (read back with poppler's pdftotext and pdftoppm),
-// and accessibility with axe-core. HELP_PORTAL_SCREENSHOTS=docs/images keeps the pictures the README shows.
+// and accessibility with axe-core. HELP_PORTAL_SCREENSHOTS=docs/images keeps the pictures the README and docs/portal.md show.
 
 
 const SHARED = `![Icon](/help/v1/docs/favicon-32x32.png)

@@ -55,7 +55,7 @@ export async function checkContract(url: string, method: string, answer: Answer)
   const candidates = operations.filter((o) => o.pattern.test(path));
   const op = candidates.find((o) => o.method === verb);
   // No such operation: an unknown path is 404, a known path with another method 405, and a wrong
-  // credential 401 before either (the README says so for the API as a whole).
+  // credential 401 before either (docs/api.md says so for the API as a whole, under Order of refusals).
   if (op === undefined) {
     if ([401, 404, 405].includes(answer.status)) return;
     throw new AssertionError({ message: `${method} ${pathname} answered ${answer.status}, and the OpenAPI document has no such operation` });
