@@ -243,7 +243,9 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
     const script = join(dir, 'later-worker.ts');
     const logs: Array<Record<string, any>> = [];
     const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-    const workers = new IndexWorkers(1, TEST_MIN_CHARS, log, pathToFileURL(script), 2000);
+    // The wait after a failure: long enough that a main-thread build fits in it on a loaded machine.
+    const WAIT_MS = 4000;
+    const workers = new IndexWorkers(1, TEST_MIN_CHARS, log, pathToFileURL(script), WAIT_MS);
     const index = new SearchIndex(() => {}, workers);
     const found = (state: VersionState, q: string) => index.search(state, 'en', q).hits.map((h) => h.slug);
     try {
@@ -260,12 +262,12 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
       await index.update('v2', second);
       await index.idle();
       const failedAt: number = workerFailures(logs)[0].time;
-      assert.ok(Date.now() - failedAt < 2000, 'the second build ran within the wait');
+      assert.ok(Date.now() - failedAt < WAIT_MS, 'the second build ran within the wait');
       assert.equal(workerFailures(logs).length, 1);
       assert.deepEqual(workerBuilds(logs), []);
       assert.deepEqual(found(second, 'secondword'), ['big']);
       // After it, workers are tried again.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, failedAt + 2000 - Date.now()) + 50));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, failedAt + WAIT_MS - Date.now()) + 50));
       const third: VersionState = { ...stateOf({ big: `${filler}\nthirdword`, small: 'a fig here' }), slug: 'v3' };
       await index.update('v3', third);
       await index.idle();
