@@ -5,7 +5,7 @@ import { anonymousReads, endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
 import { generationFor, ResponseCache, runOf } from './http/cache.ts';
 import { ClientAddresses } from './http/client-address.ts';
-import { cors } from './http/cors.ts';
+import { cors, PREFLIGHT_ROUTE } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
 import { errorBoundary } from './http/errors.ts';
 import { refuseBadHost } from './http/host.ts';
@@ -107,7 +107,12 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   // Before anything that could copy the Host into an answer (or answer from a cache keyed by it).
   app.use(refuseBadHost());
   // The authorization server answers its own preflights; the API's CORS rules are for the API and the tool server.
-  const apiCors = cors(deps.config.corsOrigins, { path: deps.config.mcpPath, origins: deps.config.mcpAllowedOrigins });
+  const apiCors = cors(deps.config.corsOrigins, { path: deps.config.mcpPath, origins: deps.config.mcpAllowedOrigins }, (path, method) => {
+    // A preflight is counted under the template of the route it asks for, like the request that follows it.
+    if (path === deps.config.mcpPath) return path;
+    const template = api.match(path, method.toUpperCase()).pathAndMethod.find((layer) => layer.methods.length > 0)?.path;
+    return typeof template === 'string' ? template : PREFLIGHT_ROUTE;
+  });
   app.use((ctx, next) => (isOAuthPath(ctx.path) ? next() : apiCors(ctx, next)));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {

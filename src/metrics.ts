@@ -87,7 +87,7 @@ export class Metrics {
         if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
           ctx.status = 401;
           ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
-          ctx.body = { error: { code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <HELP_METRICS_TOKEN>' } };
+          ctx.body = { error: { code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <HELP_METRICS_TOKEN>', requestId: ctx.state.requestId } };
           return;
         }
       }

@@ -9,7 +9,7 @@ import { AccountBook } from './auth/accounts.ts';
 import { OAuthFront } from './oauth/front.ts';
 import { createApp } from './app.ts';
 import { ClientAddresses } from './http/client-address.ts';
-import { answerClientError } from './http/client-errors.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import { capConnectionsPerAddress } from './http/connections.ts';
 import { Metrics } from './metrics.ts';
 import { Clock, randomId, type NewId } from './clock.ts';
@@ -97,8 +97,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const addresses = new ClientAddresses(config.trustedProxies);
     // Listen first: the authorization server's issuer is the service's origin, port included.
     const server = createServer(serverOptions(config));
-    server.on('clientError', answerClientError);
-    capConnectionsPerAddress(server, config.connectionsPerAddress, (address) => addresses.isTrustedPeer(address));
+    server.on('clientError', answerClientErrors(log));
+    capConnectionsPerAddress(server, config.connectionsPerAddress, (address) => addresses.isTrustedPeer(address), log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

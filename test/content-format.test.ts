@@ -191,6 +191,11 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
     const text = located(problems.errors);
     assert.ok(text.some((t) => /^en\/a\.md:\d+: invalid YAML frontmatter/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /^en\/orphan\.md:: no node "orphan"/.test(t)), text.join('\n'));
+    // It says how to fix it: the entry to add, and where version.json lists the navigation.
+    const orphan = problems.errors.find((p) => p.path === 'en/orphan.md')!;
+    assert.equal(orphan.line, undefined, 'the problem is the file\'s, not a line of it');
+    assert.match(orphan.message, /add \{ "slug": "orphan" \} to "nav" \(line 1 of version\.json\), or to the "children" of the section/);
+    assert.match(orphan.message, /delete the file/);
     assert.ok(text.some((t) => /^fr\/a\.md:: language fr is not enabled/.test(t)), text.join('\n'));
     assert.ok(text.some((t) => /node "b" has no en\/b\.md/.test(t)), text.join('\n'));
   });

@@ -413,7 +413,7 @@ describe('The content repository workflow (examples/content-repo/.github/workflo
     assert.ok(fallback, 'HELP_URL falls back to an address written in the workflow');
     gh = await new FakeGitHub().start();
     ({ s, publisher } = await startLockedService(gh));
-    // The address written in the workflow is the service's, as the README asks of whoever copies it.
+    // The address written in the workflow is the service's, as docs/publishing.md asks of whoever copies it.
     workflow = yaml.load(text.replaceAll(fallback, s.url));
     repo = new ContentRepo();
     runnerTemp = mkdtempSync(join(tmpdir(), 'help-runner-temp-'));
@@ -466,7 +466,7 @@ describe('The content repository workflow (examples/content-repo/.github/workflo
       const r = await runJob('check', pullRequest(base));
       assert.notEqual(r?.code, 0, `${r?.stdout}\n${r?.stderr}`);
       assert.match(r!.stderr, /^docs\/v1\/en\/b\.md:3: .*YAML/m);
-      assert.match(r!.stderr, /^docs\/v2\/en\/extra\.md: no node "extra" in version\.json "nav"$/m);
+      assert.match(r!.stderr, /^docs\/v2\/en\/extra\.md: no node "extra" in version\.json "nav": add \{ "slug": "extra" \} to "nav" \(line \d+ of version\.json\)/m);
       assert.match(r!.stdout, /^::error file=docs\/v1\/en\/b\.md,line=3::/m);
       assert.match(r!.stdout, /^::error file=docs\/v2\/en\/extra\.md::/m);
       assert.match(r!.stdout, /^::warning file=docs\/v3\/version\.json,line=3::"status" is "draft", but importing these files publishes the version/m);

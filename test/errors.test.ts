@@ -4,8 +4,9 @@ import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { brotliCompressSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
 import { ERROR_CATALOGUE } from '../src/errors.ts';
-import { answerClientError } from '../src/http/client-errors.ts';
+import { answerClientErrors } from '../src/http/client-errors.ts';
 import { assertError } from './helpers/assertions.ts';
 import { createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -160,6 +161,9 @@ describe('Errors and bad input', () => {
       const error = JSON.parse(body).error;
       assert.equal(error.code, code, body);
       assert.ok(error.message.length > 20, body);
+      // Like every error: a request id, sent as X-Request-Id too.
+      assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/, body);
+      assert.match(head, new RegExp(`\\r\\nX-Request-Id: ${error.requestId}\\r\\n`, 'i'));
     }
     // The server goes on answering.
     assert.equal((await s.request('GET', '/versions', { key: null })).status, 200);
@@ -287,6 +291,21 @@ describe('Errors and bad input', () => {
     assertError(await s.request('POST', '/versions/fields/nodes', { body: node }), 409, 'conflict', { field: 'body/slug' });
     assertError(await s.request('PUT', '/versions/fields/topics/page/translations/fr', { body: { title: 'Page' } }), 400, 'language_not_enabled', { field: 'path/lang' });
     assertError(await s.request('PATCH', '/versions/fields', { body: { languages: ['de'] } }), 409, 'language_in_use', { field: 'body/languages' });
+    assertError(await s.request('DELETE', '/versions/fields/topics/page/translations/en'), 400, 'primary_language_required', { field: 'path/lang' });
+  });
+
+  test("an import's problems name their fields where the request holds the nodes: body/nodes/… or body/document/nodes/…", async () => {
+    await createVersion(s, 'imports', { languages: ['en', 'de'] });
+    const nodes = [{ slug: 'ok', translations: { en: { title: 'OK' } } }, { slug: 'lost', parentSlug: 'nowhere', translations: { en: { title: 'Lost' }, fr: { title: 'Perdu' } } }];
+    const listed = assertError(await s.request('POST', '/versions/imports/import', { body: { nodes } }), 400, 'invalid_document');
+    assert.deepEqual(listed.offending.map((o: { field: string }) => o.field).sort(), ['body/nodes/1/parentSlug', 'body/nodes/1/translations/fr']);
+    const wrapped = assertError(await s.request('POST', '/versions/imports/import', { body: { document: { nodes } } }), 400, 'invalid_document');
+    assert.deepEqual(wrapped.offending.map((o: { field: string }) => o.field).sort(), ['body/document/nodes/1/parentSlug', 'body/document/nodes/1/translations/fr']);
+    // A placement refused once the document is checked names the node where the document has it too.
+    const deep = Array.from({ length: 40 }, (_, i) => ({ slug: `d${i}`, parentSlug: i === 0 ? null : `d${i - 1}`, kind: 'section', translations: { en: { title: `D${i}` } } }));
+    const tooDeep = await s.request('POST', '/versions/imports/import', { body: { document: { nodes: deep } } });
+    assert.equal(tooDeep.status, 400, tooDeep.text);
+    assert.match(tooDeep.body.error.field, /^body\/document\/nodes\/\d+\/parentSlug$/, tooDeep.text);
   });
 
   test('an unknown query parameter is ignored, but not the language under the name another endpoint gives it', async () => {
@@ -353,10 +372,9 @@ describe('Errors and bad input', () => {
     assert.equal((await s.request('GET', '/versions/nope/tree', { key: null })).headers.get('x-content-type-options'), 'nosniff');
   });
 
-  test('the README lists exactly the codes of the error catalogue, with their statuses', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Error codes'));
-    const rows = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => `${code}:${status}`);
+  test('docs/error-codes.md lists exactly the codes of the error catalogue, with their statuses', () => {
+    const page = readFileSync(new URL('../docs/error-codes.md', import.meta.url), 'utf8');
+    const rows = [...page.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => `${code}:${status}`);
     const catalogue = Object.entries(ERROR_CATALOGUE).map(([code, e]) => `${code}:${e.status}`);
     assert.deepEqual(rows.sort(), catalogue.sort());
   });
@@ -366,7 +384,9 @@ test('a request whose body stops arriving is answered 408 request_timeout in JSO
   // The service's handler on a server of Node's with a one-second request timeout, checked every 100 ms;
   // the application waits for the body, as the body parser does.
   const server = createServer({ requestTimeout: 1000, connectionsCheckingInterval: 100 }, () => undefined);
-  server.on('clientError', answerClientError);
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  server.on('clientError', answerClientErrors(log));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
@@ -381,7 +401,9 @@ test('a request whose body stops arriving is answered 408 request_timeout in JSO
     assert.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/);
     assert.match(answer, /\r\nConnection: close\r\n/);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
-    assert.deepEqual(body, { error: { code: 'request_timeout', message: 'The whole request did not arrive within 1 s (its body stopped coming, or came too slowly); send it again', timeoutSeconds: 1 } });
+    const { requestId, ...error } = body.error;
+    assert.deepEqual(error, { code: 'request_timeout', message: 'The whole request did not arrive within 1 s (its body stopped coming, or came too slowly); send it again', timeoutSeconds: 1 });
+    assert.ok(lines.some((l) => l.requestId === requestId && l.status === 408), 'the answer is in the log, under its request id');
   } finally {
     server.close();
   }

@@ -71,12 +71,41 @@ describe('GET /metrics (Prometheus)', () => {
       const url = new URL('/metrics', guarded.url).toString();
       const none = await fetch(url);
       assert.equal(none.status, 401);
-      assert.equal(((await none.json()) as { error: { code: string } }).error.code, 'unauthorized');
+      const refused = (await none.json()) as { error: { code: string; requestId?: string } };
+      assert.equal(refused.error.code, 'unauthorized');
+      assert.equal(refused.error.requestId, none.headers.get('x-request-id'), 'a request id, like every error');
+      assert.ok(refused.error.requestId);
       assert.equal((await fetch(url, { headers: { authorization: 'Bearer wrong' } })).status, 401);
       assert.equal((await fetch(url, { headers: { authorization: `Bearer ${guarded.key}` } })).status, 401, 'an API key is not the metrics token');
       assert.equal((await fetch(url, { headers: { authorization: 'Bearer scrape-secret' } })).status, 200);
     } finally {
       await guarded.close();
     }
+  });
+
+  test('every answered request has a route template: well-known metadata, the authorization server, preflights, robots.txt, the portal, the tool server; (none) is for refusals', async () => {
+    const get = (path: string, init: RequestInit = {}) => fetch(new URL(path, root), { redirect: 'manual', ...init });
+    const preflight = (path: string, method = 'PUT') => get(path, { method: 'OPTIONS', headers: { origin: 'http://elsewhere.test', 'access-control-request-method': method } });
+    const answered: Array<[Promise<Response>, string, string, number]> = [
+      [get('/.well-known/oauth-authorization-server'), 'GET', '/.well-known/oauth-authorization-server', 200],
+      [get('/.well-known/oauth-protected-resource'), 'GET', '/.well-known/oauth-protected-resource', 200],
+      [get('/.well-known/oauth-protected-resource/help/v1'), 'GET', '/.well-known/oauth-protected-resource/help/v1', 200],
+      [get('/.well-known/oauth-protected-resource/mcp'), 'GET', '/.well-known/oauth-protected-resource/mcp', 200],
+      [get('/oauth/jwks'), 'GET', '/oauth/jwks', 200],
+      [get('/oauth/register', { method: 'OPTIONS' }), 'OPTIONS', '/oauth/register', 204],
+      [preflight('/help/v1/versions/v1/topics/a/translations/de'), 'OPTIONS', '/help/v1/versions/:version/topics/:slug/translations/:lang', 204],
+      [preflight('/mcp', 'POST'), 'OPTIONS', '/mcp', 204],
+      [preflight('/help/v1/no-such-thing-xyz'), 'OPTIONS', '(preflight)', 204],
+      [get('/robots.txt'), 'GET', '/robots.txt', 200],
+      [get('/support/v1/a'), 'GET', '/support/:version/:slug', 200],
+    ];
+    for (const [answer, , route, status] of answered) assert.equal((await answer).status, status, route);
+    const text = await scrape();
+    for (const [, method, route, status] of answered) {
+      assert.ok((series(text, 'help_http_request_duration_seconds_count', { method, route, status: String(status) }) ?? 0) >= 1, `${method} ${route} ${status}`);
+    }
+    const unlabelled = text.split('\n').filter((l) => l.startsWith('help_http_request_duration_seconds_count') && l.includes('route="(none)"') && !/status="[45]\d\d"/.test(l));
+    assert.deepEqual(unlabelled, [], 'only refusals are counted without a route');
+    assert.doesNotMatch(text, /no-such-thing-xyz/, 'a preflight for an unknown path is not labelled with it');
   });
 });

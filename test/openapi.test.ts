@@ -145,6 +145,21 @@ describe('GET /help/v1/openapi.json', () => {
     assert.equal((await s.request('GET', '/whoami', { key: writeOnly })).status, 200, 'whoami with a key that has no help:read');
   });
 
+  test("lists API operations only: not the reference page's own files; the retired /pdf routes are deprecated; no two tags read as one", async () => {
+    const paths = Object.keys(doc.paths);
+    for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'reference.js']) assert.ok(!paths.includes(`/docs/${file}`), `/docs/${file} is the page's, not the API's`);
+    // Still served: the page needs them.
+    assert.equal((await fetch(new URL('/help/v1/docs/swagger-ui.css', s.url))).status, 200);
+    const pdf = doc.paths['/versions/{version}/pdf'];
+    assert.equal(pdf.get.deprecated, true);
+    assert.equal(pdf.post.deprecated, true);
+    assert.equal(doc.paths['/versions/{version}/pdf-bundle'].get.deprecated, undefined, 'the bundle is live');
+    const tags = [...new Set(Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).flatMap((op: any) => op.tags)))] as string[];
+    const firstWord = (t: string) => t.split(' ')[0];
+    assert.deepEqual(tags.filter((t, i) => tags.findIndex((o) => firstWord(o) === firstWord(t)) !== i), [], `tags: ${tags.join(', ')}`);
+    assert.equal(doc.paths['/whoami'].get.tags[0], doc.paths['/versions/{version}/pdf-bundle'].get.tags[0]);
+  });
+
   test('a wrong credential is 401 before anything else, a method the path does not take included', async () => {
     const res = await s.request('PUT', '/versions', { key: 'hcs_not-a-key', body: {} });
     assert.equal(res.status, 401);

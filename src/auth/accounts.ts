@@ -64,6 +64,31 @@ export interface Account {
    * was down.
    */
   roleChangedAt?: string;
+  /**
+   * When an administrator revoked what the account granted (`accounts revoke`), by client id, `*` for
+   * every client (absent: never). Grants and tokens issued to the client before are refused, even when
+   * the revocation was made while the server was down.
+   */
+  grantsRevokedAt?: Record<string, string>;
+}
+
+/** The key of `grantsRevokedAt` that stands for every client (client ids are never `*`). */
+export const EVERY_CLIENT = '*';
+
+/**
+ * Whether a grant or token of `clientId` issued at `iat` (epoch seconds) was revoked. Unlike a role
+ * change, a revocation also ends what was issued in its own second: nothing signs in on its own at
+ * the moment an administrator revokes, and a running server may not have seen the revocation yet.
+ */
+export function revokedFor(a: Account, clientId: string | undefined, iat: number | undefined): boolean {
+  const revoked = a.grantsRevokedAt;
+  if (!revoked) return false;
+  for (const at of [revoked[EVERY_CLIENT], clientId === undefined ? undefined : revoked[clientId]]) {
+    if (at === undefined) continue;
+    const second = Math.floor(Date.parse(at) / 1000);
+    if (!Number.isFinite(second) || (iat ?? 0) <= second) return true;
+  }
+  return false;
 }
 
 /** The account with `role`, and when its role changed if it did. */
@@ -141,6 +166,7 @@ export class AccountBook {
   private readonly byName: ReloadingFile<Map<string, Account>>;
   private known = new Map<string, Account>();
   private readonly roleListeners: Array<(account: Account) => void> = [];
+  private readonly revocationListeners: Array<(account: Account) => void> = [];
 
   constructor(
     dataDir: string,
@@ -167,21 +193,31 @@ export class AccountBook {
     this.roleListeners.push(listener);
   }
 
+  /** Calls `listener` with each account whose grants this server sees revoked (`accounts revoke`), when the file is next read. */
+  onRevocation(listener: (account: Account) => void): void {
+    this.revocationListeners.push(listener);
+  }
+
   private noticeChanges(next: Map<string, Account>): Map<string, Account> {
     const before = this.known;
     this.known = next;
     for (const a of next.values()) {
       const was = before.get(a.name);
-      if (!was || (was.role === a.role && was.roleChangedAt === a.roleChangedAt)) continue;
-      for (const listener of this.roleListeners) {
-        // A listener's failure must not pass for a file that could not be read (the old accounts would be kept).
-        try {
-          listener(a);
-        } catch (err) {
-          this.log.error({ err, account: a.name }, 'acting on a role change failed');
-        }
-      }
+      if (!was) continue;
+      if (was.role !== a.role || was.roleChangedAt !== a.roleChangedAt) this.tell(this.roleListeners, a, 'acting on a role change failed');
+      if (JSON.stringify(was.grantsRevokedAt ?? {}) !== JSON.stringify(a.grantsRevokedAt ?? {})) this.tell(this.revocationListeners, a, 'acting on a revocation failed');
     }
     return next;
+  }
+
+  private tell(listeners: ReadonlyArray<(account: Account) => void>, account: Account, failure: string): void {
+    for (const listener of listeners) {
+      // A listener's failure must not pass for a file that could not be read (the old accounts would be kept).
+      try {
+        listener(account);
+      } catch (err) {
+        this.log.error({ err, account: account.name }, failure);
+      }
+    }
   }
 }

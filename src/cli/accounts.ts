@@ -7,7 +7,7 @@ export function parseRole(value: string | undefined, command: string): Role {
   return value as Role;
 }
 
-function checkName(name: string | undefined, command: string): string {
+export function checkName(name: string | undefined, command: string): string {
   if (name === undefined) throw new UsageError(`accounts ${command} needs --name NAME`);
   if (!ACCOUNT_NAME_PATTERN.test(name)) throw new UsageError(`--name must be 1–64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit; got ${JSON.stringify(name)}`);
   return name;

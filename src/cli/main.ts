@@ -5,7 +5,8 @@ import { KeyFile } from '../auth/key-file.ts';
 import { main as pushMain } from '../push-script/main.ts';
 import { checkDataDir, formatReport } from './check.ts';
 import { AccountFile } from '../auth/accounts.ts';
-import { createAccount, describeAccount, disableAccount, setPassword, setRole } from './accounts.ts';
+import { checkName, createAccount, describeAccount, disableAccount, setPassword, setRole } from './accounts.ts';
+import { listGrants, revokeGrants } from './grants.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
@@ -36,6 +37,13 @@ Commands:
   accounts set-password --name NAME --password-stdin
   accounts disable --name NAME
       An account that is disabled can no longer sign in.
+  accounts grants --name NAME [--json]
+      List the OAuth clients the account has granted access to (client id, name, scopes, when
+      granted, when a token was last issued if known). Safe while the server runs.
+  accounts revoke --name NAME [--client CLIENT_ID]
+      Revoke what the account granted to one client (--client, its id from accounts grants), or to
+      every client. A running server refuses the client's tokens from the moment this returns, and
+      consent is asked again at the next sign-in.
   check [--json]
       Check the repository (git fsck --strict) and compare every snapshot with git.
       Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.
@@ -60,6 +68,7 @@ async function run(argv: string[]): Promise<number> {
       scopes: { type: 'string' },
       publisher: { type: 'boolean' },
       role: { type: 'string' },
+      client: { type: 'string' },
       'password-stdin': { type: 'boolean' },
       json: { type: 'boolean' },
       'data-dir': { type: 'string' },
@@ -85,7 +94,7 @@ async function run(argv: string[]): Promise<number> {
       group === undefined
         ? 'No command given'
         : group === 'accounts'
-          ? 'accounts needs a command: create, list, set-role, set-password or disable'
+          ? 'accounts needs a command: create, list, set-role, set-password, disable, grants or revoke'
           : group !== 'keys'
             ? `Unknown command "${[group, command].filter(Boolean).join(' ')}"`
             : 'keys needs a command: create, list or revoke';
@@ -135,6 +144,8 @@ const OPTIONS: Record<string, string[]> = {
   'accounts set-role': ['name', 'role', 'json'],
   'accounts set-password': ['name', 'password-stdin', 'json'],
   'accounts disable': ['name', 'json'],
+  'accounts grants': ['name', 'json'],
+  'accounts revoke': ['name', 'client', 'json'],
 };
 
 /**
@@ -152,7 +163,7 @@ function checkOptions(positionals: string[], values: Record<string, unknown>): v
   if (wrong !== undefined) throw new UsageError(`${command} does not take --${wrong} (it takes ${[...takes, 'data-dir'].map((o) => `--${o}`).join(', ')})`);
 }
 
-async function accounts(command: string, dataDir: string, values: { name?: string; role?: string; json?: boolean; 'password-stdin'?: boolean }): Promise<number> {
+async function accounts(command: string, dataDir: string, values: { name?: string; role?: string; client?: string; json?: boolean; 'password-stdin'?: boolean }): Promise<number> {
   const print = (json: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
   if (command === 'create') prepareDataDir(dataDir);
   else if (!existsSync(dataDir)) throw new CliError(`No data directory at ${dataDir} (give --data-dir DIR or set HELP_DATA_DIR)`);
@@ -183,6 +194,21 @@ async function accounts(command: string, dataDir: string, values: { name?: strin
     case 'disable': {
       const a = await disableAccount(file, values);
       print(a, `Disabled account "${a.name}".`);
+      return 0;
+    }
+    case 'grants': {
+      const name = checkName(values.name, 'grants');
+      const list = listGrants(file, dataDir, name);
+      const rows = list.map((g) => `${g.clientId}\t${g.clientName ?? '(no name)'}\t${g.scopes.join(' ')}\tgranted ${g.grantedAt}\tlast used ${g.lastUsedAt ?? 'unknown'}`);
+      print(list, rows.length ? rows.join('\n') : `Account "${name}" has granted no client access.`);
+      return 0;
+    }
+    case 'revoke': {
+      const name = checkName(values.name, 'revoke');
+      if (values.client === '') throw new UsageError('--client needs a client id (see accounts grants --name NAME)');
+      const r = await revokeGrants(file, dataDir, { name, client: values.client });
+      const which = r.client === null ? `every client (${r.clients.length} with access now)` : `client ${r.clients.map((c) => (c.clientName ? `"${c.clientName}" (${c.clientId})` : c.clientId)).join('')}`;
+      print(r, `Revoked what account "${name}" granted to ${which}; its tokens no longer work, and consent is asked again.`);
       return 0;
     }
     default:

@@ -12,9 +12,9 @@ import type { Author, VersionChange, Writer } from '../store/writer.ts';
  * Imports an export document: `merge` upserts, `replace` also deletes what the document leaves out.
  * A dry run computes the same answer without writing.
  */
-export async function importDocument(writer: Writer, author: Author, version: string, nodes: readonly ImportNode[], mode: ImportMode, dryRun: boolean) {
+export async function importDocument(writer: Writer, author: Author, version: string, nodes: readonly ImportNode[], mode: ImportMode, dryRun: boolean, at = 'body/nodes') {
   return writer.run(dryRun, version, author, (ctx) => {
-    const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId);
+    const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId, at);
     const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
     return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state } };
   });

@@ -50,6 +50,15 @@ export async function readFileSetInSlices(files: ReadonlyMap<string, string | Tr
   }
 }
 
+/**
+ * A file whose slug no nav entry lists: the reader is told the line that would make it a node, and
+ * where it goes, or that the file is to be deleted or renamed (a topic removed from nav, or misspelt).
+ */
+function orphanMessage(slug: string, navLine: number): string {
+  const where = navLine > 0 ? `"nav" (line ${navLine} of version.json)` : '"nav" in version.json';
+  return `no node "${slug}" in version.json "nav": add { "slug": "${slug}" } to ${where}, or to the "children" of the section it belongs in, at the place it is to appear; or, if the topic is gone, delete the file (or rename it to the slug of a node in "nav")`;
+}
+
 /** Files or nodes gone through between the points where readSteps() may be paused. */
 const STEP = 256;
 
@@ -72,6 +81,8 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
   const present = new Set<string>();
   /** Language folders not in canonical case, warned about once each. */
   const renamedFolders = new Set<string>();
+  /** The line of version.json's "nav", looked up for the first file without a node (0: none). */
+  let navLine: number | undefined;
 
   let count = 0;
   for (const [path, text] of files) {
@@ -97,7 +108,8 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
       continue;
     }
     if (!parsed.nodes.has(slug)) {
-      problems.error(path, `no node "${slug}" in version.json "nav"`);
+      navLine ??= lineOf(versionText, '"nav"') ?? 0;
+      problems.error(path, orphanMessage(slug, navLine));
       continue;
     }
     // The service writes the folder in canonical case: a checkout with pt-br/ and the service's pt-BR/ would be two paths.

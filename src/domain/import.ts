@@ -29,15 +29,18 @@ interface Offending {
   slug: string;
   language?: string;
   problem: string;
+  /** Where in the request the problem is, as other errors name fields (`body/nodes/3/parentSlug`). */
+  field: string;
 }
 
 /**
  * Applies an import document to a version. `merge` upserts nodes and translations; `replace` also
  * deletes the nodes and translations the document leaves out. Every problem is found before
- * anything changes; the answer names each offending slug (and language).
+ * anything changes; the answer names each offending slug (and language), and the field at fault
+ * below `at`, where the request holds the nodes (`body/nodes`, `body/document/nodes`).
  */
-export function applyImport(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, now: string, newId: () => string): { state: VersionState; diff: ImportDiff } {
-  check(state, nodes, mode);
+export function applyImport(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, now: string, newId: () => string, at = 'body/nodes'): { state: VersionState; diff: ImportDiff } {
+  check(state, nodes, mode, at);
   const inDoc = new Map(nodes.map((n) => [n.slug, n]));
   const draft = new TreeDraft(state);
   const usedIds = new Set([...state.nodes.values()].map((n) => n.id));
@@ -62,7 +65,7 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
     placements.push({ slug: n.slug, parentSlug, sortOrder: n.sortOrder });
     rows.push(row);
   }
-  draft.place(placements, now, new Set(created), (i) => `body/nodes/${rows[i]}`);
+  draft.place(placements, now, new Set(created), (i) => `${at}/${rows[i]}`);
   const deleted: string[] = [];
   if (mode === 'replace') {
     for (const slug of state.nodes.keys()) if (!inDoc.has(slug) && draft.nodes.has(slug)) deleted.push(...draft.remove(slug));
@@ -109,36 +112,37 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
   return { state: after, diff: { created, updated, unchanged, deleted, updatedTranslations, deletedTranslations } };
 }
 
-function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode): void {
+function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, at: string): void {
   const offending: Offending[] = [];
   const seen = new Set<string>();
   const primary = primaryLanguage(state.meta);
-  for (const n of nodes) {
-    if (seen.has(n.slug)) offending.push({ slug: n.slug, problem: 'duplicate slug' });
+  for (const [row, n] of nodes.entries()) {
+    if (seen.has(n.slug)) offending.push({ slug: n.slug, problem: 'duplicate slug', field: `${at}/${row}/slug` });
     seen.add(n.slug);
     for (const language of Object.keys(n.translations ?? {})) {
+      const field = `${at}/${row}/translations/${language}`;
       try {
-        assertLanguageEnabled(state, language, 'body/nodes');
+        assertLanguageEnabled(state, language, field);
       } catch {
-        offending.push({ slug: n.slug, language, problem: `language ${language} is not enabled on the version` });
+        offending.push({ slug: n.slug, language, problem: `language ${language} is not enabled on the version`, field });
       }
     }
     const keepsOld = mode === 'merge' && state.translations.get(n.slug)?.has(primary);
-    if (!n.translations?.[primary] && !keepsOld) offending.push({ slug: n.slug, language: primary, problem: `no translation in the primary language ${primary}` });
+    if (!n.translations?.[primary] && !keepsOld) offending.push({ slug: n.slug, language: primary, problem: `no translation in the primary language ${primary}`, field: `${at}/${row}/translations/${primary}` });
   }
   const exists = (slug: string) => seen.has(slug) || (mode === 'merge' && state.nodes.has(slug));
   const parentOf = new Map<string, string | null>();
   if (mode === 'merge') for (const node of state.nodes.values()) parentOf.set(node.slug, node.parentSlug);
-  for (const n of nodes) {
+  for (const [row, n] of nodes.entries()) {
     const parent = n.parentSlug !== undefined ? n.parentSlug : (state.nodes.get(n.slug)?.parentSlug ?? null);
     parentOf.set(n.slug, parent);
-    if (parent !== null && !exists(parent)) offending.push({ slug: n.slug, problem: `unknown parent "${parent}"` });
+    if (parent !== null && !exists(parent)) offending.push({ slug: n.slug, problem: `unknown parent "${parent}"`, field: `${at}/${row}/parentSlug` });
   }
-  for (const n of nodes) {
+  for (const [row, n] of nodes.entries()) {
     const visited = new Set<string>();
     for (let p = parentOf.get(n.slug) ?? null; p !== null; p = parentOf.get(p) ?? null) {
       if (p === n.slug) {
-        offending.push({ slug: n.slug, problem: 'cycle: the node would be inside its own subtree' });
+        offending.push({ slug: n.slug, problem: 'cycle: the node would be inside its own subtree', field: `${at}/${row}/parentSlug` });
         break;
       }
       if (visited.has(p)) break;
@@ -147,7 +151,7 @@ function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMo
   }
   if (offending.length > 0) {
     throw new AppError('invalid_document', `The import document has ${offending.length} problem(s); first: ${offending[0].slug}: ${offending[0].problem}`, {
-      offending: offending.map(({ slug, language, problem }) => (language ? { slug, language, problem } : { slug, problem })),
+      offending: offending.map(({ slug, language, problem, field }) => (language ? { slug, language, problem, field } : { slug, problem, field })),
     });
   }
 }

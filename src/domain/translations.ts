@@ -79,7 +79,7 @@ export function deleteTranslation(state: VersionState, slug: string, language: s
   if (!existing) throw notFound('translation', `Node "${slug}" has no ${language} translation`, { version: state.slug, slug, language });
   assertUnchanged(`Translation ${language} of "${slug}"`, existing.updatedAt, pre);
   if (language === primaryLanguage(state.meta)) {
-    throw new AppError('primary_language_required', `The ${language} translation of "${slug}" is in the primary language of version "${state.slug}" and cannot be deleted`, { slug, language });
+    throw new AppError('primary_language_required', `The ${language} translation of "${slug}" is in the primary language of version "${state.slug}" and cannot be deleted`, { field: 'path/lang', slug, language });
   }
   const byLanguage = new Map(state.translations.get(slug)!);
   byLanguage.delete(language);

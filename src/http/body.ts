@@ -3,6 +3,7 @@ import coBody from 'co-body';
 import type { Context, Middleware } from 'koa';
 import { AppError, invalid } from '../errors.ts';
 import { byteName, notUtf8 } from '../storage/blob-text.ts';
+import { duplicateKey } from './duplicate-keys.ts';
 
 declare module 'koa' {
   interface Request {
@@ -97,6 +98,12 @@ export function parseJsonText(text: string): unknown {
       throw new AppError('invalid_json', 'The request body holds a "__proto__" key (or "constructor" with "prototype"), which is not accepted: such keys can change how a server reads an object; rename them', { field: 'body' });
     }
     throw new AppError('invalid_json', `The request body is not valid JSON: ${message}`, { field: 'body' });
+  }
+  // Only objects hold keys: a body that is no object or array is refused below, as the wrong shape.
+  const twice = strict ? duplicateKey(text) : null;
+  if (twice !== null) {
+    const field = ['body', ...twice.path.map((p) => (typeof p === 'string' ? p.slice(0, 60) : p))].join('/');
+    throw new AppError('invalid_json', `The request body gives the key ${JSON.stringify(twice.key.slice(0, 60))} twice in one object (${field}); JSON readers differ on which one counts, so send it once`, { field, key: twice.key.slice(0, 60) });
   }
   if (!strict) {
     throw invalid('body', `must be a JSON object ({ … }), not ${parsed === null ? 'null' : typeof parsed === 'string' ? 'a string' : typeof parsed === 'number' ? 'a number' : 'true or false'}`);

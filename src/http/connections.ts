@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { plainAddress } from './client-address.ts';
+import { socketAnswer } from './client-errors.ts';
 
 /** Seconds a client over its share of connections is asked to wait (Retry-After). */
 const RETRY_SECONDS = 1;
@@ -13,13 +15,13 @@ const RETRY_SECONDS = 1;
  * closed, before anything is read from it. `exempt` peers (trusted proxies) are not counted: every
  * client behind them shares their address.
  */
-export function capConnectionsPerAddress(server: Server, max: number, exempt: (address: string) => boolean): void {
+export function capConnectionsPerAddress(server: Server, max: number, exempt: (address: string) => boolean, log: Logger): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const address = plainAddress(socket.remoteAddress ?? '');
     if (exempt(address)) return;
     const count = open.get(address) ?? 0;
-    if (count >= max) return refuse(socket, max);
+    if (count >= max) return refuse(socket, max, log);
     open.set(address, count + 1);
     socket.once('close', () => {
       const left = open.get(address)! - 1;
@@ -29,15 +31,14 @@ export function capConnectionsPerAddress(server: Server, max: number, exempt: (a
   });
 }
 
-function refuse(socket: Socket, max: number): void {
+function refuse(socket: Socket, max: number, log: Logger): void {
   const error = new AppError('too_many_requests', `This address has ${max} connections open already, as many as one address may (HELP_CONNECTIONS_PER_ADDRESS): reuse one of them, or retry once one is closed`, {
     limit: 'connections_per_address',
     max,
     retryAfter: RETRY_SECONDS,
   });
-  const body = JSON.stringify({ error: { code: error.code, message: error.message, ...error.data } });
   // Ended and destroyed once written: the request the client may be sending is never read.
   socket.on('error', () => undefined);
-  socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${RETRY_SECONDS}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(socketAnswer(error, log, socket, { 'Retry-After': String(RETRY_SECONDS) }));
   socket.destroySoon();
 }

@@ -4,6 +4,8 @@ import type { Middleware } from 'koa';
 const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match, Mcp-Protocol-Version';
 const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate, Link';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+/** The metrics' route label of a preflight for a path no route template matches (never the raw path). */
+export const PREFLIGHT_ROUTE = '(preflight)';
 /** How long a browser may keep a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 
@@ -14,12 +16,14 @@ const PREFLIGHT_MAX_AGE = 600;
  * only to the configured origins (`HELP_CORS_ORIGINS`): a page elsewhere cannot use a reader's key.
  * `also` trusts more origins on one path (the tool server's `HELP_MCP_ALLOWED_ORIGINS`).
  */
-export function cors(trustedOrigins: ReadonlySet<string>, also?: { path: string; origins: ReadonlySet<string> }): Middleware {
+export function cors(trustedOrigins: ReadonlySet<string>, also?: { path: string; origins: ReadonlySet<string> }, preflightRoute: (path: string, method: string) => string = () => PREFLIGHT_ROUTE): Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin === '') return next();
     const trusted = trustedOrigins.has(origin) || (also !== undefined && ctx.path === also.path && also.origins.has(origin));
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '') {
+      // Answered here, before any router: the metrics' route label comes from the caller.
+      ctx.state.route = preflightRoute(ctx.path, ctx.get('access-control-request-method'));
       ctx.status = 204;
       ctx.vary('Origin');
       if (trusted) {

@@ -5,13 +5,14 @@ import type { Logger } from 'pino';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /**
- * Request ids shaped like UUIDs: a random prefix per process and a counter in the last group, which
+ * Request ids shaped like UUIDs (also for the answers given on the socket, before a request exists:
+ * client-errors.ts, connections.ts): a random prefix per process and a counter in the last group, which
  * is unique within the process and unlikely to repeat across processes, without drawing random bytes
  * on every request.
  */
 const ID_PREFIX = randomUUID().slice(0, 24);
 let counter = 0;
-const nextRequestId = () => ID_PREFIX + (counter++).toString(16).padStart(12, '0');
+export const nextRequestId = () => ID_PREFIX + (counter++).toString(16).padStart(12, '0');
 
 /** The request's logger, carrying its `requestId` (made when first needed: most requests never log more than their line). */
 export function requestLog(ctx: Context): Logger {

@@ -89,7 +89,8 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
       () => null,
       (err: unknown) => {
         const known = toAppError(err, config.bodyLimit);
-        if (known?.code === 'invalid_json' && known.data.field === 'body') return parseError(known.message);
+        // A key given twice is named where it is (body/params/…); for JSON-RPC it is a message that cannot be read either way.
+        if (known?.code === 'invalid_json' && /^body(\/|$)/.test(String(known.data.field))) return parseError(known.message);
         // JSON that is no object or array ("x", null): JSON, but no message.
         if (known?.code === 'validation_failed' && known.data.field === 'body') return messageProblem(null);
         throw err;

@@ -134,14 +134,17 @@ export function toolResult(value: unknown): CallToolResult {
  * so here they are `arguments/slug`, `arguments/lang`.
  */
 export function errorResult(error: AppError, requestId: unknown): CallToolResult {
-  const { field, errors, ...data } = error.data as { field?: unknown; errors?: unknown };
+  const { field, errors, offending, ...data } = error.data as { field?: unknown; errors?: unknown; offending?: unknown };
   const located: Record<string, unknown> = { ...data };
   let message = error.message;
   if (typeof field === 'string') {
     located.field = asArgument(field);
     if (message.startsWith(`${field} `)) message = `${located.field as string}${message.slice(field.length)}`;
   }
-  if (Array.isArray(errors)) located.errors = errors.map((e: { field?: unknown }) => (typeof e?.field === 'string' ? { ...e, field: asArgument(e.field) } : e));
+  const relocate = (list: unknown[]) => list.map((e) => (typeof (e as { field?: unknown })?.field === 'string' ? { ...(e as object), field: asArgument((e as { field: string }).field) } : e));
+  if (Array.isArray(errors)) located.errors = relocate(errors);
+  // An import's problems name their fields too (body/nodes/3/parentSlug).
+  if (Array.isArray(offending)) located.offending = relocate(offending);
   const body = { error: { code: error.code, message, ...located, requestId } };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }

@@ -42,6 +42,8 @@ export class ProtectedResources {
     const suffix = path.slice(PROTECTED_RESOURCE_PATH.length);
     const resource = suffix === this.paths.mcpPath ? this.mcp : suffix === '' || suffix === this.paths.basePath ? this.api : null;
     if (resource === null) return false;
+    // One of three fixed paths: the label is the path itself.
+    ctx.state.route = path;
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = {

@@ -2,16 +2,16 @@ import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { issuedBeforeRoleChange, mayConsent, type AccountBook } from '../auth/accounts.ts';
+import { issuedBeforeRoleChange, mayConsent, revokedFor, type AccountBook } from '../auth/accounts.ts';
 import { KEY_PREFIX, type Scope } from '../auth/key-file.ts';
 import type { Config } from '../config.ts';
 import { unauthorized, type OAuthActor } from '../http/actor.ts';
-import { endGrantsOnRoleChange } from './accounts-in-force.ts';
+import { endGrantsOnRoleChange, endRevokedGrants } from './accounts-in-force.ts';
 import { interactionRoutes } from './interactions.ts';
 import type { ServerSecrets } from './keys.ts';
 import { loadOidcProvider, type OidcProviderModule } from './library.ts';
 import { aroundLogout, isLogoutPath } from './logout.ts';
-import { HELP_SCOPES, INTERACTION_PATH, UPSTREAM_CALLBACK } from './paths.ts';
+import { HELP_SCOPES, INTERACTION_PATH, OAUTH_ROUTES, UPSTREAM_CALLBACK } from './paths.ts';
 import { createProvider } from './provider.ts';
 import { RateLimit } from './rate-limit.ts';
 import { RequestLimits } from './request-limits.ts';
@@ -51,6 +51,7 @@ export class AuthorizationServer {
     this.provider.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'authorization server error'));
     this.upstream = config.oauth.upstream ? new UpstreamSignIn(config.oauth.upstream, issuer, this.provider, config.dataDir, log) : null;
     endGrantsOnRoleChange(accounts, this.store, log);
+    endRevokedGrants(accounts, this.store, log);
     this.sweeper = setInterval(() => this.store.sweep(), 10 * 60_000);
     this.sweeper.unref();
   }
@@ -82,12 +83,16 @@ export class AuthorizationServer {
       }
       const path = ctx.path;
       if (path.startsWith(`${INTERACTION_PATH}/`)) return interactions(ctx, next);
-      if (upstream && path === UPSTREAM_CALLBACK) return upstream(ctx, next);
+      if (upstream && path === UPSTREAM_CALLBACK) {
+        ctx.state.route = UPSTREAM_CALLBACK;
+        return upstream(ctx, next);
+      }
       if (isLogoutPath(path)) return aroundLogout(ctx, () => provide(ctx, next));
       // Browser-based clients register themselves too; the library answers CORS on its other routes.
       if (routeOf(path) === 'registration') {
         ctx.set('Access-Control-Allow-Origin', '*');
         if (ctx.method === 'OPTIONS') {
+          ctx.state.route = OAUTH_ROUTES.registration;
           ctx.set('Access-Control-Allow-Methods', 'POST');
           ctx.set('Access-Control-Allow-Headers', 'Content-Type, Authorization');
           ctx.status = 204;
@@ -112,6 +117,7 @@ export class AuthorizationServer {
     if (!account) throw unauthorized(`The account "${at.accountId}" is disabled or gone; its tokens no longer work`);
     if (!mayConsent(account.role)) throw unauthorized(`The account "${account.name}" is now a ${account.role}; only admin and editor accounts can use OAuth clients`);
     if (issuedBeforeRoleChange(account, at.iat)) throw unauthorized(`The role of the account "${account.name}" changed after this token was issued; sign in again`);
+    if (revokedFor(account, at.clientId, at.iat)) throw unauthorized(`An administrator revoked what the account "${account.name}" granted this client; sign in again`);
     const scopes = String(at.scope ?? '').split(' ').filter((s): s is Scope => (HELP_SCOPES as readonly string[]).includes(s));
     const clientId = at.clientId ?? '';
     const client = await this.provider.Client.find(clientId);

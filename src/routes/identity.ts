@@ -10,7 +10,8 @@ export function identityRoutes(deps: Deps) {
       path: '/whoami',
       operationId: 'whoami',
       summary: 'Describe the credential this request carries',
-      tag: 'Identity',
+      // The PDF routes' tag (routes/pdf.ts): one group on the reference page, not two of nearly one name.
+      tag: 'Identity and PDF',
       access: 'credential',
       errors: [],
       responses: { 200: { description: 'The credential', schema: 'Whoami' } },

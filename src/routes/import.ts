@@ -29,10 +29,12 @@ export interface FilesBody {
 export async function importJson(writer: Writer, author: Author, version: string, request: ImportBody, at: string) {
   // ImportRequest's schema takes exactly one of the two.
   const given = (request.nodes ?? request.document?.nodes)!;
-  const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `${at}/nodes/${i}/translations`) } : n));
+  // Errors name the node where the request has it: body/nodes/3, or body/document/nodes/3.
+  const where = request.nodes ? `${at}/nodes` : `${at}/document/nodes`;
+  const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `${where}/${i}/translations`) } : n));
   const mode = request.mode ?? 'merge';
   const dryRun = request.dryRun === true;
-  const { diff, state } = await importDocument(writer, author, version, nodes, mode, dryRun);
+  const { diff, state } = await importDocument(writer, author, version, nodes, mode, dryRun, where);
   return { dryRun, mode, diff, version: presentVersion(state) };
 }
 

@@ -11,6 +11,7 @@ import { selectForPdf } from '../pdf/selection.ts';
 import type { Deps } from '../deps.ts';
 import type { Reader } from '../queries/reader.ts';
 
+/** whoami's tag too (routes/identity.ts): an "Identity" tag beside "Identity and PDF" read as one on the reference page. */
 const TAG = 'Identity and PDF';
 
 const retired = (method: Method) =>
@@ -20,6 +21,7 @@ const retired = (method: Method) =>
     operationId: `${method}PdfRetired`,
     summary: 'Retired: PDFs are rendered in the browser from the pdf-bundle',
     tag: TAG,
+    deprecated: true,
     access: 'public',
     errors: ['gone'],
     responses: {},

@@ -44,6 +44,13 @@ export interface EndpointDoc {
   cache?: boolean;
   /** Header parameters the endpoint reads (documented in openapi.json). */
   headers?: Array<'If-Unmodified-Since'>;
+  /** Retired: still answered (410 `gone`, say), marked `deprecated` in openapi.json so that no client starts using it. */
+  deprecated?: boolean;
+  /**
+   * False for what the API router serves that is no API operation (the reference page's own styles,
+   * scripts and icon): left out of openapi.json, where the reference page would list them as the API's.
+   */
+  documented?: boolean;
   /** The successful answers (2xx, 304). */
   responses: Record<number, ResponseDoc>;
   /**

@@ -591,7 +591,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           summary: 'The document names a parent that does not exist',
           sent: { body: 'unknownParent' },
           value: error('invalid_document', 'The import document has 1 problem(s); first: guest-access: unknown parent "team-and-permissions"', {
-            offending: [{ slug: 'guest-access', problem: 'unknown parent "team-and-permissions"' }],
+            offending: [{ slug: 'guest-access', problem: 'unknown parent "team-and-permissions"', field: 'body/nodes/0/parentSlug' }],
           }),
         },
       },
@@ -808,7 +808,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         primaryLanguage: {
           summary: 'English is the primary language',
           sent: { path: { lang: 'en' } },
-          value: error('primary_language_required', 'The en translation of "first-project" is in the primary language of version "v2" and cannot be deleted', { slug: 'first-project', language: 'en' }),
+          value: error('primary_language_required', 'The en translation of "first-project" is in the primary language of version "v2" and cannot be deleted', { field: 'path/lang', slug: 'first-project', language: 'en' }),
         },
       },
       404: { noTranslation: NO_GERMAN_TRANSLATION },
@@ -894,9 +894,5 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   getApiReference: notJson(),
-  getApiReferenceStyles: notJson(),
-  getApiReferenceScript: notJson(),
-  getApiReferenceIcon: notJson(),
-  getApiReferenceSetup: notJson(),
   getOpenApi: notJson(),
 };

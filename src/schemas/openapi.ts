@@ -62,6 +62,7 @@ function errorResponses(e: EndpointDoc): Record<number, ResponseDoc> {
 export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string, issuer: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const e of endpoints) {
+    if (e.documented === false) continue;
     const path = e.path.replace(/:(\w+)/g, '{$1}');
     const parameters: unknown[] = [...e.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
       name,
@@ -92,6 +93,7 @@ export function buildOpenApi(endpoints: readonly EndpointDoc[], basePath: string
       responses,
     };
     if (e.description) operation.description = e.description;
+    if (e.deprecated) operation.deprecated = true;
     // 'credential' (whoami) takes any valid key, whatever its scopes: no scope is required.
     if (e.access !== 'public') {
       operation.security = [{ apiKey: e.access === 'write' ? ['help:write'] : [] }, { oauth: e.access === 'write' ? ['help:write'] : [] }];

@@ -281,7 +281,9 @@ describe('Bodies that arrive slowly', () => {
       const answer = await readAnswer(socket, 5_000);
       assert.equal(answer.status, 408);
       assert.ok(Date.now() - started < 2_500, `answered after ${Date.now() - started} ms`);
-      assert.deepEqual(JSON.parse(answer.body).error, { code: 'request_timeout', message: 'The whole request did not arrive within 1 s (its body stopped coming, or came too slowly); send it again', timeoutSeconds: 1 });
+      const { requestId, ...error } = JSON.parse(answer.body).error;
+      assert.deepEqual(error, { code: 'request_timeout', message: 'The whole request did not arrive within 1 s (its body stopped coming, or came too slowly); send it again', timeoutSeconds: 1 });
+      assert.equal(answer.headers.get('x-request-id'), requestId);
     } finally {
       await quick.close();
     }
@@ -308,6 +310,9 @@ describe('Connections per client address', () => {
       const { error } = JSON.parse(refused.body);
       assert.deepEqual({ code: error.code, limit: error.limit, max: error.max }, { code: 'too_many_requests', limit: 'connections_per_address', max: 3 });
       assert.match(error.message, /HELP_CONNECTIONS_PER_ADDRESS/);
+      // Answered before any request was read, yet with a request id, like every error.
+      assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/);
+      assert.equal(refused.headers.get('x-request-id'), error.requestId);
       // The held ones are served.
       assert.equal((await healthOver(held.pop()!)).status, 200);
       // That one is closed now: room for one more.
