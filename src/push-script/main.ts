@@ -16,7 +16,8 @@ push-changed  The same for every version folder under --root (default docs) that
               COMMIT and HEAD (git diff), each one even when another fails. With COMMIT empty, all
               zeros (the first push of a branch) or a commit id the repository does not have (a force
               push), every version folder under --root. A deleted folder's version stays on the
-              service unless --delete-removed is given (a real run then deletes it).
+              service unless --delete-removed is given (a real run then deletes it; a dry run
+              asks the service whether it has the version, and says what a real run would delete).
 --offline     Checks the files here, with the service's own validation code: no service, no key.
 
 Environment (not needed with --offline): HELP_URL, the API base (e.g. https://help.example.com/help/v1);
@@ -148,14 +149,35 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
   const deleted: string[] = [];
   const kept: string[] = [];
   const toDelete: string[] = [];
+  const absent: string[] = [];
   for (const version of removed) {
     const dir = `${root}/${version}`;
     if (!deleteRemoved) {
       out.warning(`${dir} was deleted, but version ${version} stays on the service; --delete-removed deletes it (the example workflow passes it when the Actions variable HELP_DELETE_REMOVED_VERSIONS is true)`);
       kept.push(version);
-    } else if (mode !== 'real') {
-      out.result(`${version}: ${dir} was deleted; a real run deletes version ${version} on the service (${mode === 'offline' ? 'offline check' : 'dry run'}: nothing deleted)`);
+    } else if (mode === 'offline') {
+      out.result(`${version}: ${dir} was deleted; a real run deletes version ${version} on the service if it has it (offline check: nothing deleted, the service not asked)`);
       toDelete.push(version);
+    } else if (mode === 'dry-run') {
+      // The service is asked what it holds, so the dry run says what the real run would delete.
+      try {
+        const answer = await call(service!, 'GET', `/versions/${encodeURIComponent(version)}`);
+        if (answer.status === 200) {
+          const status = (answer.body as { status?: unknown } | undefined)?.status;
+          out.result(`${version}: ${dir} was deleted; a real run deletes version ${version} on the service${typeof status === 'string' ? `, where it is ${status}` : ''} (dry run: nothing deleted)`);
+          toDelete.push(version);
+        } else if (answer.status === 404) {
+          out.result(`${version}: ${dir} was deleted and the service has no such version: a real run deletes nothing (dry run)`);
+          absent.push(version);
+        } else {
+          out.failure(`${version}: cannot tell whether a real run would delete it: ${refusal(answer)}`);
+          failed.push(version);
+        }
+      } catch (err) {
+        if (!(err instanceof Unreachable)) throw err;
+        out.failure(`${version}: cannot tell whether a real run would delete it: ${err.message}`);
+        failed.push(version);
+      }
     } else {
       try {
         const answer = await call(service!, 'DELETE', `/versions/${encodeURIComponent(version)}`);
@@ -183,6 +205,7 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
     passed.length > 0 && `${list(passed)} ${verb}`,
     deleted.length > 0 && `${list(deleted)} deleted on the service`,
     toDelete.length > 0 && `${list(toDelete)} to be deleted on the service by a real run`,
+    absent.length > 0 && `${list(absent)} deleted here and not on the service: nothing to delete`,
     kept.length > 0 && `${list(kept)} deleted here but kept on the service`,
   ].filter(Boolean);
   if (failed.length > 0) {

@@ -18,7 +18,7 @@ export interface Answer {
 export class Unreachable extends Error {}
 
 /** Sends one request with the key; answers whatever the service says, or throws Unreachable. */
-export async function call(service: Service, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+export async function call(service: Service, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
   const base = service.url.replace(/\/+$/, '');
   let res: Response;
   try {
