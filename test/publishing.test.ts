@@ -881,6 +881,31 @@ describe('Working copies and publish requests', () => {
     assert.equal(dry.status, 200, dry.text);
     assert.ok(dry.body.warnings.some((w: { message: string }) => w.message === 'live changed after live-wip was made (a): publishing the copy replaces those changes unless it has them too'), dry.text);
   });
+
+  test("a request's version.json carries the target's stamps, not the working copy's: a topic edit changes no line of it", async () => {
+    await createVersion(s, 'stamped');
+    await createNode(s, 'stamped', { slug: 'a' });
+    assert.equal((await s.request('PATCH', '/versions/stamped', { body: { status: 'published' }, key: publisher })).status, 200);
+    const target = (await s.request('GET', '/versions/stamped')).body;
+    const targetFile = JSON.parse((await s.request('GET', '/versions/stamped/export?format=files')).body.files.find((f: { path: string }) => f.path === 'version.json').content);
+    // The copy is made later, and only a topic changes.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await s.request('POST', '/versions/stamped/working-copy')).status, 201);
+    assert.equal((await s.request('PUT', '/versions/stamped-wip/topics/a/translations/en', { body: { title: 'A', bodyMd: 'Edited.\n' } })).status, 200);
+    const dry = await s.request('POST', '/versions/stamped-wip/publish-request?dryRun=true');
+    assert.equal(dry.status, 200, dry.text);
+    const versionFile = dry.body.files.find((f: { path: string }) => f.path.endsWith('/version.json')).content;
+    assert.equal(JSON.parse(versionFile).createdAt, target.createdAt);
+    assert.equal(JSON.parse(versionFile).updatedAt, target.updatedAt);
+    assert.deepEqual(JSON.parse(versionFile), targetFile, 'version.json as the live version has it, to the letter');
+    // A change to what version.json says (the label) is the copy's, with its stamp.
+    assert.equal((await s.request('PATCH', '/versions/stamped-wip', { body: { label: 'Stamped, relabelled' } })).status, 200);
+    const copy = (await s.request('GET', '/versions/stamped-wip')).body;
+    const relabelled = JSON.parse((await s.request('POST', '/versions/stamped-wip/publish-request?dryRun=true')).body.files.find((f: { path: string }) => f.path.endsWith('/version.json')).content);
+    assert.equal(relabelled.label, 'Stamped, relabelled');
+    assert.equal(relabelled.createdAt, target.createdAt);
+    assert.equal(relabelled.updatedAt, copy.updatedAt);
+  });
 });
 
 describe('Publish requests across restarts', () => {

@@ -70,12 +70,9 @@ export class Publisher {
     if (source.meta.status !== 'draft') throw new AppError('invalid_state', `Version "${sourceSlug}" is ${source.meta.status}; publish requests are made from a draft or a working copy`, { version: sourceSlug });
     const targetSlug = source.meta.workingCopyOf ?? sourceSlug;
     const target = this.catalog.entry(targetSlug)?.state ?? null;
-    // The files describe the target as it will be once live: published, its own label and latest flag.
-    const published: VersionState = {
-      ...source,
-      slug: targetSlug,
-      meta: { ...source.meta, status: 'published', hidden: false, workingCopyOf: null, isLatest: target?.meta.isLatest ?? false },
-    };
+    // The files describe the target as it will be once live: published, its own label and latest flag,
+    // and its own stamps (the working copy's were made when the copy was, and changed every request's version.json).
+    const published = asTarget(source, targetSlug, target);
     const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
     const now = this.clock.time();
     const { incoming, warnings } = readIncomingFiles(relative, targetSlug, target, now, this.newId);
@@ -358,4 +355,16 @@ export const importedTrailer = (ids: readonly string[]) => (ids.length > 0 ? `\n
 export function importedIn(message: string): string[] {
   const line = message.split('\n').find((l) => l.startsWith(TRAILER));
   return line ? line.slice(TRAILER.length).split(',').map((id) => id.trim()).filter(Boolean) : [];
+}
+
+/**
+ * `source` as the target version it is to become: published, visible, the target's latest flag and
+ * creation stamp, and the target's `updatedAt` unless what version.json says besides changed.
+ */
+function asTarget(source: VersionState, targetSlug: string, target: VersionState | null): VersionState {
+  const meta = { ...source.meta, status: 'published' as const, hidden: false, workingCopyOf: null, isLatest: target?.meta.isLatest ?? false };
+  if (target === null) return { ...source, slug: targetSlug, meta };
+  const keeping = { ...source, slug: targetSlug, meta: { ...meta, createdAt: target.meta.createdAt, updatedAt: target.meta.updatedAt } };
+  const sameFile = renderFile(keeping, 'version.json') === renderFile(target, 'version.json');
+  return sameFile ? keeping : { ...keeping, meta: { ...keeping.meta, updatedAt: source.meta.updatedAt } };
 }
