@@ -19,8 +19,9 @@ export function isValidHost(value: string): boolean {
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
   if (name.startsWith('[')) return isIP(name.slice(1, -1)) === 6 && !name.includes('%');
   const labels = (name.endsWith('.') ? name.slice(0, -1) : name).split('.');
-  // The URL parser has the last word: a name of digits that is no IPv4 address (999.0.0.1) or a
-  // punycode label that decodes to nothing (xn--a) makes no URL, and the authorization server builds its URLs with it.
+  // The URL parser has the last word: a name of digits that is no IPv4 address (999.0.0.1) makes no
+  // URL (nor, on the URL parsers of some Node.js versions, a punycode label that decodes to nothing:
+  // xn--a), and the authorization server builds its URLs with the Host.
   return name.length <= 254 && labels.every((label) => LABEL.test(label)) && URL.canParse(`http://${value}/`);
 }
 

@@ -88,14 +88,14 @@ describe('The Host header', () => {
 
   test('host[:port] forms: names, IPv4, bracketed IPv6, with a port; nothing else', () => {
     for (const good of ['help.example.com', 'help.example.com:8080', 'localhost', '127.0.0.1:80', '[::1]', '[2001:db8::1]:443', 'help_content:8080', 'example.com.']) assert.equal(isValidHost(good), true, good);
-    for (const bad of ['', 'a b', 'evil.example/x', 'user@host', '"><script>', 'host:', 'host:0', 'host:99999', '::1', '[::1', '[nope]', 'a..b', '-.x', 'host:80:80', 'é.example', '999.0.0.1', '1.2.3.4.5', 'xn--a', `${'a'.repeat(64)}.example`]) assert.equal(isValidHost(bad), false, bad);
+    for (const bad of ['', 'a b', 'evil.example/x', 'user@host', '"><script>', 'host:', 'host:0', 'host:99999', '::1', '[::1', '[nope]', 'a..b', '-.x', 'host:80:80', 'é.example', '999.0.0.1', '1.2.3.4.5', `${'a'.repeat(64)}.example`]) assert.equal(isValidHost(bad), false, bad);
   });
 
   const paths = ['/healthz', '/help/v1/versions', '/help/v1/versions/v1/pdf-bundle', '/support/v1/intro', '/robots.txt', '/support/sitemap.xml', '/oauth/authorize', '/.well-known/oauth-authorization-server', '/metrics', '/nothing-here'];
 
   test('a Host that is not host[:port] is refused on every path: 400 malformed_request naming the header', async () => {
-    // 999.0.0.1 and xn--a look like names but make no URL: the authorization server's discovery answered 500 for them.
-    for (const host of ['evil.example/x?', 'a b', '"><script>alert(1)</script>', 'user@evil.example', 'evil.example:99999', '999.0.0.1', 'xn--a']) {
+    // 999.0.0.1 looks like a name but makes no URL: the authorization server's discovery answered 500 for it.
+    for (const host of ['evil.example/x?', 'a b', '"><script>alert(1)</script>', 'user@evil.example', 'evil.example:99999', '999.0.0.1', '1.2.3.4.5']) {
       for (const path of paths) {
         const res = await get(s, path, host);
         assert.equal(res.status, 400, `${path} with Host ${host}: ${res.body}`);
@@ -103,7 +103,7 @@ describe('The Host header', () => {
         assert.equal(error.code, 'malformed_request');
         assert.equal(error.field, 'header/host');
         assert.match(error.message, /Host header/);
-        assert.doesNotMatch(res.body, /evil|script|999|xn--/, 'the value is not echoed');
+        assert.doesNotMatch(res.body, /evil|script|999|1\.2\.3/, 'the value is not echoed');
       }
     }
   });

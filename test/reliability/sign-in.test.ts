@@ -123,7 +123,8 @@ describe('Sign-in: stale sessions, sign-out, consent', () => {
   });
 
   test('sign-out with a Host that makes no URL is a 400, not a server error', async () => {
-    for (const host of ['999.0.0.1', '1.2.3.4.5', 'xn--a']) {
+    // Hosts that make no URL on every Node.js line (xn--a makes one on some, and is then a host like another).
+    for (const host of ['999.0.0.1', '1.2.3.4.5']) {
       for (const path of ['/oauth/logout', '/oauth/logout/confirm', '/oauth/logout/success']) {
         const res = await getWithHost(s, path, host);
         assert.equal(res.status, 400, `${path} with Host ${host}: ${res.body.slice(0, 300)}`);
