@@ -32,13 +32,26 @@ function hostLines(raw: readonly string[]): number {
   return n;
 }
 
+/** Hosts found valid lately: a service is reached under a handful of names, checked once each, not on every read. */
+const KNOWN_GOOD = new Set<string>();
+const KNOWN_GOOD_MAX = 64;
+
+function validHost(host: string): boolean {
+  if (KNOWN_GOOD.has(host)) return true;
+  if (!isValidHost(host)) return false;
+  // Bounded: a client sending a new valid name with each request only keeps this from helping.
+  if (KNOWN_GOOD.size >= KNOWN_GOOD_MAX) KNOWN_GOOD.clear();
+  KNOWN_GOOD.add(host);
+  return true;
+}
+
 /** Why the request's Host cannot be used, or null when it can (or, in HTTP/1.0, is absent: nothing is copied then). */
 function hostProblem(ctx: Context): string | null {
   const req = ctx.req;
   const host = req.headers.host;
   if (host === undefined) return req.httpVersion === '1.0' ? null : 'An HTTP/1.1 request must carry a Host header';
   if (hostLines(req.rawHeaders) > 1) return 'The request carries more than one Host header';
-  if (!isValidHost(host)) return 'The Host header is not a host name or IP address with an optional port (host[:port])';
+  if (!validHost(host)) return 'The Host header is not a host name or IP address with an optional port (host[:port])';
   return null;
 }
 

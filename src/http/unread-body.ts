@@ -12,11 +12,13 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
  */
 export function closeAfterUnreadBody(): Middleware {
   return async (ctx, next) => {
+    // Most requests (every read) announce no body: nothing to wait for, and no promise of this middleware's own.
+    if (!hasBody(ctx.req)) return next();
     try {
       await next();
     } finally {
       const req = ctx.req;
-      if (!req.complete && hasBody(req)) {
+      if (!req.complete) {
         // A refusal is decided before Node.js has parsed the bytes that came with the headers: once it
         // has, a body that was all there is complete, and the connection can serve the next request.
         await new Promise(setImmediate);
