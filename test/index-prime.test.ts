@@ -14,7 +14,7 @@ test('an index built after the priming sample is byte for byte the index built b
   const documents = set.nodes.flatMap((node) => Object.entries(node.translations).map(([language, t]) => [`${language}/${node.slug}`, t] as const));
   const build = async () => {
     const index = new TermIndex();
-    for (const [key, t] of documents) index.add(key, documentTerms(index, t));
+    for (const [key, t] of documents) index.add(key, documentTerms(index, t).terms);
     return Buffer.from(await index.save());
   };
   const unprimed = await build();

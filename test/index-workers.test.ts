@@ -244,7 +244,7 @@ describe('Indexes built on a worker, and updates meanwhile', () => {
     const logs: Array<Record<string, any>> = [];
     const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
     // The wait after a failure: long enough that a main-thread build fits in it on a loaded machine.
-    const WAIT_MS = 4000;
+    const WAIT_MS = 8000;
     const workers = new IndexWorkers(1, TEST_MIN_CHARS, log, pathToFileURL(script), WAIT_MS);
     const index = new SearchIndex(() => {}, workers);
     const found = (state: VersionState, q: string) => index.search(state, 'en', q).hits.map((h) => h.slug);

@@ -1,17 +1,31 @@
+import { headingsOf } from '../content/headings.ts';
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
+import { BODY, HEADINGS, RankDoc, SUMMARY, TITLE } from './rank-index.ts';
 import type { TermIndex } from './term-index.ts';
 import { DocTerms, indexTerms } from './words.ts';
 
 /**
- * The terms a translation is indexed under in `index`: its title, summary and the plain text of its
- * body. The main thread and the index workers both call this, so an index built on either holds the
- * same terms.
+ * What a translation is indexed under: in `index` (the term index), the terms of its title, summary
+ * and the plain text of its body; for ranking, the same words counted per field, headings on their
+ * own. The main thread and the index workers both call this, so an index built on either holds the
+ * same terms. The body is converted to plain text once for both.
  */
-export function documentTerms(index: TermIndex, t: Pick<Translation, 'title' | 'summary' | 'bodyMd'>): DocTerms {
+export function documentTerms(index: TermIndex, t: Pick<Translation, 'title' | 'summary' | 'bodyMd'>): { terms: DocTerms; rank: RankDoc } {
   const terms = index.docTerms();
+  const rank = new RankDoc();
+  rankHead(rank, t);
   indexTerms(`${t.title}\n${t.summary}`, terms);
-  indexTerms(plainLines(t.bodyMd).join('\n'), terms);
+  const body = plainLines(t.bodyMd).join('\n');
+  indexTerms(body, terms);
+  rank.add(BODY, body);
   terms.done();
-  return terms;
+  return { terms, rank };
+}
+
+/** Counts the title, summary and headings of `t` into `rank` (the body comes separately, in pieces when long). */
+export function rankHead(rank: RankDoc, t: Pick<Translation, 'title' | 'summary' | 'bodyMd'>): void {
+  rank.add(TITLE, t.title);
+  rank.add(SUMMARY, t.summary);
+  for (const h of headingsOf(t.bodyMd)) rank.add(HEADINGS, h.text);
 }

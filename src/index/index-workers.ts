@@ -10,11 +10,13 @@ export type Document = readonly [key: string, translation: Translation];
 /** What the main thread sends an index worker: documents of build `job`, and whether they complete its index. */
 export interface Batch {
   job: number;
+  /** The language of the documents: the ranking's stemmer depends on it. */
+  language: string;
   documents: Array<[key: string, title: string, summary: string, bodyMd: string]>;
   last: boolean;
 }
 
-/** What an index worker answers: the index of build `job`, as TermIndex.save() writes it. */
+/** What an index worker answers: the indexes of build `job`, as packIndexes() writes them. */
 export interface Built {
   job: number;
   bytes: Uint8Array;
@@ -24,8 +26,8 @@ export interface Built {
 export interface IndexBuilder {
   /** Characters of text a version must have to be built here rather than on the caller's thread. */
   readonly minChars: number;
-  /** The index of `documents`, as TermIndex.save() writes it; rejects when it cannot be built there (the caller then builds it itself). */
-  build(documents: readonly Document[]): Promise<Uint8Array>;
+  /** The indexes of `documents` in `language`, as packIndexes() writes them; rejects when they cannot be built there (the caller then builds them itself). */
+  build(documents: readonly Document[], language: string): Promise<Uint8Array>;
 }
 
 /** Text sent to a worker in one message, in characters: a message is copied while the event loop waits, and a worker starts on a build once its first batch is in. */
@@ -57,6 +59,7 @@ class Job {
     readonly id: number,
     private readonly pool: IndexWorkers,
     readonly worker: Worker | null,
+    private readonly language: string,
   ) {
     this.result = new Promise((resolve, reject) => {
       this.resolve = resolve;
@@ -91,7 +94,7 @@ class Job {
     const documents = this.batch;
     this.batch = [];
     this.batchChars = 0;
-    this.pool.post(this, { job: this.id, documents, last });
+    this.pool.post(this, { job: this.id, language: this.language, documents, last });
   }
 }
 
@@ -132,8 +135,8 @@ export class IndexWorkers implements IndexBuilder {
     return this.closed ?? (performance.now() < this.failedUntil ? this.failure : null);
   }
 
-  async build(documents: readonly Document[]): Promise<Uint8Array> {
-    const job = this.job();
+  async build(documents: readonly Document[], language: string): Promise<Uint8Array> {
+    const job = this.job(language);
     // No worker to send them to (the workers failed): rejected as it is.
     if (job.worker === null) return job.finish();
     for (const [key, t] of documents) {
@@ -143,11 +146,11 @@ export class IndexWorkers implements IndexBuilder {
     return job.finish();
   }
 
-  private job(): Job {
+  private job(language: string): Job {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const worker = this.unavailable() === null ? this.leastBusy() : null;
-    const job = new Job(this.nextId++, this, worker);
+    const job = new Job(this.nextId++, this, worker, language);
     if (worker === null) job.reject(this.unavailable() ?? new Error('no index worker'));
     else {
       this.workers.get(worker)!.add(job);

@@ -75,7 +75,7 @@ export function primeIndexing(): void {
   if (primed) return;
   primed = true;
   const index = new TermIndex();
-  index.add('a', documentTerms(index, { title: 'Title', summary: 'Summary', bodyMd: SAMPLE }));
-  index.add('b', documentTerms(index, { title: 'タイトル', summary: 'Zusammenfassung', bodyMd: SAMPLE }));
-  index.add('c', documentTerms(index, { title: 'Long', summary: '', bodyMd: LONG_SAMPLE }));
+  index.add('a', documentTerms(index, { title: 'Title', summary: 'Summary', bodyMd: SAMPLE }).terms);
+  index.add('b', documentTerms(index, { title: 'タイトル', summary: 'Zusammenfassung', bodyMd: SAMPLE }).terms);
+  index.add('c', documentTerms(index, { title: 'Long', summary: '', bodyMd: LONG_SAMPLE }).terms);
 }

@@ -1,11 +1,16 @@
 import { plainLines } from '../content/plain-text.ts';
 import { textChars } from '../domain/translations.ts';
-import { documentOrder, orderIndexes } from '../domain/tree.ts';
-import type { Translation, VersionState } from '../domain/types.ts';
+import { ancestors, documentOrder, orderIndexes } from '../domain/tree.ts';
+import { primaryLanguage, type Translation, type VersionState } from '../domain/types.ts';
 import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
-import { documentTerms } from './document-terms.ts';
+import { documentTerms, rankHead } from './document-terms.ts';
+import { packIndexes, unpackIndexes } from './index-bytes.ts';
+import { BODY, RankDoc, RankIndex } from './rank-index.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
+import type { RankedHit, RankedResult, RankOptions } from './rank-types.ts';
+import { foldedWords, rankQuery, type Fields } from './rank-query.ts';
+import { passage, termPattern, topicHeadings } from './passages.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
 import { indexTerms, queryTerms, words, type Word } from './words.ts';
@@ -15,6 +20,8 @@ import { settlesWithin } from '../waits.ts';
 export const MAX_HITS = 50;
 interface LanguageIndex {
   terms: TermIndex;
+  /** The same documents for ranking (rank-index.ts). */
+  ranked: RankIndex;
   /** The translation each indexed document was built from, to patch only what a write changed. */
   docs: Map<string, Translation>;
   /** Document number → index in document order (-1: none), for the tree and the numbering it was made from. */
@@ -160,7 +167,7 @@ export class SearchIndex {
     const documents = languages.map((language) => [...documentsToIndex(new Map(), state, language)]);
     let saved: Uint8Array[];
     try {
-      saved = await Promise.all(documents.map((d) => this.builder!.build(d)));
+      saved = await Promise.all(documents.map((d, i) => this.builder!.build(d, languages[i])));
     } catch {
       return false;
     }
@@ -289,13 +296,13 @@ export class SearchIndex {
       if (index && this.isShared(slug, index) && !holdsExactly(index, state, language)) {
         // Copy on write: the twin keeps the shared index; this version gets its own, swapped in once
         // built, so its searches find the documents as they were until then.
-        const own: LanguageIndex = { terms: new TermIndex(), docs: new Map() };
+        const own = emptyIndex(language);
         if (pause === null) patch(own, state, language);
         else await patchInSlices(own, state, language, pause);
         byLanguage.set(language, own);
         continue;
       }
-      if (!index) byLanguage.set(language, (index = { terms: new TermIndex(), docs: new Map() }));
+      if (!index) byLanguage.set(language, (index = emptyIndex(language)));
       if (pause === null) patch(index, state, language);
       else await patchInSlices(index, state, language, pause);
     }
@@ -317,7 +324,11 @@ export class SearchIndex {
     if (!byLanguage) return null;
     const pause = slicer();
     const parts: Array<{ language: string; bytes: Uint8Array }> = [];
-    for (const [language, index] of byLanguage) parts.push({ language, bytes: await index.terms.save(pause) });
+    for (const [language, index] of byLanguage) {
+      const terms = await index.terms.save(pause);
+      parts.push({ language, bytes: packIndexes(terms, index.ranked.save()) });
+      await pause();
+    }
     const head = Buffer.from(JSON.stringify({ format: SAVE_FORMAT, parts: parts.map((p) => [p.language, p.bytes.length]) }), 'utf8');
     const length = Buffer.alloc(4);
     length.writeUInt32BE(head.length, 0);
@@ -380,6 +391,67 @@ export class SearchIndex {
     }
     return { hits, partial };
   }
+
+  /**
+   * Topics ranked by relevance to `q`, best first (rank-query.ts), the page `options` asks for, each
+   * with the passage that matched best; when nothing matches, a "did you mean" that finds something.
+   */
+  ranked(state: VersionState, language: string, q: string, options: RankOptions): RankedResult {
+    const index = this.versions.get(state.slug)?.get(language);
+    if (!index) return { hits: [], total: 0, partial: false };
+    const answer = rankIndexed(index, q, options.offset + options.limit);
+    const hits: RankedHit[] = [];
+    const pattern = termPattern(answer.matched);
+    for (const { key, score } of answer.top.slice(options.offset, options.offset + options.limit)) {
+      const t = index.docs.get(key);
+      if (!t || !state.nodes.has(key)) continue;
+      hits.push({ slug: key, title: t.title, summary: t.summary, language, score, ...passage(t, answer.matched, pattern), breadcrumbs: breadcrumbs(state, key, language) });
+    }
+    const result: RankedResult = { hits, total: answer.total, partial: answer.partial };
+    if (answer.total === 0) {
+      const suggestion = suggest(index.ranked, answer.words);
+      if (suggestion !== undefined && rankIndexed(index, suggestion, 1).total > 0) result.suggestion = suggestion;
+    }
+    return result;
+  }
+}
+
+function rankIndexed(index: LanguageIndex, q: string, window: number) {
+  return rankQuery(index.ranked, q, window, (key) => {
+    const t = index.docs.get(key);
+    return t && foldedFields(t);
+  });
+}
+
+const foldedKept = new WeakMap<Translation, Fields>();
+
+/** The title, summary and headings of `t` as foldedWords() makes them, kept beside it: the phrase bonus reads them for every search that ranks it high. */
+function foldedFields(t: Translation): Fields {
+  let f = foldedKept.get(t);
+  if (f === undefined) foldedKept.set(t, (f = { title: foldedWords(t.title), summary: foldedWords(t.summary), headings: topicHeadings(t).map((h) => foldedWords(h.text)) }));
+  return f;
+}
+
+/** The query with each word the version does not have replaced by its nearest term (rank-index.ts); undefined when no word could be. */
+function suggest(ranked: RankIndex, query: Word[]): string | undefined {
+  let changed = false;
+  const out = query.map((w) => {
+    if (w.unspaced || ranked.has(w.text)) return w.text;
+    const near = ranked.nearest(w.text);
+    if (near === undefined) return w.text;
+    changed = true;
+    return near;
+  });
+  return changed ? out.join(' ') : undefined;
+}
+
+/** A node's ancestors, outermost first, titled in `language`, else in the version's primary language. */
+function breadcrumbs(state: VersionState, slug: string, language: string): RankedHit['breadcrumbs'] {
+  const primary = primaryLanguage(state.meta);
+  return ancestors(state, slug).map((a) => {
+    const ts = state.translations.get(a);
+    return { slug: a, title: (ts?.get(language) ?? ts?.get(primary))?.title ?? a };
+  });
 }
 
 /** Terms one query prefix may expand to; a query's cost is bounded by this times its distinct words. */
@@ -401,19 +473,25 @@ function necessaryPrefixes(prefixes: string[]): string[] {
   return sorted.filter((p, i) => !sorted.slice(0, i).some((longer) => longer.startsWith(p)));
 }
 
-const SAVE_FORMAT = 2;
+const SAVE_FORMAT = 3;
 
-/** A language's index from the bytes TermIndex.save() wrote for `state`; null when they are not one, or hold a document the state does not have. */
+/** A language's indexes from the bytes packIndexes() wrote for `state`; null when they are not that, or hold a document the state does not have. */
 function loadIndex(saved: Uint8Array, state: VersionState, language: string): LanguageIndex | null {
-  const terms = TermIndex.load(saved);
-  if (!terms) return null;
+  const parts = unpackIndexes(saved);
+  const terms = parts && TermIndex.load(parts.terms);
+  const ranked = parts && RankIndex.load(parts.ranked);
+  if (!terms || !ranked || ranked.language !== language || ranked.size !== terms.size) return null;
   const docs = new Map<string, Translation>();
   for (const key of terms.keys()) {
     const t = state.translations.get(key)?.get(language);
     if (!t) return null;
     docs.set(key, t);
   }
-  return { terms, docs };
+  return { terms, ranked, docs };
+}
+
+function emptyIndex(language: string): LanguageIndex {
+  return { terms: new TermIndex(), ranked: new RankIndex(language), docs: new Map() };
 }
 
 /**
@@ -436,7 +514,9 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
 function patch(index: LanguageIndex, state: VersionState, language: string): void {
   dropDocuments(index, state, language, true);
   for (const [slug, t] of documentsToIndex(index.docs, state, language)) {
-    index.terms.add(slug, documentTerms(index.terms, t));
+    const { terms, rank } = documentTerms(index.terms, t);
+    index.terms.add(slug, terms);
+    index.ranked.add(slug, rank);
     index.docs.set(slug, t);
   }
 }
@@ -447,6 +527,7 @@ function dropDocuments(index: LanguageIndex, state: VersionState, language: stri
     const now = state.translations.get(slug)?.get(language);
     if (now === t || (now !== undefined && !changed)) continue;
     index.terms.remove(slug);
+    index.ranked.remove(slug);
     index.docs.delete(slug);
   }
 }
@@ -535,13 +616,17 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
   dropDocuments(index, state, language, false);
   for (const [slug, t] of documentsToIndex(index.docs, state, language)) {
     const terms = index.terms.docTerms();
+    const rank = new RankDoc();
+    rankHead(rank, t);
     indexTerms(`${t.title}\n${t.summary}`, terms);
     // The plain lines of a long body are its snippets' text too (body-text.ts): kept, unless a chunk was
     // cut inside a line (its lines are then not the whole body's), so textsAhead has nothing to convert again.
     let lines: string[] | null = t.bodyMd.length > AHEAD_CHARS ? [] : null;
     for (const chunk of chunks(t.bodyMd)) {
       const plain = plainLines(t.bodyMd, chunk.from, chunk.until);
-      indexTerms(plain.join('\n'), terms);
+      const text = plain.join('\n');
+      indexTerms(text, terms);
+      rank.add(BODY, text);
       if (lines !== null && (chunk.until === t.bodyMd.length || t.bodyMd.charCodeAt(chunk.until - 1) === 10)) lines.push(...plain);
       else lines = null;
       await pause();
@@ -549,6 +634,8 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
     if (lines !== null) keepBodyText(t, lines.join('\n'));
     terms.done();
     await index.terms.addInSlices(slug, terms, pause);
+    // Swapped in with the terms, in the same turn: the two indexes hold the same documents between turns.
+    index.ranked.add(slug, rank);
     index.docs.set(slug, t);
   }
 }

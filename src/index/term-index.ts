@@ -34,6 +34,11 @@ export class TermIndex {
   private gone = 0;
   private changes = 0;
 
+  /** How many documents the index holds. */
+  get size(): number {
+    return this.numbers.size;
+  }
+
   /** The keys of the documents in the index. */
   keys(): IterableIterator<string> {
     return this.numbers.keys();

@@ -1,6 +1,7 @@
-import markdownIt, { type MarkdownIt, type Token } from 'markdown-it';
+import markdownIt, { type MarkdownIt } from 'markdown-it';
 import { escapeHtml } from './html.ts';
 import { highlight } from './highlight.ts';
+import { HeadingIds, inlineText, slugify } from '../content/headings.ts';
 
 /**
  * Markdown of untrusted authors to HTML. Raw HTML is never passed through (`html: false`: it shows
@@ -12,9 +13,6 @@ import { highlight } from './highlight.ts';
 
 const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:', 'tel:']);
 
-/** Ids the page itself uses (layout, dialog): a heading called "Main" gets `main-1`, so content cannot take them over. */
-const PAGE_IDS = ['main', 'q', 'tree', 'pdf-dialog', 'pdf-form', 'pdf-title', 'pdf-topics', 'pdf-topics-status', 'pdf-lang', 'pdf-progress', 'pdf-bar', 'pdf-status', 'pdf-error', 'pdf-submit', 'pdf-cancel', 'pdf-open'];
-
 /** Whether a link target (as markdown-it normalized it) is one a reader may follow. */
 export function isSafeLink(url: string): boolean {
   // Browsers ignore control characters and spaces around and inside a scheme: `java\tscript:`.
@@ -24,18 +22,7 @@ export function isSafeLink(url: string): boolean {
   return SAFE_SCHEMES.has(`${scheme[1]}:`);
 }
 
-/** A heading's id: its text in lower case, words joined by `-` (letters of every script kept). */
-export function slugify(text: string): string {
-  return (
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
-      .trim()
-      .replace(/[\s_-]+/g, '-')
-      .slice(0, 80) || 'section'
-  );
-}
+export { slugify };
 
 function createRenderer(): MarkdownIt {
   const md = markdownIt({
@@ -52,18 +39,15 @@ function createRenderer(): MarkdownIt {
   md.validateLink = isSafeLink;
   md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 
-  // Ids on headings, unique within the page, and a link to each.
+  // Ids on headings, unique within the page, and a link to each. The page's own ids (layout, dialog)
+  // are taken already: a heading called "Main" gets `main-1`, so content cannot take them over.
   md.core.ruler.push('heading_ids', (state) => {
-    const seen = new Map<string, number>(PAGE_IDS.map((id) => [id, 1]));
+    const ids = new HeadingIds();
     const tokens = state.tokens;
     for (let i = 0; i < tokens.length; i++) {
       if (tokens[i].type !== 'heading_open') continue;
       const text = inlineText(tokens[i + 1]);
-      let id = slugify(text);
-      const n = seen.get(id) ?? 0;
-      seen.set(id, n + 1);
-      if (n > 0) id = `${id}-${n}`;
-      tokens[i].attrSet('id', id);
+      tokens[i].attrSet('id', ids.next(text));
       tokens[i].meta = { text };
     }
   });
@@ -85,10 +69,6 @@ function createRenderer(): MarkdownIt {
   return md;
 }
 
-function inlineText(token: Token | undefined): string {
-  if (!token?.children) return token?.content ?? '';
-  return token.children.map((t) => (t.type === 'text' || t.type === 'code_inline' ? t.content : '')).join('');
-}
 
 const renderer = createRenderer();
 

@@ -140,6 +140,9 @@ export const SearchQuery = {
   properties: {
     q: { type: 'string', minLength: 1, maxLength: 200, description: 'The words to find, 1 to 200 characters.' },
     lang: { $ref: 'LanguageCode', description: 'Language to search in, one of the version\'s `languages` (400 `language_not_enabled` otherwise); default `en`, or the version\'s primary language when it has no English. (The parameter is `lang` here, not `language`.)' },
+    order: { enum: ['document', 'relevance'], description: '`document` (the default): every word must match, up to 50 hits in document order. `relevance`: hits ranked best first, typos and word forms forgiven, a page missing a word still listed below those that have them all; see `limit` and `offset`.' },
+    limit: withHint({ type: 'string', pattern: '^(?:[1-9]|[1-4][0-9]|50)$', description: 'With `order=relevance`: hits per answer, 1 to 50 (default 10).' } as const, 'must be a whole number from 1 to 50'),
+    offset: withHint({ type: 'string', pattern: '^(?:0|[1-9][0-9]{0,3})$', description: 'With `order=relevance`: hits of better rank to skip, 0 to 9999 (default 0): `offset=10` is the second page of ten.' } as const, 'must be a whole number from 0 to 9999'),
   },
 } as const;
 
@@ -163,4 +166,57 @@ export const SearchResult = {
     },
   },
 } as const;
-export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery, SearchQuery, SearchResult];
+export const RankedSearchResult = {
+  $id: 'RankedSearchResult',
+  type: 'object',
+  required: ['version', 'language', 'query', 'order', 'offset', 'limit', 'total', 'hits'],
+  properties: {
+    version: { $ref: 'VersionSlug' },
+    language: { $ref: 'LanguageCode' },
+    query: { type: 'string' },
+    order: { const: 'relevance' },
+    offset: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 50 },
+    total: { type: 'integer', minimum: 0, description: 'How many topics matched (some of the words are enough); a lower bound when `partial` is present.' },
+    partial: { const: true, description: 'Present when a word of the query started so many terms that only the first were looked at: some matches may be missing, and `total` is a lower bound.' },
+    suggestion: { type: 'string', description: 'Present when nothing matched and the query with its words replaced by the nearest terms of the version finds something: "did you mean".' },
+    hits: {
+      type: 'array',
+      maxItems: 50,
+      items: {
+        type: 'object',
+        required: ['slug', 'title', 'summary', 'language', 'score', 'snippet', 'highlights', 'heading', 'breadcrumbs'],
+        properties: {
+          slug: { $ref: 'NodeSlug' },
+          title: { type: 'string' },
+          summary: { type: 'string' },
+          language: { $ref: 'LanguageCode' },
+          score: { type: 'number', description: 'Relevance, higher is better; comparable within one answer only.' },
+          snippet: { type: 'string', description: 'Plain text around the passage that matched best (not merely the first occurrence), without Markdown syntax.' },
+          highlights: {
+            type: 'array',
+            description: 'The matched words in `snippet`: [start, end) offsets in UTF-16 code units (JavaScript string indexes), ascending, not overlapping.',
+            items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'integer', minimum: 0 } },
+          },
+          heading: {
+            description: 'The section the passage is in: its heading and the id the portal gives it (link to `…/{slug}#{anchor}`); null when the passage is before the first heading or the match is in the title or summary only.',
+            oneOf: [{ type: 'object', required: ['text', 'anchor'], properties: { text: { type: 'string' }, anchor: { type: 'string' } } }, { type: 'null' }],
+          },
+          breadcrumbs: {
+            type: 'array',
+            description: 'The node\'s ancestors, the root first, titled in the searched language (the primary language where a node has no translation).',
+            items: { type: 'object', required: ['slug', 'title'], properties: { slug: { $ref: 'NodeSlug' }, title: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Either answer of the search, by its `order` (anyOf: a ranked answer has every field a document-order one requires). */
+export const SearchAnswer = {
+  $id: 'SearchAnswer',
+  anyOf: [{ $ref: 'SearchResult' }, { $ref: 'RankedSearchResult' }],
+} as const;
+
+export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery, SearchQuery, SearchResult, RankedSearchResult, SearchAnswer];

@@ -1,0 +1,202 @@
+import { headingsOf, type Heading } from '../content/headings.ts';
+import { plainLines } from '../content/plain-text.ts';
+import type { Translation } from '../domain/types.ts';
+import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
+import { UNSPACED_SCRIPTS } from './char-classes.ts';
+import type { HitHeading } from './rank-types.ts';
+import { foldInPlace, foldWithMap } from './words.ts';
+
+/**
+ * The snippet of a ranked hit: the passage of the body where the most distinct words of the query
+ * stand closest together (not merely the first occurrence), the words marked, and the heading of the
+ * section it is in; the summary when it holds as many of the words.
+ */
+
+/** A passage's width in characters; half of it in scripts without spaces, whose characters are twice as wide. */
+const PASSAGE_CHARS = 160;
+/** How much of a body a snippet looks at: the rest of a huge body is not read for every search. */
+const MAX_SCAN = 128 * 1024;
+
+const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
+
+const headingsKept = new WeakMap<Translation, Heading[]>();
+
+/** The headings of a translation's body, kept beside it (an edit makes a new translation). */
+export function topicHeadings(t: Translation): Heading[] {
+  let h = headingsKept.get(t);
+  if (h === undefined) headingsKept.set(t, (h = headingsOf(t.bodyMd)));
+  return h;
+}
+
+export interface Passage {
+  snippet: string;
+  highlights: Array<[number, number]>;
+  heading: HitHeading | null;
+}
+
+interface Match {
+  start: number;
+  end: number;
+  unit: number;
+}
+
+/** The passage of `t` to show for a query whose matched terms are `matched` (term → query word; `pattern`: termPattern() of them). */
+export function passage(t: Translation, matched: Map<string, number>, pattern: RegExp | null): Passage {
+  const body = bodyFor(t);
+  const inBody = bestWindow(matchesIn(body.text, matched, pattern));
+  const inSummary = bestWindow(matchesIn(t.summary, matched, pattern));
+  if (inBody !== null && (inSummary === null || inBody.distinct > inSummary.distinct)) {
+    return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, body.text, inBody.at) };
+  }
+  if (inSummary !== null || body.text === '') return { ...cut(t.summary, inSummary?.matches ?? [], inSummary?.at ?? 0, false), heading: null };
+  return { ...cut(body.text, [], 0, body.more), heading: null };
+}
+
+/** The plain text of the body, or of its first MAX_SCAN characters when it is longer and its text is not kept (converting it all would hold other requests). */
+function bodyFor(t: Translation): { text: string; more: boolean } {
+  const kept = keptBodyText(t);
+  if (kept !== undefined || t.bodyMd.length <= AHEAD_CHARS) {
+    const text = kept ?? bodyText(t);
+    return text.length > MAX_SCAN ? { text: text.slice(0, MAX_SCAN), more: true } : { text, more: false };
+  }
+  const end = t.bodyMd.indexOf('\n', MAX_SCAN);
+  return { text: plainLines(t.bodyMd, 0, end < 0 ? t.bodyMd.length : end).join('\n'), more: end >= 0 };
+}
+
+/**
+ * A pattern that finds the terms of the query (term → query word) in folded text: whole words of
+ * spaced scripts, character pairs anywhere in the others. Made once per search, for all its hits.
+ */
+export function termPattern(matched: Map<string, number>): RegExp | null {
+  const spaced: string[] = [];
+  const pairs: string[] = [];
+  for (const term of matched.keys()) (UNSPACED_START.test(term) ? pairs : spaced).push(escape(term));
+  if (spaced.length + pairs.length === 0) return null;
+  // Longest first, so a word is taken whole rather than a shorter term it starts with.
+  const byLength = (a: string, b: string) => b.length - a.length;
+  const alternatives: string[] = [];
+  if (spaced.length > 0) alternatives.push(`(?<![\\p{L}\\p{N}\\p{M}])(?:${spaced.sort(byLength).join('|')})(?![\\p{L}\\p{N}\\p{M}])`);
+  if (pairs.length > 0) alternatives.push(`(?:${pairs.sort(byLength).join('|')})`);
+  return new RegExp(alternatives.join('|'), 'gu');
+}
+
+const escape = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Where the terms of the query occur in `text` (see termPattern), as ranges of `text`. */
+function matchesIn(text: string, matched: Map<string, number>, pattern: RegExp | null): Match[] {
+  const out: Match[] = [];
+  if (pattern === null || text === '') return out;
+  // Folding keeps one unit per unit nearly always (foldInPlace); where it does not, positions are mapped back.
+  let folded = foldInPlace(text);
+  let source: number[] | null = null;
+  if (folded === null) ({ folded, source } = foldWithMap(text));
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(folded); m !== null; m = pattern.exec(folded)) {
+    const unit = matched.get(m[0]);
+    const start = m.index;
+    const end = start + m[0].length;
+    if (unit !== undefined) out.push(source === null ? { start, end, unit } : { start: source[start], end: source[end], unit });
+    // Pairs overlap: the next may start at the second character of this one.
+    if (UNSPACED_START.test(m[0])) pattern.lastIndex = start + 1;
+  }
+  return out;
+}
+
+/**
+ * The window of PASSAGE_CHARS with the most distinct query words, then the most matches, then the
+ * earliest: two pointers over the matches, so linear in them. null when there is no match.
+ */
+function bestWindow(matches: Match[]): { at: number; distinct: number; matches: Match[] } | null {
+  if (matches.length === 0) return null;
+  const units = new Map<number, number>();
+  let best = { from: 0, until: 0, distinct: 0, count: 0 };
+  for (let from = 0, until = 0; from < matches.length; from++) {
+    while (until < matches.length && matches[until].end - matches[from].start <= PASSAGE_CHARS) {
+      units.set(matches[until].unit, (units.get(matches[until].unit) ?? 0) + 1);
+      until++;
+    }
+    if (units.size > best.distinct || (units.size === best.distinct && until - from > best.count)) best = { from, until, distinct: units.size, count: until - from };
+    const u = matches[from].unit;
+    const left = units.get(u)! - 1;
+    if (left === 0) units.delete(u);
+    else units.set(u, left);
+  }
+  return { at: matches[best.from].start, distinct: best.distinct, matches: matches.slice(best.from, best.until) };
+}
+
+/**
+ * About PASSAGE_CHARS of `text` holding the window's matches from `at` on, with a little before it,
+ * cut at spaces where it can be, … where the text goes on; the matches' ranges moved to the snippet.
+ */
+function cut(text: string, matches: Match[], at: number, more: boolean): Omit<Passage, 'heading'> {
+  const wide = UNSPACED_START.test(text.slice(at, at + 1));
+  const chars = wide ? PASSAGE_CHARS / 2 : PASSAGE_CHARS;
+  const lastEnd = matches.length > 0 ? matches[matches.length - 1].end : at;
+  const spare = Math.max(0, chars - (lastEnd - at));
+  let start = Math.max(0, at - Math.min(Math.floor(spare / 3), 60));
+  let end = Math.min(text.length, Math.max(lastEnd, start + chars));
+  if (start > 0 && !wide) {
+    const space = text.lastIndexOf(' ', at - 1);
+    const newline = text.lastIndexOf('\n', at - 1);
+    const boundary = Math.max(space, newline);
+    start = boundary >= start ? boundary + 1 : start;
+  }
+  if (end < text.length && !wide) {
+    const space = text.slice(lastEnd, end).search(/\s\S*$/);
+    if (space > 0) end = lastEnd + space;
+  }
+  const before = start > 0 ? '…' : '';
+  const shown = text.slice(start, end).replaceAll('\n', ' ');
+  const highlights: Array<[number, number]> = [];
+  for (const m of matches) {
+    if (m.start < start || m.end > end) continue;
+    const s = m.start - start + before.length;
+    const e = m.end - start + before.length;
+    const last = highlights[highlights.length - 1];
+    if (last !== undefined && s <= last[1]) last[1] = Math.max(last[1], e);
+    else highlights.push([s, e]);
+  }
+  return { snippet: `${before}${shown}${end < text.length || more ? '…' : ''}`, highlights };
+}
+
+/** Lines longer than any heading are not looked up. */
+const MAX_HEADING_CHARS = 1000;
+const headingPositions = new WeakMap<Translation, { text: string; at: Int32Array }>();
+
+/** The heading of the section holding index `at` of the body's plain text (null: before the first heading). */
+function headingAt(t: Translation, text: string, at: number): HitHeading | null {
+  const headings = topicHeadings(t);
+  if (headings.length === 0) return null;
+  let kept = headingPositions.get(t);
+  if (kept === undefined || kept.text !== text) {
+    // Each heading is a line of the plain text of its own: one walk over the lines finds them in
+    // order (a heading the text does not show as a line, its Markdown being unusual, is skipped).
+    const positions = new Int32Array(headings.length).fill(-1);
+    const waiting = new Map<string, number[]>();
+    for (let i = headings.length - 1; i >= 0; i--) {
+      const list = waiting.get(headings[i].plain);
+      if (list === undefined) waiting.set(headings[i].plain, [i]);
+      else list.push(i);
+    }
+    let last = -1;
+    for (let s = 0; s <= text.length; ) {
+      let e = text.indexOf('\n', s);
+      if (e < 0) e = text.length;
+      const list = e - s <= MAX_HEADING_CHARS ? waiting.get(text.slice(s, e)) : undefined;
+      while (list !== undefined && list.length > 0 && list[list.length - 1] < last) list.pop();
+      if (list !== undefined && list.length > 0) {
+        last = list.pop()!;
+        positions[last] = s;
+      }
+      s = e + 1;
+    }
+    headingPositions.set(t, (kept = { text, at: positions }));
+  }
+  let found: Heading | null = null;
+  for (let i = 0; i < headings.length; i++) {
+    if (kept.at[i] < 0) continue;
+    if (kept.at[i] > at) break;
+    found = headings[i];
+  }
+  return found === null ? null : { text: found.text, anchor: found.anchor };
+}

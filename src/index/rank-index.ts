@@ -1,0 +1,563 @@
+import { boundedDistance } from './edit-distance.ts';
+import { stemmerFor } from './stemmers.ts';
+import { CLASS, infoOf, MARK, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
+import { fold, queryTerms, words } from './words.ts';
+
+/**
+ * The index behind search by relevance: for each term, the documents holding it with how often it
+ * occurs in each field (title, headings, summary, body), and each document's field lengths: what a
+ * BM25F-family score needs. Terms are the folded words of the text (the same words the term index
+ * matches on) and, in scripts written without spaces, pairs of characters. Stems, prefixes and typos
+ * are found at query time through the vocabulary (one stem map, one list per word length, one sorted
+ * list), so each posting is stored once, under the word as written.
+ *
+ * Documents are numbered as they are added and keep their numbers; a document that goes is marked
+ * gone, and the postings are rebuilt without the gone ones once those outnumber the living ones.
+ */
+
+/** The fields of a document, best first; a term's count in each is packed into one 32-bit number. */
+export const TITLE = 0;
+export const HEADINGS = 1;
+export const SUMMARY = 2;
+export const BODY = 3;
+const FIELDS = 4;
+const SHIFT = [28, 22, 16, 0];
+const MAX_COUNT = [15, 63, 63, 65535];
+const STEP = SHIFT.map((s) => 2 ** s);
+
+
+/** A document's terms, counted per field as its text is read (in pieces, for a long body). */
+export class RankDoc {
+  readonly counts = new Map<string, number>();
+  readonly lengths = [0, 0, 0, 0];
+
+  /**
+   * Adds the words of `text` to `field`: the words words() cuts, folded as it folds them, found by a
+   * loop over character codes with the class table of char-classes.ts (the Unicode pattern took
+   * four times as long), the text put in lower case at once and only words that may fold otherwise
+   * folded on their own.
+   */
+  add(field: number, text: string): void {
+    const lower = text.toLowerCase();
+    const n = lower.length;
+    const narrow = NARROW_WORD;
+    for (let i = 0; i < n; ) {
+      let c = lower.charCodeAt(i);
+      if (c < 256) {
+        if (narrow[c] === 0) {
+          i++;
+          continue;
+        }
+      } else {
+        const cls = infoOf(lower.codePointAt(i)!) & CLASS;
+        if (cls === OTHER || cls === MARK) {
+          i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
+          continue;
+        }
+        if (cls === UNSPACED) {
+          const start = i;
+          for (i += c >= 0xd800 && c < 0xdc00 ? 2 : 1; i < n; ) {
+            const cp = lower.codePointAt(i)!;
+            const k = infoOf(cp) & CLASS;
+            if (k !== UNSPACED && k !== MARK) break;
+            i += cp > 0xffff ? 2 : 1;
+          }
+          this.countRun(field, fold(lower.slice(start, i)));
+          continue;
+        }
+      }
+      // A word of a script with spaces: letters, digits and marks, until anything else or a character of a script without them.
+      const start = i;
+      let folds = false;
+      for (; i < n; ) {
+        c = lower.charCodeAt(i);
+        if (c < 256) {
+          if (narrow[c] === 0) break;
+          if (c >= 0xc0) folds = true;
+          i++;
+          continue;
+        }
+        const info = infoOf(lower.codePointAt(i)!);
+        const k = info & CLASS;
+        if (k !== WORD && k !== MARK) break;
+        folds = true;
+        i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
+      }
+      const word = lower.slice(start, i);
+      this.count(field, folds ? fold(word) : word);
+    }
+  }
+
+  /** Counts a run of a script without spaces (folded) as its character pairs, or as itself when it is one character. */
+  private countRun(field: number, run: string): void {
+    const chars = Array.from(run);
+    if (chars.length === 1) this.count(field, run);
+    for (let i = 0; i + 1 < chars.length; i++) this.count(field, chars[i] + chars[i + 1]);
+  }
+
+  private count(field: number, term: string): void {
+    const packed = this.counts.get(term) ?? 0;
+    if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.counts.set(term, packed + STEP[field]);
+    this.lengths[field]++;
+  }
+}
+
+/** A query word (or a character pair of one in a script without spaces) and the terms it matches, each with the weight of that kind of match. */
+export interface Unit {
+  word: string;
+  terms: Array<{ id: number; weight: number }>;
+}
+
+/** Weights of a match by kind: the word as typed beats its other forms, which beat a completion, which beats a typo. */
+const EXACT = 1;
+const STEM = 0.85;
+const PREFIX = 0.6;
+const TYPO = [1, 0.5, 0.3];
+/** Field weights (BM25F): a word in the title says far more about a page than one in its body. */
+const FIELD_WEIGHT = [4, 2.5, 2, 1];
+/** Length normalisation per field: short fields barely (a title of four words is not worse than one of two). */
+const B = [0.3, 0.4, 0.5, 0.75];
+const K1 = 1.2;
+/** Terms one query word may expand to by prefix, by typo, or by stem; the most frequent are kept. */
+const MAX_EXPANSIONS = 48;
+/** A prefix is expanded over at most this many terms of the sorted vocabulary; past it the search is partial. */
+const MAX_PREFIX_SCAN = 20_000;
+
+export class RankIndex {
+  private keyOf: Array<string | undefined> = [];
+  private readonly numbers = new Map<string, number>();
+  private lens = new Uint32Array(FIELDS * 64);
+  private readonly sums = [0, 0, 0, 0];
+  private ids = new Map<string, number>();
+  private terms: string[] = [];
+  /** Term number → postings: document number and packed counts, in pairs. */
+  private posts: Uint32Array[] = [];
+  private counts: number[] = [];
+  /** Term number → its stem (when another than itself). */
+  private stemOf: Array<string | undefined> = [];
+  private stems = new Map<string, number[]>();
+  /** Term numbers of words (not character pairs) by length, for typos. */
+  private byLength: number[][] = [];
+  private sorted: string[] = [];
+  private unsorted: string[] = [];
+  private gone = 0;
+  private readonly stem: ((word: string) => string) | null;
+
+  constructor(readonly language: string) {
+    this.stem = stemmerFor(language);
+  }
+
+  get size(): number {
+    return this.numbers.size;
+  }
+
+  add(key: string, doc: RankDoc): void {
+    this.remove(key);
+    const n = this.keyOf.length;
+    this.keyOf.push(key);
+    this.numbers.set(key, n);
+    if (this.lens.length < (n + 1) * FIELDS) {
+      const grown = new Uint32Array(this.lens.length * 2);
+      grown.set(this.lens);
+      this.lens = grown;
+    }
+    for (let f = 0; f < FIELDS; f++) {
+      this.lens[n * FIELDS + f] = doc.lengths[f];
+      this.sums[f] += doc.lengths[f];
+    }
+    for (const [term, packed] of doc.counts) this.post(this.termId(term), n, packed);
+  }
+
+  remove(key: string): void {
+    const n = this.numbers.get(key);
+    if (n === undefined) return;
+    this.numbers.delete(key);
+    this.keyOf[n] = undefined;
+    for (let f = 0; f < FIELDS; f++) this.sums[f] -= this.lens[n * FIELDS + f];
+    if (++this.gone > Math.max(1024, this.numbers.size)) this.compact();
+  }
+
+  keyAt(n: number): string | undefined {
+    return this.keyOf[n];
+  }
+
+  get capacity(): number {
+    return this.keyOf.length;
+  }
+
+  private termId(term: string): number {
+    let id = this.ids.get(term);
+    if (id !== undefined) return id;
+    id = this.terms.length;
+    this.ids.set(term, id);
+    this.terms.push(term);
+    this.posts.push(EMPTY);
+    this.counts.push(0);
+    this.vocabularyAdd(id, term, undefined);
+    return id;
+  }
+
+  private vocabularyAdd(id: number, term: string, knownStem: string | undefined): void {
+    this.unsorted.push(term);
+    if (isPair(term)) {
+      this.stemOf.push(undefined);
+      return;
+    }
+    (this.byLength[term.length] ??= []).push(id);
+    const stem = knownStem ?? (this.stem === null ? term : this.stem(term));
+    this.stemOf.push(stem === term ? undefined : stem);
+    const same = this.stems.get(stem);
+    if (same === undefined) this.stems.set(stem, [id]);
+    else same.push(id);
+  }
+
+  private post(id: number, n: number, packed: number): void {
+    let p = this.posts[id];
+    const c = this.counts[id];
+    if (2 * c + 2 > p.length) {
+      const grown = new Uint32Array(Math.max(2, p.length * 2));
+      grown.set(p);
+      this.posts[id] = p = grown;
+    }
+    p[2 * c] = n;
+    p[2 * c + 1] = packed;
+    this.counts[id] = c + 1;
+  }
+
+  /** Drops the gone documents from the postings and the terms no document has any more. */
+  private compact(): void {
+    const old = { terms: this.terms, posts: this.posts, counts: this.counts, stemOf: this.stemOf };
+    this.ids = new Map();
+    this.terms = [];
+    this.posts = [];
+    this.counts = [];
+    this.stemOf = [];
+    this.stems = new Map();
+    this.byLength = [];
+    this.sorted = [];
+    this.unsorted = [];
+    for (let t = 0; t < old.terms.length; t++) {
+      const p = old.posts[t];
+      let living = 0;
+      for (let i = 0; i < old.counts[t]; i++) if (this.keyOf[p[2 * i]] !== undefined) living++;
+      if (living === 0) continue;
+      const kept = new Uint32Array(2 * living);
+      let k = 0;
+      for (let i = 0; i < old.counts[t]; i++) {
+        if (this.keyOf[p[2 * i]] === undefined) continue;
+        kept[k++] = p[2 * i];
+        kept[k++] = p[2 * i + 1];
+      }
+      const id = this.terms.length;
+      this.ids.set(old.terms[t], id);
+      this.terms.push(old.terms[t]);
+      this.posts.push(kept);
+      this.counts.push(living);
+      this.vocabularyAdd(id, old.terms[t], old.stemOf[t] ?? old.terms[t]);
+    }
+    this.gone = 0;
+  }
+
+  /** The vocabulary in order (for prefixes), brought up to date with the terms added since. */
+  private sortedTerms(): string[] {
+    if (this.unsorted.length > 0) {
+      const added = this.unsorted.sort();
+      this.unsorted = [];
+      if (this.sorted.length === 0) this.sorted = added;
+      else {
+        const merged: string[] = new Array(this.sorted.length + added.length);
+        let i = 0;
+        let j = 0;
+        let k = 0;
+        while (i < this.sorted.length && j < added.length) merged[k++] = this.sorted[i] <= added[j] ? this.sorted[i++] : added[j++];
+        while (i < this.sorted.length) merged[k++] = this.sorted[i++];
+        while (j < added.length) merged[k++] = added[j++];
+        this.sorted = merged;
+      }
+    }
+    return this.sorted;
+  }
+
+  /** How many documents hold term `id` (gone ones included until the next compaction: an estimate). */
+  private df(id: number): number {
+    return this.counts[id];
+  }
+
+  /**
+   * What a query word matches: itself, the other words of its stem, typos (a word of 5+ letters one
+   * edit away, 9+ two), and, for the last word of a query being typed (`prefix`), the words it
+   * starts. Character pairs of unspaced scripts match themselves only (a single character, the
+   * pairs it starts). `partial`: a prefix matched more terms than were looked at.
+   */
+  expand(word: string, unspaced: boolean, prefix: boolean): { units: Unit[]; partial: boolean } {
+    if (unspaced) {
+      const chars = Array.from(word);
+      if (chars.length === 1) {
+        const { terms, partial } = this.completions(word, new Set());
+        return { units: [{ word, terms }], partial };
+      }
+      const units: Unit[] = [];
+      for (const pair of queryTerms({ text: word, unspaced })) {
+        const id = this.ids.get(pair);
+        units.push({ word: pair, terms: id === undefined ? [] : [{ id, weight: EXACT }] });
+      }
+      return { units, partial: false };
+    }
+    const terms: Unit['terms'] = [];
+    const taken = new Set<number>();
+    const take = (id: number, weight: number) => {
+      if (taken.has(id) || this.counts[id] === 0) return;
+      taken.add(id);
+      terms.push({ id, weight });
+    };
+    const exact = this.ids.get(word);
+    if (exact !== undefined) take(exact, EXACT);
+    if (this.stem !== null) {
+      const same = this.stems.get(this.stem(word)) ?? [];
+      for (const id of this.mostFrequent(same, MAX_EXPANSIONS)) take(id, STEM);
+    }
+    let partial = false;
+    if (prefix && word.length >= 2) {
+      const more = this.completions(word, taken);
+      partial = more.partial;
+      for (const t of more.terms) take(t.id, t.weight);
+    }
+    const max = word.length >= 9 ? 2 : word.length >= 5 ? 1 : 0;
+    if (max > 0) for (const t of this.typos(word, max, taken)) take(t.id, t.weight);
+    return { units: [{ word, terms }], partial };
+  }
+
+  /** The words starting with `word` (not itself), the most frequent MAX_EXPANSIONS, weighted by how much of each is typed. */
+  private completions(word: string, taken: Set<number>): { terms: Unit['terms']; partial: boolean } {
+    const sorted = this.sortedTerms();
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid] < word) lo = mid + 1;
+      else hi = mid;
+    }
+    const found: number[] = [];
+    let partial = false;
+    for (let i = lo; i < sorted.length && sorted[i].startsWith(word); i++) {
+      if (i - lo >= MAX_PREFIX_SCAN) {
+        partial = true;
+        break;
+      }
+      const id = this.ids.get(sorted[i]);
+      if (id !== undefined && sorted[i] !== word && !taken.has(id)) found.push(id);
+    }
+    return { terms: this.mostFrequent(found, MAX_EXPANSIONS).map((id) => ({ id, weight: PREFIX * (0.5 + (0.5 * word.length) / this.terms[id].length) })), partial };
+  }
+
+  /** Words within `max` edits of `word` (not itself), nearest first, then the most frequent. */
+  private typos(word: string, max: number, taken: Set<number>): Unit['terms'] {
+    const near: Array<{ id: number; d: number }> = [];
+    const first = word.charCodeAt(0);
+    for (let length = Math.max(1, word.length - max); length <= word.length + max; length++) {
+      for (const id of this.byLength[length] ?? []) {
+        // The first letter is rarely the one mistyped; asking for it keeps "tasks" from matching "asks".
+        if (taken.has(id) || this.counts[id] === 0 || this.terms[id].charCodeAt(0) !== first) continue;
+        const d = boundedDistance(word, this.terms[id], max);
+        if (d > 0 && d <= max) near.push({ id, d });
+      }
+    }
+    near.sort((a, b) => a.d - b.d || this.df(b.id) - this.df(a.id));
+    return near.slice(0, MAX_EXPANSIONS).map(({ id, d }) => ({ id, weight: TYPO[d] }));
+  }
+
+  private mostFrequent(ids: number[], n: number): number[] {
+    if (ids.length <= n) return ids;
+    return [...ids].sort((a, b) => this.df(b) - this.df(a)).slice(0, n);
+  }
+
+  /** The term of number `id`. */
+  termAt(id: number): string {
+    return this.terms[id];
+  }
+
+  /**
+   * The nearest term to `word` for a "did you mean": within one edit for words of 3–4 letters, two
+   * for longer ones; the most frequent among the nearest. undefined when none is.
+   */
+  nearest(word: string): string | undefined {
+    if (word.length < 3) return undefined;
+    const max = word.length >= 5 ? 2 : 1;
+    let best: { id: number; d: number } | undefined;
+    for (let length = Math.max(1, word.length - max); length <= word.length + max; length++) {
+      for (const id of this.byLength[length] ?? []) {
+        if (this.counts[id] === 0) continue;
+        const d = boundedDistance(word, this.terms[id], max);
+        if (d > 0 && d <= max && (best === undefined || d < best.d || (d === best.d && this.df(id) > this.df(best.id)))) best = { id, d };
+      }
+    }
+    return best === undefined ? undefined : this.terms[best.id];
+  }
+
+  /** Whether the vocabulary has `word`. */
+  has(word: string): boolean {
+    const id = this.ids.get(word);
+    return id !== undefined && this.counts[id] > 0;
+  }
+
+  /**
+   * Scores every document matching at least one unit: BM25F per matched term (the best-weighted
+   * match per unit counts), summed over units. Calls `found(n, matchedUnits, score)` for each
+   * living document matched. Linear in the postings of the terms the units expanded to.
+   */
+  score(units: Unit[], found: (n: number, matched: number, score: number) => void): void {
+    const cap = this.keyOf.length;
+    const scratch = Scratch.of(cap);
+    const { total, unitBest, matched, touched, unitTouched } = scratch;
+    let touchedCount = 0;
+    const living = Math.max(1, this.numbers.size);
+    const avg = this.sums.map((s) => Math.max(1, s / living));
+    const lens = this.lens;
+    const df = [0, 0, 0, 0];
+    const idf = [0, 0, 0, 0];
+    for (const unit of units) {
+      let unitCount = 0;
+      for (const { id, weight } of unit.terms) {
+        const p = this.posts[id];
+        const c = this.counts[id];
+        // Rarity per field (as BM25F and MiniSearch count it): a word in every body but few titles still tells titles apart.
+        df[0] = df[1] = df[2] = df[3] = 0;
+        for (let i = 0; i < c; i++) {
+          const packed = p[2 * i + 1];
+          for (let f = 0; f < FIELDS; f++) if (((packed >>> SHIFT[f]) & MAX_COUNT[f]) !== 0) df[f]++;
+        }
+        for (let f = 0; f < FIELDS; f++) idf[f] = FIELD_WEIGHT[f] * weight * Math.log(1 + (living - df[f] + 0.5) / (df[f] + 0.5));
+        for (let i = 0; i < c; i++) {
+          const n = p[2 * i];
+          const packed = p[2 * i + 1];
+          let s = 0;
+          for (let f = 0; f < FIELDS; f++) {
+            const tf = (packed >>> SHIFT[f]) & MAX_COUNT[f];
+            if (tf === 0) continue;
+            const norm = 1 - B[f] + (B[f] * lens[n * FIELDS + f]) / avg[f];
+            s += (idf[f] * tf * (K1 + 1)) / (tf + K1 * norm);
+          }
+          if (unitBest[n] === 0) unitTouched[unitCount++] = n;
+          if (s > unitBest[n]) unitBest[n] = s;
+        }
+      }
+      for (let i = 0; i < unitCount; i++) {
+        const n = unitTouched[i];
+        if (matched[n] === 0) touched[touchedCount++] = n;
+        matched[n]++;
+        total[n] += unitBest[n];
+        unitBest[n] = 0;
+      }
+    }
+    for (let i = 0; i < touchedCount; i++) {
+      const n = touched[i];
+      if (this.keyOf[n] !== undefined) found(n, matched[n], total[n]);
+      matched[n] = 0;
+      total[n] = 0;
+    }
+  }
+
+  /** The index as bytes (load() takes them back): a JSON head of keys and terms, then the numbers. */
+  save(): Uint8Array {
+    const postLength = this.counts.reduce((a, c) => a + 2 * c, 0);
+    const head = Buffer.from(
+      JSON.stringify({ format: FORMAT, language: this.language, keys: this.keyOf.map((k) => k ?? null), terms: this.terms, stems: this.stemOf.map((s) => s ?? null), sums: this.sums, gone: this.gone }),
+      'utf8',
+    );
+    const cap = this.keyOf.length;
+    const out = new Uint8Array(8 + head.length + 4 * (FIELDS * cap + this.terms.length + postLength) + 4);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, head.length);
+    out.set(head, 4);
+    let at = 4 + head.length;
+    at += (4 - (at % 4)) % 4;
+    const numbers = new Uint32Array(out.buffer, at, FIELDS * cap + this.terms.length + postLength);
+    numbers.set(this.lens.subarray(0, FIELDS * cap));
+    let k = FIELDS * cap;
+    for (let t = 0; t < this.terms.length; t++) numbers[k++] = this.counts[t];
+    for (let t = 0; t < this.terms.length; t++) {
+      numbers.set(this.posts[t].subarray(0, 2 * this.counts[t]), k);
+      k += 2 * this.counts[t];
+    }
+    return out.subarray(0, at + 4 * k);
+  }
+
+  /** The index save() wrote, or null when `bytes` are not one. */
+  static load(bytes: Uint8Array): RankIndex | null {
+    try {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const headLength = view.getUint32(0);
+      const head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8')) as {
+        format: number;
+        language: string;
+        keys: Array<string | null>;
+        terms: string[];
+        stems: Array<string | null>;
+        sums: number[];
+        gone: number;
+      };
+      if (head.format !== FORMAT) return null;
+      let at = 4 + headLength;
+      at += (4 - (at % 4)) % 4;
+      const aligned = new Uint8Array(bytes.byteLength - at);
+      aligned.set(bytes.subarray(at));
+      const numbers = new Uint32Array(aligned.buffer, 0, aligned.byteLength >>> 2);
+      const index = new RankIndex(head.language);
+      const cap = head.keys.length;
+      index.keyOf = head.keys.map((k) => k ?? undefined);
+      for (const [n, key] of index.keyOf.entries()) if (key !== undefined) index.numbers.set(key, n);
+      index.lens = new Uint32Array(Math.max(64, cap) * FIELDS);
+      index.lens.set(numbers.subarray(0, FIELDS * cap));
+      head.sums.forEach((s, f) => (index.sums[f] = s));
+      index.gone = head.gone;
+      let k = FIELDS * cap;
+      const counts = numbers.subarray(k, k + head.terms.length);
+      k += head.terms.length;
+      for (let t = 0; t < head.terms.length; t++) {
+        const term = head.terms[t];
+        index.ids.set(term, t);
+        index.terms.push(term);
+        index.counts.push(counts[t]);
+        index.posts.push(numbers.subarray(k, k + 2 * counts[t]));
+        k += 2 * counts[t];
+        index.vocabularyAdd(t, term, head.stems[t] ?? term);
+      }
+      if (k !== numbers.length) return null;
+      return index;
+    } catch {
+      return null;
+    }
+  }
+}
+
+const FORMAT = 1;
+const EMPTY = new Uint32Array(0);
+
+/** Whether a term is a character pair of a script without spaces (or one such character). */
+function isPair(term: string): boolean {
+  const c = term.codePointAt(0) ?? 0;
+  return c >= 0x0e00 && words(term)[0]?.unspaced === true;
+}
+
+/** Arrays over document numbers that a scoring pass needs, kept between passes (they are left zeroed). */
+class Scratch {
+  private static kept: Scratch | null = null;
+  readonly total: Float64Array;
+  readonly unitBest: Float64Array;
+  readonly matched: Uint16Array;
+  readonly touched: Int32Array;
+  readonly unitTouched: Int32Array;
+
+  private constructor(readonly size: number) {
+    this.total = new Float64Array(size);
+    this.unitBest = new Float64Array(size);
+    this.matched = new Uint16Array(size);
+    this.touched = new Int32Array(size);
+    this.unitTouched = new Int32Array(size);
+  }
+
+  static of(size: number): Scratch {
+    if (Scratch.kept === null || Scratch.kept.size < size) Scratch.kept = new Scratch(Math.max(size, 1024, (Scratch.kept?.size ?? 0) * 2));
+    return Scratch.kept;
+  }
+}

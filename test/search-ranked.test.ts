@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
+
+// Search by relevance (order=relevance) through the API: what a reader notices about the ranking,
+// the paging, the snippets, and the errors. The sample content is the help site of a task app.
+
+const SAMPLE = fileURLToPath(new URL('../content-sample', import.meta.url));
+
+interface Ranked {
+  total: number;
+  partial?: true;
+  suggestion?: string;
+  offset: number;
+  limit: number;
+  order: string;
+  hits: Array<{ slug: string; title: string; score: number; snippet: string; highlights: Array<[number, number]>; heading: { text: string; anchor: string } | null; breadcrumbs: Array<{ slug: string; title: string }>; language: string }>;
+}
+
+describe('Search by relevance', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ sample: SAMPLE });
+  });
+  after(() => s.close());
+
+  const ranked = async (q: string, extra = '') => {
+    const res = await s.request('GET', `/versions/v1/search?q=${encodeURIComponent(q)}&order=relevance${extra}`, { key: null });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as Ranked;
+  };
+  const titles = (r: Ranked) => r.hits.map((h) => h.title);
+
+  test('the page a word is about comes first, not the first page that mentions it', async () => {
+    assert.equal(titles(await ranked('slack'))[0], 'Slack integration');
+    assert.equal(titles(await ranked('reminder'))[0], 'Due dates and reminders');
+    // Document order, the default, is unchanged: the same words in the order of the tree.
+    const plain = await s.request('GET', '/versions/v1/search?q=slack', { key: null });
+    assert.equal(plain.status, 200);
+    assert.equal((plain.body as { order?: string }).order, undefined);
+    assert.notEqual((plain.body as Ranked).hits[0].title, 'Slack integration');
+  });
+
+  test('a query equal to a title puts that page first, and scores go down the list', async () => {
+    const r = await ranked('Guest access');
+    assert.equal(r.hits[0].title, 'Guest access');
+    for (let i = 1; i < r.hits.length; i++) assert.ok(r.hits[i - 1].score >= r.hits[i].score, 'scores descend');
+  });
+
+  test('pages with all the words come before pages with some; a page missing a word is still found', async () => {
+    const both = await ranked('slack reminders');
+    const slackOnly = await ranked('slack');
+    const remindersOnly = await ranked('reminders');
+    assert.ok(both.total >= Math.max(slackOnly.total, remindersOnly.total), 'some words are enough to be a hit');
+    const hasAll = (slug: string) => slackOnly.hits.some((h) => h.slug === slug) && remindersOnly.hits.some((h) => h.slug === slug);
+    const firstPartial = both.hits.findIndex((h) => !hasAll(h.slug));
+    assert.ok(firstPartial > 0, 'at least one page has both words');
+    assert.ok(both.hits.slice(firstPartial).every((h) => !hasAll(h.slug)), 'no page with both words after one without');
+    // A word no page has does not empty the answer.
+    assert.ok((await ranked('slack zzzqqq')).hits.some((h) => h.title === 'Slack integration'));
+  });
+
+  test('a typo, another form of the word and a half-typed word find the page', async () => {
+    assert.equal(titles(await ranked('integraiton slack'))[0], 'Slack integration', 'one transposition in a long word');
+    assert.equal(titles(await ranked('remindrs'))[0], 'Due dates and reminders', 'one letter missing');
+    assert.equal(titles(await ranked('slack integ'))[0], 'Slack integration', 'the last word half typed');
+    assert.ok(titles(await ranked('reminding')).includes('Due dates and reminders'), 'another form of the word (stemming)');
+    // Short words are not fuzzed: "tsak" (4 letters) is no typo of "task" here.
+    assert.equal((await ranked('tsak')).total, 0);
+  });
+
+  test('the snippet is the passage that matched, with the words marked and its section linked', async () => {
+    const r = await ranked('slash commands');
+    const hit = r.hits[0];
+    assert.equal(hit.title, 'Slack integration');
+    assert.ok(hit.highlights.length > 0);
+    for (const [start, end] of hit.highlights) assert.match(hit.snippet.slice(start, end).toLowerCase(), /^(slash|commands?)$/);
+    assert.deepEqual(hit.heading, { text: 'Slash commands', anchor: 'slash-commands' });
+    // The anchor is the id of that heading on the topic's page.
+    const page = await fetch(new URL(`/support/v1/${hit.slug}`, s.url));
+    assert.match(await page.text(), /id="slash-commands"/);
+    assert.equal(hit.language, 'en');
+  });
+
+  test('breadcrumbs name the ancestors, the root first', async () => {
+    const hit = (await ranked('slack')).hits[0];
+    assert.ok(hit.breadcrumbs.length >= 1);
+    const tree = await s.request('GET', '/versions/v1/tree', { key: null });
+    const path: string[] = [];
+    const find = (entries: Array<{ slug: string; title: string; children?: unknown[] }>, trail: Array<{ slug: string; title: string }>): boolean => {
+      for (const e of entries) {
+        if (e.slug === hit.slug) {
+          path.push(...trail.map((t) => t.slug));
+          return true;
+        }
+        if (e.children && find(e.children as typeof entries, [...trail, { slug: e.slug, title: e.title }])) return true;
+      }
+      return false;
+    };
+    assert.ok(find((tree.body as { tree: Array<{ slug: string; title: string }> }).tree, []));
+    assert.deepEqual(hit.breadcrumbs.map((b) => b.slug), path);
+  });
+
+  test('pages of results neither repeat nor skip a hit', async () => {
+    const all = await ranked('tasks', '&limit=50');
+    assert.ok(all.total > 6, 'enough hits to page');
+    const paged: string[] = [];
+    for (let offset = 0; offset < all.total; offset += 3) {
+      const page = await ranked('tasks', `&limit=3&offset=${offset}`);
+      assert.equal(page.total, all.total);
+      assert.equal(page.offset, offset);
+      paged.push(...page.hits.map((h) => h.slug));
+    }
+    assert.deepEqual(paged, all.hits.map((h) => h.slug));
+    assert.equal(new Set(paged).size, paged.length);
+    assert.equal((await ranked('tasks')).hits.length, 10, 'ten by default');
+  });
+
+  test('when nothing matches, a suggestion built from the version\'s own words', async () => {
+    const r = await ranked('slekk');
+    assert.equal(r.total, 0);
+    assert.equal(r.suggestion, 'slack');
+    assert.ok((await ranked(r.suggestion!)).total > 0);
+    assert.equal((await ranked('qqqqqqqq')).suggestion, undefined);
+  });
+
+  test('German is stemmed as German, and results stay in the language asked', async () => {
+    const r = await ranked('Erinnerungen', '&lang=de');
+    assert.ok(r.hits.length > 0);
+    assert.ok(r.hits.every((h) => h.language === 'de'));
+  });
+
+  test('Japanese and Chinese are cut into character pairs: a phrase finds the page that has it', async () => {
+    await createVersion(s, 'cjk', { languages: ['ja'] });
+    await createNode(s, 'cjk', { slug: 'notifications', kind: 'topic', translations: { ja: { title: '通知の設定', summary: 'メールとアプリの通知を設定します。', bodyMd: '## 通知の種類\n\nタスクの期限が近づくと通知が届きます。' } } });
+    await createNode(s, 'cjk', { slug: 'billing', kind: 'topic', translations: { ja: { title: '請求', summary: '請求書を確認します。', bodyMd: '請求書はメールで届きます。' } } });
+    // (A new version is a draft: its reader needs a key.)
+    const res = await s.request('GET', `/versions/cjk/search?q=${encodeURIComponent('期限が近づく')}&order=relevance&lang=ja`);
+    assert.equal(res.status, 200);
+    const body = res.body as Ranked;
+    assert.equal(body.hits[0].slug, 'notifications');
+    assert.equal(body.hits[0].heading?.text, '通知の種類');
+    const [start, end] = body.hits[0].highlights[0];
+    assert.ok('期限が近づく'.includes(body.hits[0].snippet.slice(start, end)));
+  });
+
+  test('an edit is searchable at once, ranked by its new words', async () => {
+    await createVersion(s, 'edits');
+    await createNode(s, 'edits', { slug: 'one', kind: 'topic', translations: { en: { title: 'First page', summary: 'About apples', bodyMd: 'Apples.' } } });
+    await createNode(s, 'edits', { slug: 'two', kind: 'topic', translations: { en: { title: 'Second page', summary: 'About pears', bodyMd: 'Pears.' } } });
+    const first = await s.request('GET', '/versions/edits/search?q=bananas&order=relevance');
+    assert.equal((first.body as Ranked).total, 0);
+    const put = await putTranslation(s, 'edits', 'two', 'en', { title: 'Bananas', summary: 'About bananas', bodyMd: 'Bananas.' });
+    assert.equal(put.status, 200);
+    const after = await s.request('GET', '/versions/edits/search?q=bananas&order=relevance');
+    assert.deepEqual((after.body as Ranked).hits.map((h) => h.slug), ['two']);
+  });
+
+  test('bad parameters are 400 naming the parameter', async () => {
+    for (const [query, field] of [
+      ['order=best', 'query/order'],
+      ['order=relevance&limit=0', 'query/limit'],
+      ['order=relevance&limit=51', 'query/limit'],
+      ['order=relevance&offset=-1', 'query/offset'],
+      ['limit=5', 'query/limit'],
+      ['offset=5', 'query/offset'],
+    ]) {
+      const res = await s.request('GET', `/versions/v1/search?q=slack&${query}`, { key: null });
+      assert.equal(res.status, 400, query);
+      const error = (res.body as { error: { code: string; field: string } }).error;
+      assert.equal(error.code, 'validation_failed', query);
+      assert.equal(error.field, field, query);
+    }
+  });
+});
