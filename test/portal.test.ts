@@ -176,14 +176,14 @@ describe('The reader portal (server side)', () => {
     assert.match(await (await page(lazy[2]!)).text(), /pdfmake v0\.3/, "pdfmake's browser build, from node_modules");
   });
 
-  test('the search page: the same search as the API, snippets with the words marked', async () => {
+  test('the search page: the API\'s search by relevance, linked to the section that matched, the words marked', async () => {
     const res = await page('/support/v1/search?q=installer');
     assert.equal(res.status, 200);
     const html = await res.text();
     assert.match(html, /<meta name="robots" content="noindex">/);
-    assert.match(html, /1 page matches “installer”/);
-    assert.match(html, /<a href="\/support\/v1\/install">Install &lt;b&gt;now&lt;\/b&gt;<\/a><p class="snippet">[^<]*<mark>installer<\/mark>/);
-    const api = await s.request('GET', '/versions/v1/search?q=installer&lang=en', { key: null });
+    assert.match(html, /<p class="result-count" role="status">1 page matches “installer”\.<\/p>/);
+    assert.match(html, /<h2><a href="\/support\/v1\/install#download">Install &lt;b&gt;now&lt;\/b&gt;<\/a><\/h2><p class="where"><span class="crumb">Guide<\/span>.*<span class="section">Download<\/span><\/p><p class="snippet">[^<]*<mark>installer<\/mark>/);
+    const api = await s.request('GET', '/versions/v1/search?q=installer&lang=en&order=relevance', { key: null });
     assert.deepEqual(api.body.hits.map((h: { slug: string }) => h.slug), ['install']);
     assert.match(await (await page('/support/v1/search?q=alert')).text(), /&lt;script&gt;alert|<mark>alert<\/mark>/);
     assert.doesNotMatch(await (await page('/support/v1/search?q=%3Cscript%3E')).text(), /<script>/);

@@ -11,7 +11,7 @@ import { untilSearchable } from '../routes/search.ts';
 import { PUBLIC_READER } from '../queries/reader.ts';
 import { Assets } from './assets.ts';
 import type { Site } from './layout.ts';
-import { emptyVersionPage, errorPage, searchPage, type Outcome } from './search-page.ts';
+import { emptyVersionPage, errorPage, RESULTS_PER_PAGE, resultOffset, searchPage, type Outcome } from './search-page.ts';
 import { robots, sitemap } from './seo.ts';
 import { listedVersions, pageLanguage, portalVersion } from './site.ts';
 import { topicPage, type Place } from './topic-page.ts';
@@ -109,12 +109,14 @@ export function portalRoutes(deps: Deps): Middleware {
     if (parts.length === 2 && second === 'search') {
       const { slug } = place(ctx, first).state;
       if (deps.search.isIndexing(slug)) await untilSearchable(deps.search, slug);
+      // Kept by the whole URL, so each `offset` is a page of its own (see cached).
       return cached(ctx, '/:version/search', HTML, () => {
         const p = place(ctx, first);
         const q = (single(ctx.query.q) ?? '').trim();
+        const offset = resultOffset(single(ctx.query.offset));
         let outcome: Outcome = null;
         if (q.length > 200) outcome = { problem: 'The search text is too long: at most 200 characters.' };
-        else if (q !== '') outcome = deps.search.search(p.state, p.language, q);
+        else if (q !== '') outcome = { ...deps.search.ranked(p.state, p.language, q, { limit: RESULTS_PER_PAGE, offset }), offset };
         return searchPage(site, p, q, outcome);
       });
     }

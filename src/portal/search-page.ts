@@ -1,65 +1,116 @@
-import type { Hit } from '../index/search.ts';
-import { foldWithMap, words } from '../index/words.ts';
+import type { RankedHit, RankedResult } from '../index/rank-types.ts';
 import { html, type Html } from './html.ts';
 import { page, type Site } from './layout.ts';
 import { navTree, pdfDialog } from './nav.ts';
 import { canonicalLanguage } from '../domain/names.ts';
-import { languageName, linksFor } from './site.ts';
+import { languageName, linksFor, type Links } from './site.ts';
 import { controls, type Place } from './topic-page.ts';
 
-/** What a search found, or why it did not run. */
-export type Outcome = { hits: Hit[]; partial: boolean } | { problem: string } | null;
+/** Results on one page of search results; "More results" asks for the next as many. */
+export const RESULTS_PER_PAGE = 10;
+
+/** The largest `offset` taken, as the API's search takes (larger ones count as this). */
+export const MAX_OFFSET = 9999;
+
+/** What a search found from `offset` on, or why it did not run. */
+export type Outcome = (RankedResult & { offset: number }) | { problem: string } | null;
 
 /**
- * A snippet with the words of the query marked: each word of `q`, ignoring case and accents, at the
- * start of a word of the text (anywhere in scripts written without spaces), as the search matched it.
+ * The `offset` of a search page's URL: results of better rank to skip. A link anyone can edit must
+ * not fail the page, so what is not a whole number means the first results, and a larger one than
+ * the API takes counts as its largest.
  */
-export function markSnippet(snippet: string, q: string): Html {
-  const { folded, source } = foldWithMap(snippet);
-  const ranges: Array<[number, number]> = [];
-  for (const w of words(q)) {
-    for (let at = folded.indexOf(w.text); at >= 0; at = folded.indexOf(w.text, at + 1)) {
-      if (!w.unspaced && at > 0 && /[\p{L}\p{N}]/u.test(folded[at - 1])) continue;
-      ranges.push([source[at], source[at + w.text.length]]);
-    }
-  }
-  ranges.sort((a, b) => a[0] - b[0]);
+export function resultOffset(value: string | undefined): number {
+  if (value === undefined || !/^[0-9]+$/.test(value)) return 0;
+  return Math.min(Number(value), MAX_OFFSET);
+}
+
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * A snippet with the index's ranges marked, each character escaped. The ranges are the index's
+ * (what it matched, typos and word forms included): a query cannot say which words those were. A
+ * range out of order, overlapping, past the end or inside a surrogate pair is cut to fit, never a failure.
+ */
+export function markRanges(snippet: string, ranges: ReadonlyArray<readonly [number, number]>): Html {
+  const inPair = (at: number) => at > 0 && at < snippet.length && isLow(snippet.charCodeAt(at));
   const parts: Array<Html | string> = [];
   let from = 0;
   for (const [start, end] of ranges) {
-    if (end <= from) continue;
-    const s = Math.max(start, from);
-    parts.push(snippet.slice(from, s), html`<mark>${snippet.slice(s, end)}</mark>`);
-    from = end;
+    let s = Math.max(Math.trunc(start), from);
+    let e = Math.min(Math.trunc(end), snippet.length);
+    if (inPair(s)) s--;
+    if (inPair(e)) e++;
+    if (!(e > s) || s < from) continue;
+    parts.push(snippet.slice(from, s), html`<mark>${snippet.slice(s, e)}</mark>`);
+    from = e;
   }
   parts.push(snippet.slice(from));
   return html`${parts}`;
 }
 
-/** The search results page of a version: the same search as the API, hits in document order with marked snippets. */
+/** A heading's id as a URL fragment: letters of every script stay readable, anything else is escaped. */
+const fragment = (anchor: string) => anchor.replace(/[^\p{L}\p{N}\p{M}_-]/gu, (c) => encodeURIComponent(c));
+
+/** One result: the title linked to the passage's section, where it sits (ancestors, then the section), the snippet. */
+function result(hit: RankedHit, language: string, links: Links): Html {
+  const href = `${links.node(hit.slug, language)}${hit.heading ? `#${fragment(hit.heading.anchor)}` : ''}`;
+  const trail = [
+    ...hit.breadcrumbs.map((b) => html`<span class="crumb">${b.title}</span>`),
+    ...(hit.heading ? [html`<span class="crumb">${hit.title}</span>`, html`<span class="section">${hit.heading.text}</span>`] : []),
+  ];
+  const where = trail.length > 0 ? html`<p class="where">${trail.map((t, i) => (i === 0 ? t : html`<span class="sep" aria-hidden="true"> › </span>${t}`))}</p>` : '';
+  const text = hit.snippet ? html`<p class="snippet">${markRanges(hit.snippet, hit.highlights)}</p>` : hit.summary ? html`<p class="snippet">${hit.summary}</p>` : '';
+  return html`<li${hit.language !== language ? html` lang="${hit.language}"` : ''}><h2><a href="${href}">${hit.title}</a></h2>${where}${text}</li>`;
+}
+
+const pages = (n: number) => (n === 1 ? '1 page matches' : `${n} pages match`);
+
+/** The results from `offset` on, how many matched, and the links to the results before and after. */
+function results(found: RankedResult & { offset: number }, q: string, language: string, links: Links): Html {
+  const { hits, total, partial, offset } = found;
+  const shown = hits.length;
+  const more = offset + shown < total;
+  let count: string;
+  if (total === 0) count = `No pages match “${q}”.`;
+  else {
+    count = `${partial ? 'At least ' : ''}${pages(total)} “${q}”.`;
+    if (shown === 0) count += ' There are no more results.';
+    else if (offset > 0 || more) count += ` Showing ${offset + 1}–${offset + shown}.`;
+  }
+  const previous = offset > 0 && total > 0 ? links.search(language, q, Math.max(0, Math.min(offset, total) - RESULTS_PER_PAGE)) : null;
+  const next = more && shown > 0 ? links.search(language, q, offset + shown) : null;
+  return html`<p class="result-count" role="status">${count}</p>
+${found.suggestion ? html`<p class="suggestion">Did you mean <a href="${links.search(language, found.suggestion)}">${found.suggestion}</a>?</p>` : ''}
+${partial ? html`<p class="notice">Some matches of very short words may be missing: type more letters.</p>` : ''}
+${shown > 0 ? html`<ol class="results" start="${offset + 1}">${hits.map((hit) => result(hit, language, links))}</ol>` : ''}
+${previous !== null || next !== null
+    ? html`<nav class="result-pages" aria-label="Result pages">${previous !== null ? html`<a class="previous" rel="prev" href="${previous}">Previous results</a>` : ''}${next !== null ? html`<a class="more" rel="next" href="${next}">More results</a>` : ''}</nav>`
+    : ''}`;
+}
+
+/** The search results page of a version: its topics ranked by relevance to `q`, ten at a time. */
 export function searchPage(site: Site, place: Place, q: string, outcome: Outcome): string {
   const { state, language } = place;
   const links = linksFor(site.portal, state, place.ref);
-  let results: Html | string = '';
-  if (outcome !== null && 'problem' in outcome) results = html`<p class="notice" role="alert">${outcome.problem}</p>`;
+  let found: Html | string = '';
+  let range = '';
+  if (outcome !== null && 'problem' in outcome) found = html`<p class="notice" role="alert">${outcome.problem}</p>`;
   else if (outcome !== null) {
-    const count = outcome.hits.length;
-    results = html`<p class="result-count" role="status">${count === 0 ? `No pages match “${q}”.` : `${count === 1 ? '1 page matches' : `${count} pages match`} “${q}”${count === 50 ? ' (the first 50 are shown)' : ''}.`}</p>
-${outcome.partial ? html`<p class="notice">Some matches of very short words may be missing: type more letters.</p>` : ''}
-<ol class="results">${outcome.hits.map(
-      (hit) => html`<li><a href="${links.node(hit.slug, language)}">${hit.title}</a>${hit.snippet ? html`<p class="snippet">${markSnippet(hit.snippet, q)}</p>` : ''}</li>`,
-    )}</ol>`;
+    found = results(outcome, q, language, links);
+    if (outcome.offset > 0 && outcome.hits.length > 0) range = `, results ${outcome.offset + 1}–${outcome.offset + outcome.hits.length}`;
   }
-  const body = html`<div class="layout">
-${navTree(state, null, language, links)}
+  // The tree comes after the results, so a phone shows them first (the stylesheet keeps it on the left of wide screens).
+  const body = html`<div class="layout results-first">
 <main id="main" tabindex="-1">
 <h1>${q ? html`Search results` : 'Search'}</h1>
-${results}
+${found}
 </main>
+${navTree(state, null, language, links)}
 </div>
 ${pdfDialog(state, null, language)}`;
   return page(site, {
-    title: `${q ? `${q} – Search` : 'Search'} · ${state.meta.label} · ${site.portal.title}`,
+    title: `${q ? `${q} – Search${range}` : 'Search'} · ${state.meta.label} · ${site.portal.title}`,
     language,
     noindex: true,
     home: links.version(language),

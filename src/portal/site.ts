@@ -74,8 +74,11 @@ export class Links {
     return `${this.base}/${this.ref}/${slug}${this.query(language)}`;
   }
 
-  search(language: string, q?: string): string {
-    return `${this.base}/${this.ref}/search${this.query(language, q === undefined ? {} : { q })}`;
+  /** The search page; `offset` > 0 skips that many results of better rank ("More results"). */
+  search(language: string, q?: string, offset = 0): string {
+    const extra: Record<string, string> = q === undefined ? {} : { q };
+    if (offset > 0) extra.offset = String(offset);
+    return `${this.base}/${this.ref}/search${this.query(language, extra)}`;
   }
 }
 
