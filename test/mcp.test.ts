@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import assert from 'node:assert/strict';
@@ -8,71 +6,20 @@ import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { ERROR_CATALOGUE, type ErrorCode } from '../src/errors.ts';
 import { assertError, challengeOf } from './helpers/assertions.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
+import { Clients, content, toolError } from './helpers/mcp.ts';
 import { createNode, createVersion, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
 const SAMPLE = fileURLToPath(new URL('../content-sample', import.meta.url));
-const READ_TOOLS = ['list_versions', 'get_tree', 'get_topic', 'list_nodes', 'get_translation', 'search', 'export_version', 'get_pdf_bundle', 'whoami'];
+const READ_TOOLS = ['list_versions', 'get_tree', 'get_topic', 'list_nodes', 'get_translation', 'search', 'fetch', 'export_version', 'get_pdf_bundle', 'whoami'];
 const WRITE_TOOLS = ['create_version', 'update_version', 'duplicate_version', 'create_node', 'update_node', 'delete_node', 'put_translation', 'delete_translation', 'reorder', 'import_version', 'create_working_copy', 'create_publish_request'];
 const ALLOWED = 'https://tools.example.com';
 const CORS = 'https://app.example.com';
 const BODY_LIMIT = 64 * 1024;
 
-/** Connections to the tool server of one test server, closed with it. */
-class Clients {
-  private readonly open: Client[] = [];
-  constructor(private readonly s: () => TestServer) {}
-
-  /** The tool server's URL: /mcp beside the API's base path. */
-  url = () => new URL('/mcp', this.s().url);
-
-  /** The SDK's own client over Streamable HTTP; `key` null connects anonymously. */
-  async connect(key: string | null, headers: Record<string, string> = {}): Promise<Client> {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    const auth: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
-    await client.connect(new StreamableHTTPClientTransport(this.url(), { requestInit: { headers: { ...auth, ...headers } } }));
-    this.open.push(client);
-    // The client checks structured content against the output schemas it has listed.
-    await client.listTools();
-    return client;
-  }
-
-  /** A JSON-RPC message posted with plain fetch. */
-  async post(message: unknown, headers: Record<string, string> = {}) {
-    const res = await fetch(this.url(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, ...headers },
-      body: typeof message === 'string' ? message : JSON.stringify(message),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: text === '' ? undefined : JSON.parse(text) };
-  }
-
-  closeAll = () => Promise.all(this.open.map((c) => c.close()));
-}
-
 const call = (name: string, args: Record<string, unknown>, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'fetch', version: '1' } } };
-
-/** A successful tool result's structured content, after checking the text item holds the same JSON. */
-function content(result: unknown): any {
-  const r = result as CallToolResult;
-  assert.notEqual(r.isError, true, JSON.stringify(r.content));
-  assert.equal(r.content[0].type, 'text');
-  assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), r.structuredContent);
-  return r.structuredContent;
-}
-
-/** A failed tool result's error object: `isError`, and the text is the REST API's error body. */
-function toolError(result: unknown, code: string, data: Record<string, unknown> = {}): any {
-  const r = result as CallToolResult;
-  assert.equal(r.isError, true, JSON.stringify(r));
-  assert.equal(r.structuredContent, undefined);
-  const body = JSON.parse((r.content[0] as { text: string }).text);
-  return assertError({ status: ERROR_CATALOGUE[code as ErrorCode].status, body }, ERROR_CATALOGUE[code as ErrorCode].status, code, data);
-}
 
 /** `{ code }` of an HTTP failure the SDK client raises (StreamableHTTPError). */
 const httpStatus = (status: number) => (err: unknown) => (err as { code?: number }).code === status;
@@ -153,7 +100,9 @@ describe('Tool server (MCP)', () => {
     assert.equal(byName.get('update_version')!.annotations!.idempotentHint, true);
     assert.equal(byName.get('create_node')!.annotations!.idempotentHint, false);
     assert.deepEqual(byName.get('get_translation')!.inputSchema.required, ['version', 'slug', 'language']);
-    assert.deepEqual(byName.get('search')!.inputSchema.required, ['version', 'q']);
+    assert.deepEqual(byName.get('search')!.inputSchema.required, ['q']);
+    assert.deepEqual(Object.keys(byName.get('search')!.inputSchema.properties!).sort(), ['lang', 'limit', 'offset', 'order', 'q', 'version']);
+    assert.deepEqual(byName.get('fetch')!.inputSchema.required, ['id']);
     assert.deepEqual(Object.keys(byName.get('get_pdf_bundle')!.inputSchema.properties!).sort(), ['lang', 'limit', 'topics', 'version']);
     assert.deepEqual(Object.keys(byName.get('import_version')!.inputSchema.properties!).sort(), ['document', 'dryRun', 'mode', 'nodes', 'version']);
     // The tree's schema is recursive: its entries refer to themselves through $defs.
@@ -169,7 +118,7 @@ describe('Tool server (MCP)', () => {
       ['get_topic', { version: 'v1', slug: 'create-account', language: 'de' }, '/versions/v1/topics/create-account?language=de'],
       ['list_nodes', { version: 'v1', include: 'bodies' }, '/versions/v1/nodes?include=bodies'],
       ['get_translation', { version: 'v1', slug: 'welcome', language: 'de' }, '/versions/v1/topics/welcome/translations/de'],
-      ['search', { version: 'v1', q: 'project' }, '/versions/v1/search?q=project'],
+      ['search', { version: 'v1', q: 'project', order: 'document' }, '/versions/v1/search?q=project'],
       ['export_version', { version: 'v1' }, '/versions/v1/export'],
       ['get_pdf_bundle', { version: 'latest', lang: 'de', topics: 'getting-started', limit: '2' }, '/versions/latest/pdf-bundle?lang=de&topics=getting-started&limit=2'],
     ];
@@ -177,9 +126,11 @@ describe('Tool server (MCP)', () => {
       const viaTool = content(await client.callTool({ name, arguments: args }));
       const rest = await s.request('GET', path);
       assert.equal(rest.status, 200, rest.text);
+      // Search hits carry the id fetch takes and the page beside the API's fields (see mcp-search.test.ts).
+      if (name === 'search') viaTool.hits = viaTool.hits.map(({ id: _id, url: _url, ...hit }: Record<string, unknown>) => hit);
       assert.deepEqual(viaTool, name === 'list_versions' ? { versions: rest.body, nextCursor: null } : rest.body, name);
     }
-    assert.ok(content(await client.callTool({ name: 'search', arguments: { version: 'v1', q: 'project' } })).hits.length > 0);
+    assert.ok(content(await client.callTool({ name: 'search', arguments: { version: 'v1', q: 'project', order: 'document' } })).hits.length > 0);
     assert.equal(content(await client.callTool({ name: 'get_pdf_bundle', arguments: { version: 'latest', lang: 'de', topics: 'getting-started', limit: '2' } })).entries.length, 3);
     const { lastUsedAt: _a, ...who } = content(await client.callTool({ name: 'whoami', arguments: {} }));
     const { lastUsedAt: _b, ...restWho } = (await s.request('GET', '/whoami')).body;

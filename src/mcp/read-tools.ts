@@ -1,18 +1,18 @@
 import type { Deps } from '../deps.ts';
 import { textChars } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
-import { readerOf, requireCredential } from '../http/actor.ts';
+import { readerOf, requireCredential, type Actor } from '../http/actor.ts';
 import { language } from '../http/languages.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import { exportObject } from '../presenters/export.ts';
 import { presentNodeList } from '../presenters/nodes.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
-import { listVersions, pageVersions, readableVersion } from '../queries/versions.ts';
+import { listVersions, pageVersions, versionByRef } from '../queries/versions.ts';
 import { describeCredential } from '../routes/identity.ts';
 import { pdfBundle } from '../routes/pdf.ts';
-import { searchVersion } from '../routes/search.ts';
 import type { AnswerBudget } from './budget.ts';
+import { searchTools } from './search-tools.ts';
 import type { ToolSpec } from './tool.ts';
 
 const EXPORT_INSTEAD = 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)';
@@ -22,6 +22,8 @@ const VISIBILITY = 'Anonymous callers see published versions only; a credential 
 /** The read tools: the same queries and presenters as the API's reads, with the caller's visibility. */
 export function readTools(deps: Deps): ToolSpec[] {
   const { catalog } = deps;
+  /** The slug a version argument names: `latest` is the version marked latest, if the caller may see it. */
+  const slugOf = (actor: Actor | null, ref: string) => versionByRef(catalog, readerOf(actor), ref).slug;
   return [
     {
       name: 'list_versions',
@@ -45,33 +47,33 @@ export function readTools(deps: Deps): ToolSpec[] {
       title: 'Navigation tree',
       description: `The navigation tree of a version: nested sections and topics with titles in one language (default en; each title falls back to English, then the primary language). ${VISIBILITY}`,
       write: false,
-      params: { version: 'VersionSlug' },
+      params: { version: 'VersionRef' },
       query: 'LanguageQuery',
       output: 'Tree',
-      run: ({ actor, args }) => presentTree(readableVersion(catalog, readerOf(actor), args.version), language(args.language ?? 'en', 'arguments/language')),
+      run: ({ actor, args }) => presentTree(versionByRef(catalog, readerOf(actor), args.version), language(args.language ?? 'en', 'arguments/language')),
     },
     {
       name: 'get_topic',
       title: 'Read a topic',
       description: `A topic (or section) with its Markdown body, breadcrumbs and neighbours in one language (default en), falling back to English, then the primary language; "language" and "fallback" in the answer say what was served. ${VISIBILITY}`,
       write: false,
-      params: { version: 'VersionSlug', slug: 'NodeSlug' },
+      params: { version: 'VersionRef', slug: 'NodeSlug' },
       query: 'LanguageQuery',
       output: 'Topic',
       instead: 'GET the API\'s /versions/{version}/topics/{slug}',
-      run: ({ actor, args }) => presentTopic(readNode(catalog, readerOf(actor), args.version, args.slug), args.slug, language(args.language ?? 'en', 'arguments/language')),
+      run: ({ actor, args }) => presentTopic(readNode(catalog, readerOf(actor), slugOf(actor, args.version), args.slug), args.slug, language(args.language ?? 'en', 'arguments/language')),
     },
     {
       name: 'list_nodes',
       title: 'List nodes',
       description: `Every node of a version in document order, with per-language titles, summaries, stamps (updatedAt, usable as expectedUpdatedAt) and body lengths. include "bodies" adds the Markdown bodies for callers with a credential. ${VISIBILITY}`,
       write: false,
-      params: { version: 'VersionSlug' },
+      params: { version: 'VersionRef' },
       query: 'NodesQuery',
       output: 'NodeList',
       run: ({ actor, args, answer }) => {
         const reader = readerOf(actor);
-        const state = readableVersion(catalog, reader, args.version);
+        const state = versionByRef(catalog, reader, args.version);
         const withBodies = args.include === 'bodies' && mayListBodies(reader);
         if (withBodies) withinAnswer(state, answer, 'list_nodes with include "bodies"', 'leave include out and read the bodies with get_translation, or GET the API\'s /nodes?include=bodies');
         return presentNodeList(state, withBodies);
@@ -82,35 +84,26 @@ export function readTools(deps: Deps): ToolSpec[] {
       title: 'Read one translation',
       description: `One translation of a node, exactly as stored (no fallback): title, summary, Markdown body, updatedAt and the languages the node has. ${VISIBILITY}`,
       write: false,
-      params: { version: 'VersionSlug', slug: 'NodeSlug', language: 'LanguageCode' },
+      params: { version: 'VersionRef', slug: 'NodeSlug', language: 'LanguageCode' },
       output: 'TranslationRead',
       instead: 'GET the API\'s /versions/{version}/topics/{slug}/translations/{language}',
       run: ({ actor, args }) => {
         const lang = language(args.language, 'arguments/language');
-        const { state, translation } = readTranslation(catalog, readerOf(actor), args.version, args.slug, lang);
+        const { state, translation } = readTranslation(catalog, readerOf(actor), slugOf(actor, args.version), args.slug, lang);
         return presentTranslation(state, args.slug, lang, translation);
       },
     },
-    {
-      name: 'search',
-      title: 'Search',
-      description: `Full-text search in one version and language (lang; default en, or the version's primary language when it has no English): a node is a hit when every word of q starts a word of its title, summary or body, ignoring case and diacritics. Up to 50 hits in document order, each with a plain-text snippet. Right after a start without snapshots, it may wait up to 2 s for the version's index (version_loading beyond). ${VISIBILITY}`,
-      write: false,
-      params: { version: 'VersionSlug' },
-      query: 'SearchQuery',
-      output: 'SearchResult',
-      run: ({ actor, args }) => searchVersion(deps, readerOf(actor), args.version, args.q, args.lang, 'arguments/lang'),
-    },
+    ...searchTools(deps),
     {
       name: 'export_version',
       title: 'Export a version',
       description: `A whole version as the export document { version, nodes }: every node in document order with all its translations and bodies; import_version takes it back. ${VISIBILITY}`,
       write: false,
-      params: { version: 'VersionSlug' },
+      params: { version: 'VersionRef' },
       output: 'ExportDocument',
       instead: EXPORT_INSTEAD,
       run: ({ actor, args, answer }) => {
-        const state = readableVersion(catalog, readerOf(actor), args.version);
+        const state = versionByRef(catalog, readerOf(actor), args.version);
         withinAnswer(state, answer, 'export_version', EXPORT_INSTEAD);
         return exportObject(state);
       },

@@ -1,4 +1,5 @@
 import { allSchemas } from '../schemas/registry.ts';
+import { TOPIC_ID_MAX } from './topic-links.ts';
 
 /** A JSON Schema as the tool server publishes it. */
 export type JsonSchema = Record<string, unknown>;
@@ -54,3 +55,79 @@ export function selfContained(root: JsonSchema): JsonSchema {
   // Sorted, so the published schemas do not depend on the order they were reached in.
   return { ...result, $defs: Object.fromEntries(Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))) };
 }
+
+/*
+ * The tool server's own schemas: the search and fetch tools answer what MCP clients expect of a
+ * search (an id to fetch, a page to cite) beside the API's fields, and take their arguments as
+ * a client writes them (numbers as numbers, the latest version by default).
+ */
+
+const queryProperty = (name: string) => ((registrySchema('SearchQuery') as { properties: Record<string, JsonSchema> }).properties[name]);
+
+/** A topic's id, as search answers it and fetch takes it: three parts, none of which can hold a "/". */
+const topicId = (description: string): JsonSchema => ({ type: 'string', maxLength: TOPIC_ID_MAX, pattern: '^[^/]+/[^/]+/[^/]+$', description });
+
+/** The address of a node's page in the portal. */
+const PAGE_URL: JsonSchema = {
+  type: ['string', 'null'],
+  description: 'The page in the portal, absolute (with "#anchor" for the section a search matched in); null when the portal does not show the version (drafts, archived versions, working copies, versions HELP_PORTAL_VERSIONS leaves out) or the service is still starting.',
+};
+
+/** The search tool's arguments. */
+export const SEARCH_INPUT: Record<string, JsonSchema> = {
+  version: { $ref: 'VersionRef', description: 'The version to search: its slug, or "latest" (the default) for the version marked latest.' },
+  q: queryProperty('q'),
+  lang: queryProperty('lang'),
+  order: {
+    enum: ['relevance', 'document'],
+    description: '"relevance" (the default): the best hits first, typos and word forms forgiven, a topic missing a word still listed after those that have them all; paged with limit and offset. "document": the topics where every word starts a word, up to 50, in the order of the navigation tree.',
+  },
+  limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Hits per answer with order "relevance": 1 to 50, default 10.' },
+  offset: { type: 'integer', minimum: 0, maximum: 9999, description: 'Hits of better rank to skip with order "relevance" (default 0): with limit 10, offset 10 is the second page. The answer\'s total says how many matched.' },
+};
+
+/** The fetch tool's arguments. */
+export const FETCH_INPUT: Record<string, JsonSchema> = {
+  id: topicId('The id of a search hit: "{version}/{language}/{slug}", such as "v2/en/getting-started" ("latest" may stand for the version).'),
+};
+
+/** The id in answers. */
+const ANSWERED_ID = topicId('"{version}/{language}/{slug}", the id fetch takes; with the version\'s own slug, never "latest", so it names the same page later.');
+
+/** What a search hit carries beyond the API's fields. */
+const HIT_LINKS: JsonSchema = { type: 'object', required: ['id', 'url'], properties: { id: ANSWERED_ID, url: PAGE_URL } };
+const withLinks = (id: string): JsonSchema => ({ allOf: [{ $ref: id }, { type: 'object', properties: { hits: { type: 'array', items: HIT_LINKS } } }] });
+
+/** The search tool's answer: the API's answer in the order asked for, each hit with its id and page. */
+export const SEARCH_OUTPUT: JsonSchema = { type: 'object', anyOf: [withLinks('RankedSearchResult'), withLinks('SearchResult')] };
+
+/** The fetch tool's answer: one translation of a node as a document, in the shape search-and-fetch clients read. */
+export const FETCH_OUTPUT: JsonSchema = {
+  type: 'object',
+  required: ['id', 'title', 'text', 'url', 'metadata'],
+  properties: {
+    id: ANSWERED_ID,
+    title: { type: 'string' },
+    text: { type: 'string', description: 'The topic as Markdown, as its page shows it: the title as a level-1 heading, the summary, then the body.' },
+    url: PAGE_URL,
+    metadata: {
+      type: 'object',
+      required: ['version', 'versionLabel', 'language', 'slug', 'kind', 'summary', 'updatedAt', 'availableLanguages', 'breadcrumbs'],
+      properties: {
+        version: { $ref: 'VersionSlug' },
+        versionLabel: { type: 'string', description: "The version's name as readers see it." },
+        language: { $ref: 'LanguageCode' },
+        slug: { $ref: 'NodeSlug' },
+        kind: { enum: ['section', 'topic'] },
+        summary: { type: 'string' },
+        updatedAt: { $ref: 'Timestamp', description: "This translation's last change." },
+        availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' }, description: 'The languages the node has: the same id with another of them fetches it in that language.' },
+        breadcrumbs: {
+          type: 'array',
+          description: "The node's ancestors, the root first.",
+          items: { type: 'object', required: ['slug', 'kind', 'title'], properties: { slug: { $ref: 'NodeSlug' }, kind: { enum: ['section', 'topic'] }, title: { type: 'string' } } },
+        },
+      },
+    },
+  },
+};

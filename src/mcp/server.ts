@@ -17,7 +17,7 @@ import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
 
 const INSTRUCTIONS =
   'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
-  'Start with list_versions, then get_tree or search, then get_topic. Writes (with a key or token that has help:write) are commits; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile.';
+  'To answer a question, search (best hits first, in the version marked latest unless a version is named) and fetch the hits worth reading by their id; to browse, list_versions, then get_tree and get_topic. The reads take "latest" for a version. Writes (with a key or token that has help:write) are commits; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile.';
 
 /** The service's public origin: HELP_PUBLIC_URL, else the request's (Koa 3's `ctx.origin` is the Origin header, not this). */
 const originOf = (ctx: Context, config: Config) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;

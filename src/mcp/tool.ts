@@ -41,11 +41,26 @@ export interface ToolSpec {
   body?: string;
   /** What the route takes as headers, as optional arguments: name → registry schema and description. */
   extra?: Record<string, { schema: string; description: string }>;
+  /** Arguments of the tool's own, where they differ from any route's (search's defaults and paging, fetch's id). */
+  input?: ToolInput;
   /** The route's 200 answer: a registry schema id, or a schema around it when that is not an object. */
   output: string | JsonSchema;
   /** What a caller does instead when the answer is larger than a tool-server request is answered with. */
   instead?: string;
   run(call: ToolCall): unknown;
+}
+
+/**
+ * Arguments a tool reads itself, where taking them as its route does would not fit a tool's callers
+ * (search ranks unless told otherwise, and takes numbers as numbers; fetch's id is no route's): the
+ * schemas published for them, and how the ones given become `args`, checked (naming the argument at
+ * fault) and with defaults filled in.
+ */
+export interface ToolInput {
+  properties: Record<string, JsonSchema>;
+  required?: string[];
+  /** The given arguments among `properties` (absent ones are left out). */
+  read(given: Args): Args;
 }
 
 const PARAM_DESCRIPTIONS: Record<string, string> = { version: 'The version slug', slug: 'The node slug', lang: 'The language code', language: 'The language code' };
@@ -74,7 +89,7 @@ function inputSchema(spec: ToolSpec): JsonSchema {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [name, id] of Object.entries(spec.params ?? {})) {
-    properties[name] = { $ref: id, description: PARAM_DESCRIPTIONS[name] };
+    properties[name] = { $ref: id, description: id === 'VersionRef' ? 'The version slug, or "latest" for the version marked latest' : PARAM_DESCRIPTIONS[name] };
     required.push(name);
   }
   for (const id of [spec.query, spec.body]) {
@@ -84,6 +99,8 @@ function inputSchema(spec: ToolSpec): JsonSchema {
     required.push(...(schema.required ?? []));
   }
   for (const [name, { schema, description }] of Object.entries(spec.extra ?? {})) properties[name] = { $ref: schema, description };
+  Object.assign(properties, spec.input?.properties);
+  required.push(...(spec.input?.required ?? []));
   return selfContained({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false });
 }
 
@@ -106,7 +123,7 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
       const other = otherSpelling(name);
       throw invalid(`arguments/${name}`, other !== null && rest[other] !== undefined ? `is required (this tool takes the language as "${name}", not "${other}")` : 'is required');
     }
-    args[name] = check(id, value, `arguments/${name}`);
+    args[name] = checkParam(id, value, `arguments/${name}`);
   }
   for (const [name, { schema }] of Object.entries(spec.extra ?? {})) {
     const value = take(name);
@@ -117,9 +134,24 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
     for (const name of Object.keys((registrySchema(spec.query) as { properties?: object }).properties ?? {})) if (name in rest) query[name] = take(name);
     Object.assign(args, check(spec.query, query, 'arguments'));
   }
+  if (spec.input) {
+    const given: Args = {};
+    for (const name of Object.keys(spec.input.properties)) if (name in rest) given[name] = take(name);
+    Object.assign(args, spec.input.read(given));
+  }
   if (spec.body) check(spec.body, rest, 'arguments');
   else if (Object.keys(rest).length > 0) throw invalid(`arguments/${Object.keys(rest)[0]}`, 'is not a known field');
   return { args: { ...args, ...rest }, body: rest };
+}
+
+/**
+ * A path parameter checked with its registry schema. `latest` is a VersionRef by itself, and any other
+ * value is checked as the slug it must then be: the VersionRef's two branches together told a mistyped
+ * slug only that it "must be equal to constant".
+ */
+export function checkParam(id: string, value: unknown, field: string): unknown {
+  if (id !== 'VersionRef') return check(id, value, field);
+  return value === 'latest' ? value : check('VersionSlug', value, field);
 }
 
 /** A tool's answer: the REST answer as structured content, and the same JSON as text. */

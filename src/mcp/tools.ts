@@ -6,6 +6,7 @@ import { requireScope, type Actor } from '../http/actor.ts';
 import type { AnswerBudget } from './budget.ts';
 import { readTools } from './read-tools.ts';
 import { errorResult, listing, readArguments, toolResult, type ToolSpec } from './tool.ts';
+import { formatTopicId, type TopicId } from './topic-links.ts';
 import { writeTools } from './write-tools.ts';
 
 /** A tool with its listing, whose schemas are built once, at start. */
@@ -34,6 +35,13 @@ export interface CallContext {
 /** What to do instead when a tool's answer is too large and the tool names nothing better. */
 const READ_ELSEWHERE = 'read the same through the REST API, which answers without this limit';
 
+/** What an answer is called in a refusal: the tool, and the version or topic it read. */
+function answerName(name: string, args: Record<string, unknown>): string {
+  if (typeof args.version === 'string') return `${name} of version "${args.version}"`;
+  const id = args.id as TopicId | undefined;
+  return id === undefined ? name : `${name} of "${formatTopicId(id.version, id.language, id.slug)}"`;
+}
+
 /** An error whose hint names REST routes, with the tools that do the same instead. */
 function inToolTerms(err: AppError): AppError {
   if (err.code !== 'published_read_only' || typeof err.data.version !== 'string') return err;
@@ -60,7 +68,7 @@ export async function callTool(tool: ToolSpec, given: Record<string, unknown>, {
     // Once built (the value shares the stored strings) and before anything is serialized; the check and
     // the charge are one synchronous step, so calls running at once cannot all pass the same check.
     if (tool.write) answer.count(value);
-    else answer.take(value, typeof args.version === 'string' ? `${tool.name} of version "${args.version}"` : tool.name, tool.instead ?? READ_ELSEWHERE);
+    else answer.take(value, answerName(tool.name, args), tool.instead ?? READ_ELSEWHERE);
     return toolResult(value);
   } catch (err) {
     if (err instanceof AppError) {
