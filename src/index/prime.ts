@@ -1,4 +1,5 @@
 import { documentTerms } from './document-terms.ts';
+import { RankIndex } from './rank-index.ts';
 import { TermIndex } from './term-index.ts';
 
 /**
@@ -75,7 +76,15 @@ export function primeIndexing(): void {
   if (primed) return;
   primed = true;
   const index = new TermIndex();
-  index.add('a', documentTerms(index, { title: 'Title', summary: 'Summary', bodyMd: SAMPLE }).terms);
-  index.add('b', documentTerms(index, { title: 'タイトル', summary: 'Zusammenfassung', bodyMd: SAMPLE }).terms);
-  index.add('c', documentTerms(index, { title: 'Long', summary: '', bodyMd: LONG_SAMPLE }).terms);
+  // The ranking's index too (its counting and filing of terms), in a language with a stemmer.
+  const ranked = new RankIndex('de');
+  for (const [key, t] of [
+    ['a', { title: 'Title', summary: 'Summary', bodyMd: SAMPLE }],
+    ['b', { title: 'タイトル', summary: 'Zusammenfassung', bodyMd: SAMPLE }],
+    ['c', { title: 'Long', summary: '', bodyMd: LONG_SAMPLE }],
+  ] as const) {
+    const { terms, rank } = documentTerms(index, t);
+    index.add(key, terms);
+    ranked.add(key, rank);
+  }
 }

@@ -1,7 +1,7 @@
 import { boundedDistance } from './edit-distance.ts';
 import { stemmerFor } from './stemmers.ts';
-import { CLASS, infoOf, MARK, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
-import { fold, queryTerms, words } from './words.ts';
+import { CLASS, infoOf, MARK, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
+import { fold, queryTerms } from './words.ts';
 
 /**
  * The index behind search by relevance: for each term, the documents holding it with how often it
@@ -24,12 +24,34 @@ const FIELDS = 4;
 const SHIFT = [28, 22, 16, 0];
 const MAX_COUNT = [15, 63, 63, 65535];
 const STEP = SHIFT.map((s) => 2 ** s);
+/**
+ * Distinct terms a document is ranked by, at most: a long reference page has a few thousand. Past it
+ * (a megabyte of random ideographs, a dump of identifiers) new terms are not counted for ranking (the
+ * document-order search still finds every word), so one document adds at most this many postings and
+ * one write's posting stays short, whatever it holds.
+ */
+const MAX_DOC_TERMS = 20_000;
+/** Terms filed between two looks at the clock in addInSlices. */
+const TERMS_PER_SLICE = 512;
 
 
 /** A document's terms, counted per field as its text is read (in pieces, for a long body). */
 export class RankDoc {
-  readonly counts = new Map<string, number>();
+  /** Term → its counts, packed; pairs of BMP characters are kept apart under their code (pairs, below) until terms() is asked. */
+  private readonly words = new Map<string, number>();
+  private readonly pairs = new Map<number, number>();
   readonly lengths = [0, 0, 0, 0];
+
+  /** Distinct terms counted: at most MAX_DOC_TERMS. */
+  get size(): number {
+    return this.words.size + this.pairs.size;
+  }
+
+  /** The terms with their packed counts. */
+  *terms(): Generator<[string, number]> {
+    yield* this.words;
+    for (const [code, packed] of this.pairs) yield [String.fromCharCode(Math.floor(code / 65536), code % 65536), packed];
+  }
 
   /**
    * Adds the words of `text` to `field`: the words words() cuts, folded as it folds them, found by a
@@ -56,13 +78,17 @@ export class RankDoc {
         }
         if (cls === UNSPACED) {
           const start = i;
+          let folds = (infoOf(lower.codePointAt(i)!) & MAY_FOLD) !== 0;
           for (i += c >= 0xd800 && c < 0xdc00 ? 2 : 1; i < n; ) {
             const cp = lower.codePointAt(i)!;
-            const k = infoOf(cp) & CLASS;
+            const info = infoOf(cp);
+            const k = info & CLASS;
             if (k !== UNSPACED && k !== MARK) break;
+            if ((info & MAY_FOLD) !== 0 || k === MARK) folds = true;
             i += cp > 0xffff ? 2 : 1;
           }
-          this.countRun(field, fold(lower.slice(start, i)));
+          const run = lower.slice(start, i);
+          this.countRun(field, folds ? fold(run) : run);
           continue;
         }
       }
@@ -90,14 +116,43 @@ export class RankDoc {
 
   /** Counts a run of a script without spaces (folded) as its character pairs, or as itself when it is one character. */
   private countRun(field: number, run: string): void {
-    const chars = Array.from(run);
-    if (chars.length === 1) this.count(field, run);
-    for (let i = 0; i + 1 < chars.length; i++) this.count(field, chars[i] + chars[i + 1]);
+    if (run.length === 1) {
+      this.count(field, run);
+      return;
+    }
+    // Pairs as numbers, as the term index keeps them: a megabyte of random ideographs is a million
+    // distinct pairs, and a string made for each would cost more than all the rest of the indexing.
+    for (let i = 0; i + 1 < run.length; i++) {
+      const a = run.charCodeAt(i);
+      const b = run.charCodeAt(i + 1);
+      if ((a & 0xf800) === 0xd800 || (b & 0xf800) === 0xd800) {
+        this.countPairWithSurrogates(field, run, i);
+        continue;
+      }
+      const code = a * 65536 + b;
+      const packed = this.pairs.get(code);
+      if (packed === undefined) {
+        if (this.size < MAX_DOC_TERMS) this.pairs.set(code, STEP[field]);
+      } else if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.pairs.set(code, packed + STEP[field]);
+      this.lengths[field]++;
+    }
+  }
+
+  /** The pair of characters starting at unit `i` of `run` when either is outside the BMP (a surrogate pair); nothing for the low half of one. */
+  private countPairWithSurrogates(field: number, run: string, i: number): void {
+    const a = run.codePointAt(i)!;
+    if ((run.charCodeAt(i) & 0xfc00) === 0xdc00) return;
+    const next = i + (a > 0xffff ? 2 : 1);
+    if (next >= run.length) return;
+    const b = run.codePointAt(next)!;
+    this.count(field, String.fromCodePoint(a, b));
   }
 
   private count(field: number, term: string): void {
-    const packed = this.counts.get(term) ?? 0;
-    if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.counts.set(term, packed + STEP[field]);
+    const packed = this.words.get(term);
+    if (packed === undefined) {
+      if (this.size < MAX_DOC_TERMS) this.words.set(term, STEP[field]);
+    } else if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.words.set(term, packed + STEP[field]);
     this.lengths[field]++;
   }
 }
@@ -152,20 +207,46 @@ export class RankIndex {
   }
 
   add(key: string, doc: RankDoc): void {
-    this.remove(key);
+    const n = this.reserve(doc);
+    for (const [term, packed] of doc.terms()) this.post(this.termId(term), n, packed);
+    this.swapIn(key, n);
+  }
+
+  /**
+   * add(), with `pause()` between batches of terms, for a document whose terms would hold the event
+   * loop (each new term is stemmed and filed). The postings go in under a document number without a
+   * key, which searches skip; the number gets its key and the old one goes in one synchronous step at
+   * the end. Callers must not change the index otherwise until it resolves (as TermIndex.addInSlices).
+   */
+  async addInSlices(key: string, doc: RankDoc, pause: () => Promise<void>): Promise<void> {
+    const n = this.reserve(doc);
+    let i = 0;
+    for (const [term, packed] of doc.terms()) {
+      this.post(this.termId(term), n, packed);
+      if (++i % TERMS_PER_SLICE === 0) await pause();
+    }
+    this.swapIn(key, n);
+  }
+
+  /** A new document number, without a key yet, with the document's field lengths. */
+  private reserve(doc: RankDoc): number {
     const n = this.keyOf.length;
-    this.keyOf.push(key);
-    this.numbers.set(key, n);
+    this.keyOf.push(undefined);
     if (this.lens.length < (n + 1) * FIELDS) {
       const grown = new Uint32Array(this.lens.length * 2);
       grown.set(this.lens);
       this.lens = grown;
     }
-    for (let f = 0; f < FIELDS; f++) {
-      this.lens[n * FIELDS + f] = doc.lengths[f];
-      this.sums[f] += doc.lengths[f];
-    }
-    for (const [term, packed] of doc.counts) this.post(this.termId(term), n, packed);
+    for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = doc.lengths[f];
+    return n;
+  }
+
+  /** Gives number `n` the key `key`, in place of the key's old number if it had one. */
+  private swapIn(key: string, n: number): void {
+    this.remove(key);
+    this.keyOf[n] = key;
+    this.numbers.set(key, n);
+    for (let f = 0; f < FIELDS; f++) this.sums[f] += this.lens[n * FIELDS + f];
   }
 
   remove(key: string): void {
@@ -535,8 +616,7 @@ const EMPTY = new Uint32Array(0);
 
 /** Whether a term is a character pair of a script without spaces (or one such character). */
 function isPair(term: string): boolean {
-  const c = term.codePointAt(0) ?? 0;
-  return c >= 0x0e00 && words(term)[0]?.unspaced === true;
+  return (infoOf(term.codePointAt(0) ?? 0) & CLASS) === UNSPACED;
 }
 
 /** Arrays over document numbers that a scoring pass needs, kept between passes (they are left zeroed). */

@@ -634,8 +634,7 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
     if (lines !== null) keepBodyText(t, lines.join('\n'));
     terms.done();
     await index.terms.addInSlices(slug, terms, pause);
-    // Swapped in with the terms, in the same turn: the two indexes hold the same documents between turns.
-    index.ranked.add(slug, rank);
+    await index.ranked.addInSlices(slug, rank, pause);
     index.docs.set(slug, t);
   }
 }
