@@ -2,7 +2,7 @@ import { headingsOf, type Heading } from '../content/headings.ts';
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
 import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
-import { UNSPACED_SCRIPTS } from './char-classes.ts';
+import { CLASS, infoOf, MARK, NARROW_WORD, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import type { HitHeading } from './rank-types.ts';
 import { foldInPlace, foldWithMap } from './words.ts';
 
@@ -40,11 +40,14 @@ interface Match {
   unit: number;
 }
 
-/** The passage of `t` to show for a query whose matched terms are `matched` (term → query word; `pattern`: termPattern() of them). */
-export function passage(t: Translation, matched: Map<string, number>, pattern: RegExp | null): Passage {
+/**
+ * The passage of `t` to show for a query whose terms are `terms` (queryTermsOf()); `holds` says
+ * which of them the index has in its body and summary: only those are looked for.
+ */
+export function passage(t: Translation, terms: Terms, holds: { body: (term: string) => boolean; summary: (term: string) => boolean }): Passage {
   const body = bodyFor(t);
-  const inBody = bestWindow(matchesIn(body.text, matched, pattern));
-  const inSummary = bestWindow(matchesIn(t.summary, matched, pattern));
+  const inBody = bestWindow(matchesIn(body.text, only(terms, holds.body), foldedBody(t, body.text)));
+  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldText(t.summary)));
   if (inBody !== null && (inSummary === null || inBody.distinct > inSummary.distinct)) {
     return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, body.text, inBody.at) };
   }
@@ -63,43 +66,83 @@ function bodyFor(t: Translation): { text: string; more: boolean } {
   return { text: plainLines(t.bodyMd, 0, end < 0 ? t.bodyMd.length : end).join('\n'), more: end >= 0 };
 }
 
-/**
- * A pattern that finds the terms of the query (term → query word) in folded text: whole words of
- * spaced scripts, character pairs anywhere in the others. Made once per search, for all its hits.
- */
-export function termPattern(matched: Map<string, number>): RegExp | null {
-  const spaced: string[] = [];
-  const pairs: string[] = [];
-  for (const term of matched.keys()) (UNSPACED_START.test(term) ? pairs : spaced).push(escape(term));
-  if (spaced.length + pairs.length === 0) return null;
-  // Longest first, so a word is taken whole rather than a shorter term it starts with.
-  const byLength = (a: string, b: string) => b.length - a.length;
-  const alternatives: string[] = [];
-  if (spaced.length > 0) alternatives.push(`(?<![\\p{L}\\p{N}\\p{M}])(?:${spaced.sort(byLength).join('|')})(?![\\p{L}\\p{N}\\p{M}])`);
-  if (pairs.length > 0) alternatives.push(`(?:${pairs.sort(byLength).join('|')})`);
-  return new RegExp(alternatives.join('|'), 'gu');
+/** The terms of a query (term → query word), sorted for matchesIn: words of spaced scripts, and character pairs of the others. */
+export interface Terms {
+  matched: Map<string, number>;
+  spaced: string[];
+  pairs: string[];
 }
 
-const escape = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The terms of the query in the form matchesIn() takes, made once per search for all its hits. */
+export function queryTermsOf(matched: Map<string, number>): Terms {
+  const spaced: string[] = [];
+  const pairs: string[] = [];
+  for (const term of matched.keys()) (UNSPACED_START.test(term) ? pairs : spaced).push(term);
+  return { matched, spaced, pairs };
+}
 
-/** Where the terms of the query occur in `text` (see termPattern), as ranges of `text`. */
-function matchesIn(text: string, matched: Map<string, number>, pattern: RegExp | null): Match[] {
+/** The terms `holds` keeps. */
+function only(terms: Terms, holds: (term: string) => boolean): Terms {
+  return { matched: terms.matched, spaced: terms.spaced.filter(holds), pairs: terms.pairs.filter(holds) };
+}
+
+/** Matches looked at in one text, at most: a body that is one word repeated must not cost a snippet more than this. */
+const MAX_MATCHES = 4096;
+
+/**
+ * Where the terms of the query occur in `text`: words of spaced scripts where they are whole words,
+ * pairs anywhere (overlapping). One indexOf() scan per term over the folded text: a pattern of all
+ * the terms at once, tried at every position, took three times as long.
+ */
+function matchesIn(text: string, terms: Terms, folding: Folded): Match[] {
   const out: Match[] = [];
-  if (pattern === null || text === '') return out;
-  // Folding keeps one unit per unit nearly always (foldInPlace); where it does not, positions are mapped back.
-  let folded = foldInPlace(text);
-  let source: number[] | null = null;
-  if (folded === null) ({ folded, source } = foldWithMap(text));
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(folded); m !== null; m = pattern.exec(folded)) {
-    const unit = matched.get(m[0]);
-    const start = m.index;
-    const end = start + m[0].length;
-    if (unit !== undefined) out.push(source === null ? { start, end, unit } : { start: source[start], end: source[end], unit });
-    // Pairs overlap: the next may start at the second character of this one.
-    if (UNSPACED_START.test(m[0])) pattern.lastIndex = start + 1;
+  if (text === '' || terms.matched.size === 0) return out;
+  const { folded, source } = folding;
+  const add = (start: number, end: number, unit: number) => out.push(source === null ? { start, end, unit } : { start: source[start], end: source[end], unit });
+  for (const term of terms.spaced) {
+    const unit = terms.matched.get(term)!;
+    for (let at = folded.indexOf(term); at >= 0 && out.length < MAX_MATCHES; at = folded.indexOf(term, at + 1)) {
+      if (isWordAt(folded, at - 1) || isWordAt(folded, at + term.length)) continue;
+      add(at, at + term.length, unit);
+    }
   }
-  return out;
+  for (const term of terms.pairs) {
+    const unit = terms.matched.get(term)!;
+    for (let at = folded.indexOf(term); at >= 0 && out.length < MAX_MATCHES; at = folded.indexOf(term, at + 1)) add(at, at + term.length, unit);
+  }
+  return out.sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+/** Whether the character at `i` is a letter, digit or mark (false outside the text). */
+function isWordAt(text: string, i: number): boolean {
+  if (i < 0 || i >= text.length) return false;
+  const c = text.charCodeAt(i);
+  if (c < 256) return NARROW_WORD[c] === 1;
+  const info = infoOf(text.codePointAt(i)!) & CLASS;
+  return info === WORD || info === MARK;
+}
+
+interface Folded {
+  folded: string;
+  /** Index in the folded text → index in the text, when folding changed lengths (null: the same). */
+  source: number[] | null;
+}
+
+/** A text folded as the index folds words: one unit per unit nearly always (foldInPlace); where not, with the positions mapped back. */
+function foldText(text: string): Folded {
+  const folded = foldInPlace(text);
+  return folded !== null ? { folded, source: null } : foldWithMap(text);
+}
+
+const foldedBodies = new WeakMap<Translation, Folded & { text: string }>();
+
+/** The folded plain text of a body, kept beside the translation as its plain text is (body-text.ts): hits shown again cost no folding. */
+function foldedBody(t: Translation, text: string): Folded {
+  const kept = foldedBodies.get(t);
+  if (kept !== undefined && kept.text === text) return kept;
+  const made = { text, ...foldText(text) };
+  foldedBodies.set(t, made);
+  return made;
 }
 
 /**

@@ -26,6 +26,8 @@ const MAX_UNITS = 64;
 
 export interface RankedDocument {
   key: string;
+  /** Its number in the index (RankIndex.countsIn). */
+  n: number;
   score: number;
 }
 
@@ -75,9 +77,9 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
   const meant = query.map((w) => (w.unspaced || index.has(w.text) ? w.text : (nearestOf(units, w.text) ?? w.text))).join(' ');
   const tiered = best.map(({ n, key: composite }, i) => {
     const key = index.keyAt(n)!;
-    if (i >= RERANK) return { key, composite, i };
+    if (i >= RERANK) return { key, composite, i, n };
     const fields = fieldsOf(key);
-    if (fields === undefined) return { key, composite, i };
+    if (fields === undefined) return { key, composite, i, n };
     const tier = Math.floor(composite / TIER);
     let score = composite - tier * TIER;
     const title = fields.title;
@@ -92,10 +94,10 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
         score *= TOGETHER[inField];
       }
     }
-    return { key, composite: (tier + rank * (MAX_UNITS + 1)) * TIER + Math.min(score, MAX_SCORE), i };
+    return { key, composite: (tier + rank * (MAX_UNITS + 1)) * TIER + Math.min(score, MAX_SCORE), i, n };
   });
   const head = tiered.slice(0, RERANK).sort((a, b) => b.composite - a.composite || a.i - b.i);
-  const top = [...head, ...tiered.slice(RERANK)].map(({ key, composite }) => ({ key, score: shown(composite) }));
+  const top = [...head, ...tiered.slice(RERANK)].map(({ key, composite, n }) => ({ key, n, score: shown(composite) }));
   return { top, total, partial, matched, words: query };
 
   function nearestOf(all: Unit[], word: string): string | undefined {

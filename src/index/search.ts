@@ -10,7 +10,7 @@ import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import type { RankedHit, RankedResult, RankOptions } from './rank-types.ts';
 import { foldedWords, rankQuery, type Fields } from './rank-query.ts';
-import { passage, termPattern, topicHeadings } from './passages.ts';
+import { passage, queryTermsOf, topicHeadings } from './passages.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
 import { indexTerms, queryTerms, words, type Word } from './words.ts';
@@ -401,11 +401,16 @@ export class SearchIndex {
     if (!index) return { hits: [], total: 0, partial: false };
     const answer = rankIndexed(index, q, options.offset + options.limit);
     const hits: RankedHit[] = [];
-    const pattern = termPattern(answer.matched);
-    for (const { key, score } of answer.top.slice(options.offset, options.offset + options.limit)) {
+    const terms = queryTermsOf(answer.matched);
+    for (const { key, n, score } of answer.top.slice(options.offset, options.offset + options.limit)) {
       const t = index.docs.get(key);
       if (!t || !state.nodes.has(key)) continue;
-      hits.push({ slug: key, title: t.title, summary: t.summary, language, score, ...passage(t, answer.matched, pattern), breadcrumbs: breadcrumbs(state, key, language) });
+      // A term the index has in neither the body nor the summary of this topic is not looked for there.
+      const holds = {
+        body: (term: string) => RankIndex.inBody(index.ranked.countsIn(term, n)),
+        summary: (term: string) => RankIndex.inSummary(index.ranked.countsIn(term, n)),
+      };
+      hits.push({ slug: key, title: t.title, summary: t.summary, language, score, ...passage(t, terms, holds), breadcrumbs: breadcrumbs(state, key, language) });
     }
     const result: RankedResult = { hits, total: answer.total, partial: answer.partial };
     if (answer.total === 0) {
