@@ -23,6 +23,8 @@ import { load, type LoadOptions, type LoadResult } from './lib/load.ts';
 import { settle, startService, type ServiceChild } from './lib/service.ts';
 import { indexingRows } from './indexing.ts';
 import { manyVersionsRows } from './many-versions.ts';
+import { QUALITY_SCENARIOS, qualityRows, runQuality } from './quality-rows.ts';
+import { rankedLatencyRows } from './ranked-latency.ts';
 import { renderTable, type Row } from './lib/table.ts';
 import { hasCommand, machineBusySeconds, machineInfo, MB, median, now, percentile, progress, PROJECT_ROOT, round, sampleRss, sleep, suiteCpuSeconds } from './lib/util.ts';
 
@@ -69,7 +71,7 @@ const USAGE = `usage: npm run bench -- [--shape flat,realistic] [--nodes 2000|10
   --warmup S        seconds of warm-up before each measured run (default 3)
   --connections N   concurrent connections of the read scenarios (default 50)
   --restarts N      most cold starts measured in P5, and starts without snapshots in P5c (default 3; fewer when they take over ${RESTART_BUDGET_MS / 1000} s together)
-  --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')},${MANY_SCENARIOS.join(',')})
+  --only LIST       scenarios to run, e.g. P1,P3 (default all: ${SCENARIOS.join(',')},${QUALITY_SCENARIOS.join(',')},${MANY_SCENARIOS.join(',')})
   --profile DIR     run the service children with --cpu-prof, writing profiles to DIR
   --keep            keep the temporary data directories (their path is printed)
   --out FILE        results file (default bench/results.json)`;
@@ -105,7 +107,7 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, not ${JSON.stringify(v)}`);
     return n;
   };
-  const known: readonly string[] = [...SCENARIOS, ...MANY_SCENARIOS];
+  const known: readonly string[] = [...SCENARIOS, ...QUALITY_SCENARIOS, ...MANY_SCENARIOS];
   const only = new Set((values.only ?? known.join(',')).split(',').map((s) => s.trim().toUpperCase()).filter(Boolean));
   for (const id of only) if (!known.includes(id)) throw new UsageError(`--only: unknown scenario ${id} (known: ${known.join(', ')})`);
   const shapes = [...new Set(values.shape!.split(',').map((s) => s.trim()).filter(Boolean))];
@@ -146,6 +148,8 @@ interface Ctx {
   cleanup: Array<() => Promise<unknown>>;
   nodeArgs(name: string): string[];
   failures: string[];
+  /** Resolves once the work run alongside the set-up (the search quality, Q1–Q3) is done: call it before timing anything. */
+  quiet(): Promise<void>;
 }
 
 const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b !== 0 && Number.isFinite(a) && Number.isFinite(b) ? a / b : null);
@@ -273,6 +277,7 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
     progress('waiting for the in-process search probe to finish building');
     await probe.built.catch(() => undefined);
   }
+  await ctx.quiet();
 
   await scenario(ctx, 'P7', 'memory at rest after load (server RSS)', async () => {
     await sleep(3000);
@@ -521,6 +526,12 @@ async function readScenarios(ctx: Ctx): Promise<Running | null> {
       const sample = empty.slice(0, 4).map((e) => `${e.language} "${e.q}"`).join(', ');
       rows.push({ id: 'P2d', scenario: 'two-word queries taken from a title that find nothing (left out of P2)', measured: empty.length, count: true, unit: `of ${summary.queries.length}`, baseline: null, baselineLabel: '', ratio: null, target: '— (should be 0)', met: null, note: `e.g. ${sample}` });
     }
+  });
+
+  await scenario(ctx, 'P2', 'search by relevance (P2e, P2f)', async () => {
+    const documentFresh = (details.search as { uncached?: LoadResult } | undefined)?.uncached ?? null;
+    const input = { origin: svc!.origin, pid: svc!.pid, api: API, shape: shape.name, nodes: summary.nodes, queries: summary.rankedQueries, duration: opts.duration, warmup: opts.warmup, connections: opts.connections, documentFresh, load: loadChecked };
+    rows.push(...(await rankedLatencyRows(input, details)));
   });
   probe?.stop();
 
@@ -771,6 +782,21 @@ async function docShapeScenarios(ctx: Ctx): Promise<void> {
   const { opts, shape } = ctx;
   const wantsReads = READ_SCENARIOS.some((id) => opts.only.has(id));
   const wantsWrites = opts.only.has('P3') || opts.only.has('P4');
+  // The search quality (Q1–Q3) is computed in a child while the data is set up: its figures do not depend
+  // on the machine's speed, but it competes for the cores, so everything timed waits for it (ctx.quiet).
+  const qualityId = QUALITY_SCENARIOS.find((id) => opts.only.has(id));
+  const quality = qualityId ? runQuality(shape.name, opts.nodes) : null;
+  let qualityRun: Promise<void> | null = null;
+  ctx.quiet = () =>
+    (qualityRun ??=
+      quality && qualityId
+        ? scenario(ctx, qualityId, 'search quality against the anchor (search-quality.ts)', async () => {
+            const found = await quality.done;
+            ctx.details.quality = found;
+            ctx.rows.push(...qualityRows(found, opts.only));
+          })
+        : Promise.resolve());
+  ctx.cleanup.push(async () => quality?.stop());
   try {
     // The write scenarios reuse the read scenarios' server when it holds the write set; otherwise
     // their server starts now, loading alongside the set-up of the read side (nothing is measured yet).
@@ -788,16 +814,19 @@ async function docShapeScenarios(ctx: Ctx): Promise<void> {
       } else if (!running) {
         running = await startWriteServer(ctx);
       } else progress(`write scenarios on the running ${shape.writeNodes.toLocaleString('en-US')}-node server`);
+      await ctx.quiet();
       await writeScenarios(ctx, running);
     }
     if (opts.only.has('P8')) {
       await running?.svc.stop();
+      await ctx.quiet();
       await scenario(ctx, 'P8', 'search indexing, worst cases', async () => {
         // On the realistic shape the service also holds that version (the flat shape keeps P8 as it was: nothing else loaded).
         const beside = shape.name === 'flat' ? undefined : { slug: VERSION, files: shape.set(opts.nodes).files };
         ctx.rows.push(...(await indexingRows(ctx.work, ctx.nodeArgs('indexing'), ctx.env, beside)));
       });
     }
+    await ctx.quiet();
   } catch (err) {
     ctx.failures.push((err as Error).message);
     progress(`suite failed on the ${shape.name} shape: ${(err as Error).stack}`);
@@ -905,7 +934,7 @@ async function main(): Promise<number> {
       } else {
         const shape = SHAPES[name];
         shapeOrder.push(name);
-        const ctx: Ctx = { opts, shape, env, work: shapeWork, rows: [], details: {}, cleanup, failures: [], nodeArgs: nodeArgsIn(name) };
+        const ctx: Ctx = { opts, shape, env, work: shapeWork, rows: [], details: {}, cleanup, failures: [], nodeArgs: nodeArgsIn(name), quiet: async () => {} };
         progress(`shape ${name}`);
         await docShapeScenarios(ctx);
         for (const r of ctx.rows) r.shape = name;

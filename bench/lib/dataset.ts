@@ -140,6 +140,8 @@ export interface SetSummary {
   translations: number;
   /** Two-word queries built from titles, per language. */
   queries: Array<{ language: string; q: string }>;
+  /** The ranked search's latency queries: two or three words of a title, every third with a typo (rankedQueries). */
+  rankedQueries: Array<{ language: string; q: string }>;
 }
 
 /** The words of a title as a reader would type them (a dictionary segmenter for Japanese). */
@@ -179,7 +181,46 @@ export function summarize(set: GeneratedSet, languages: readonly string[] = LANG
     contentBytes: set.stats.contentBytes,
     translations: set.stats.translations,
     queries,
+    rankedQueries: rankedQueries(set, languages, queriesPerLanguage),
   };
+}
+
+/**
+ * Queries as readers type them into a search by relevance: from titles spread over the nodes as P2's
+ * are, two words or (every other one, where the title has them) three, and every third with a typo —
+ * two adjacent letters swapped inside its longest Latin word of 5+ letters, not the first letter.
+ */
+export function rankedQueries(set: GeneratedSet, languages: readonly string[], perLanguage: number): SetSummary['queries'] {
+  const queries: SetSummary['queries'] = [];
+  for (const language of languages) {
+    const translated = set.nodes.filter((n) => n.translations[language]);
+    const step = Math.max(1, Math.floor(translated.length / perLanguage));
+    const seen = new Set<string>();
+    for (let i = 0, k = 0; i < translated.length && seen.size < perLanguage; i += step, k++) {
+      const picked: string[] = [];
+      for (const w of titleWords(translated[i].translations[language].title, language)) {
+        if (w.length < 2 || picked.some((p) => fold(p) === fold(w))) continue;
+        picked.push(w);
+        if (picked.length === 2 + (k % 2)) break;
+      }
+      if (picked.length < 2) continue;
+      if (k % 3 === 2) {
+        const long = picked.map((w, at) => ({ w, at })).filter(({ w }) => /^\p{sc=Latin}{5,}$/u.test(w)).sort((a, b) => b.w.length - a.w.length)[0];
+        if (long) {
+          const chars = Array.from(long.w);
+          let at = Math.floor(chars.length / 2);
+          if (chars[at] === chars[at + 1]) at--;
+          [chars[at], chars[at + 1]] = [chars[at + 1], chars[at]];
+          picked[long.at] = chars.join('');
+        }
+      }
+      const q = picked.join(' ');
+      if (seen.has(q)) continue;
+      seen.add(q);
+      queries.push({ language, q });
+    }
+  }
+  return queries;
 }
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * The content the search quality is judged on: one of the bench's shapes, or the service's sample
+ * content, read into version states and a SearchIndex exactly as the service loads them (and as
+ * search-inproc.ts does), with every translation listed as a page for the judged set and the anchor.
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { readFileSet } from '../../src/content/file-set.ts';
+import { ProblemList } from '../../src/content/problems.ts';
+import { readDirFiles } from '../../src/content/read-dir.ts';
+import type { VersionState } from '../../src/domain/types.ts';
+import { SearchIndex } from '../../src/index/search.ts';
+import { readOptions } from '../../src/store/load.ts';
+import { SHAPES } from '../lib/dataset.ts';
+import { PROJECT_ROOT } from '../lib/util.ts';
+
+/** The shapes a judged set can be built from: the bench's two documentation shapes and the sample content. */
+export const CORPUS_NAMES = ['flat', 'realistic', 'sample'] as const;
+export type CorpusName = (typeof CORPUS_NAMES)[number];
+
+/** One translation of one node: what a known-item query is made from and judged against. */
+export interface Page {
+  version: string;
+  language: string;
+  slug: string;
+  title: string;
+  summary: string;
+  bodyMd: string;
+}
+
+export interface Corpus {
+  name: CorpusName;
+  /** Version slug → its state, as the service holds it. */
+  states: Map<string, VersionState>;
+  index: SearchIndex;
+  /** Every translation, versions and languages in the order of their states, nodes in file order. */
+  pages: Page[];
+  /** Languages that have at least one page, in the versions' order. */
+  languages: string[];
+  /** Milliseconds to read the files, and to build the index (0 until indexCorpus()). */
+  readMs: number;
+  indexMs: number;
+}
+
+/** The sample content the service imports on its first start (config.ts: HELP_SAMPLE_CONTENT's default). */
+export const SAMPLE_DIR = join(PROJECT_ROOT, 'content-sample');
+
+/** Reads a shape (`nodes`: the flat shape's size) into states and pages; indexCorpus() builds our index over them. */
+export function readCorpus(name: CorpusName, nodes: number): Corpus {
+  const t = performance.now();
+  const folders = new Map<string, Map<string, string>>();
+  if (name === 'sample') {
+    for (const entry of fs.readdirSync(SAMPLE_DIR, { withFileTypes: true })) {
+      if (entry.isDirectory()) folders.set(entry.name, readDirFiles(join(SAMPLE_DIR, entry.name)));
+    }
+  } else {
+    folders.set('v1', new Map(SHAPES[name].set(nodes).files.map((f) => [f.path, f.content])));
+  }
+  const states = new Map<string, VersionState>();
+  for (const [slug, files] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const problems = new ProblemList();
+    const state = readFileSet(files, readOptions(slug), problems);
+    if (state === null) throw new Error(`${name}/${slug} does not load: ${JSON.stringify(problems.errors.slice(0, 3))}`);
+    states.set(slug, state);
+  }
+  const pages: Page[] = [];
+  const languages: string[] = [];
+  for (const [version, state] of states) {
+    for (const language of state.meta.languages) {
+      let any = false;
+      for (const [slug, byLanguage] of state.translations) {
+        const tr = byLanguage.get(language);
+        if (!tr) continue;
+        pages.push({ version, language, slug, title: tr.title, summary: tr.summary, bodyMd: tr.bodyMd });
+        any = true;
+      }
+      if (any && !languages.includes(language)) languages.push(language);
+    }
+  }
+  return { name, states, index: new SearchIndex(), pages, languages, readMs: performance.now() - t, indexMs: 0 };
+}
+
+/** Builds the corpus's SearchIndex as the service does when it loads the versions. */
+export async function indexCorpus(corpus: Corpus): Promise<void> {
+  const t = performance.now();
+  for (const [slug, state] of corpus.states) await corpus.index.update(slug, state);
+  await corpus.index.idle();
+  corpus.indexMs = performance.now() - t;
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bigramTokenize } from '../bench/quality/anchor.ts';
+import { readCorpus } from '../bench/quality/corpus.ts';
+import { judgedSet, KINDS } from '../bench/quality/judged.ts';
+import { folded, headingsOf } from '../bench/quality/kinds.ts';
+
+/** The two texts differ by one swap of adjacent letters, not the first letter of a word. */
+function oneTransposition(a: string, b: string): boolean {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  if (x.length !== y.length) return false;
+  const at = x.findIndex((c, i) => c !== y[i]);
+  return at > 0 && /\p{L}/u.test(x[at - 1]) && x[at] === y[at + 1] && x[at + 1] === y[at] && x.slice(at + 2).join('') === y.slice(at + 2).join('');
+}
+
+test('the judged set of the realistic shape is the same on every run, every kind present, each query judged by the rules of its kind', () => {
+  const corpus = readCorpus('realistic', 0);
+  const set = judgedSet(corpus.pages, { perKind: 60, seed: 1 });
+  assert.deepEqual(judgedSet(readCorpus('realistic', 0).pages, { perKind: 60, seed: 1 }), set);
+  for (const kind of KINDS) assert.equal(set.filter((q) => q.kind === kind).length, 60, kind);
+  const page = (language: string, slug: string) => corpus.pages.find((p) => p.language === language && p.slug === slug)!;
+  for (const q of set) {
+    const from = page(q.language, q.from);
+    assert.ok(q.relevant.includes(q.from), q.q);
+    if (q.kind === 'title') {
+      assert.equal(q.q, from.title);
+      const same = corpus.pages.filter((p) => p.language === q.language && folded(p.title) === folded(q.q)).map((p) => p.slug);
+      assert.deepEqual([...q.relevant].sort(), same.sort());
+    }
+    if (q.kind === 'summary') {
+      assert.equal(folded(q.q).split(' ').length, 3, q.q);
+      assert.ok(` ${folded(from.summary)} `.includes(` ${folded(q.q)} `), q.q);
+    }
+    if (q.kind === 'heading') assert.ok(headingsOf(from.bodyMd).includes(q.q), q.q);
+    if (q.kind === 'typo') assert.ok(oneTransposition(from.title, q.q) || headingsOf(from.bodyMd).some((h) => oneTransposition(h, q.q)), q.q);
+    if (q.kind === 'prefix') {
+      assert.ok(from.title.startsWith(q.q) && from.title.length > q.q.length, q.q);
+      assert.equal(Array.from(q.q.split(' ').at(-1)!).length, 4, q.q);
+    }
+    if (q.kind === 'cjk') {
+      assert.equal(q.language, 'ja');
+      assert.ok(from.summary.includes(q.q) && Array.from(q.q).length >= 4 && Array.from(q.q).length <= 8, q.q);
+    }
+  }
+});
+
+test("the anchor's tokenizer cuts runs of CJK characters into pairs and leaves other words as MiniSearch cuts them", () => {
+  assert.deepEqual(bigramTokenize('タスクを設定 (Board-view) 権'), ['タス', 'スク', 'クを', 'を設', '設定', 'Board', 'view', '権']);
+  assert.deepEqual(bigramTokenize('API設定'), ['API', '設定']);
+});
