@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { NodeRec, VersionState } from '../src/domain/types.ts';
+import { SearchIndex } from '../src/index/search.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
 // Search by relevance (order=relevance) through the API: what a reader notices about the ranking,
@@ -172,5 +174,53 @@ describe('Search by relevance', () => {
       assert.equal(error.code, 'validation_failed', query);
       assert.equal(error.field, field, query);
     }
+  });
+});
+
+describe('The ranking index in process', () => {
+  const STAMP = '2026-01-01T00:00:00.000Z';
+  function stateOf(topics: Record<string, { title: string; summary: string; bodyMd: string }>, slug = 'v1'): VersionState {
+    const nodes = new Map<string, NodeRec>();
+    for (const s of Object.keys(topics)) nodes.set(s, { id: s, slug: s, kind: 'topic', parentSlug: null, icon: null, sortOrder: 0, updatedAt: STAMP, children: [] });
+    return {
+      slug,
+      meta: { label: 'V1', status: 'published', languages: ['en'], sortOrder: null, isLatest: true, hidden: false, workingCopyOf: null, createdAt: STAMP, updatedAt: STAMP },
+      nodes,
+      roots: Object.keys(topics),
+      translations: new Map(Object.entries(topics).map(([s, t]) => [s, new Map([['en', { ...t, updatedAt: STAMP }]])])),
+    };
+  }
+  const topics = {
+    export: { title: 'Export your data', summary: 'Download projects as CSV.', bodyMd: '## Formats\n\nExports come as CSV or JSON files.\n' },
+    import: { title: 'Import from other tools', summary: 'Bring projects over.', bodyMd: '## Spreadsheets\n\nImporting a spreadsheet keeps its columns.\n' },
+    billing: { title: 'Billing', summary: 'Invoices and payment.', bodyMd: 'Invoices are exported monthly.\n' },
+  };
+  const ranks = (index: SearchIndex, state: VersionState, q: string) => index.ranked(state, 'en', q, { limit: 10, offset: 0 });
+
+  test('a snapshot keeps it: an index restored from the saved bytes ranks, stems, forgives typos and suggests as the one it was saved from', async () => {
+    const state = stateOf(topics);
+    const built = new SearchIndex();
+    await built.update('v1', state);
+    const pieces = (await built.savePieces('v1'))!;
+    const restored = new SearchIndex();
+    assert.ok(restored.restore('v1', state, Buffer.concat(pieces)), 'the saved bytes are taken');
+    for (const q of ['export', 'exporting', 'expotr data', 'spreadsh', 'invoice', 'bilin']) assert.deepEqual(ranks(restored, state, q), ranks(built, state, q), q);
+    assert.equal(ranks(restored, state, 'exporting').hits[0].slug, 'export');
+    assert.equal(ranks(restored, state, 'spreadsh').hits[0].slug, 'import');
+    // Bytes of another format (a document-order index alone, as an older version wrote) are refused, not half used.
+    assert.equal(new SearchIndex().restore('v1', state, Buffer.concat(pieces).subarray(0, 40)), false);
+  });
+
+  test('a duplicated version shares the ranking of its source until one of them changes', async () => {
+    const index = new SearchIndex();
+    const source = stateOf(topics);
+    await index.update('v1', source);
+    const copy: VersionState = { ...source, slug: 'v2' };
+    await index.update('v2', copy);
+    assert.deepEqual(ranks(index, copy, 'export'), ranks(index, source, 'export'));
+    const edited: VersionState = { ...copy, translations: new Map([...copy.translations, ['billing', new Map([['en', { title: 'Export billing', summary: 'Invoices.', bodyMd: 'x', updatedAt: STAMP }]])]]) };
+    await index.update('v2', edited);
+    assert.ok(ranks(index, edited, 'export').hits.some((h) => h.slug === 'billing' && h.title === 'Export billing'));
+    assert.ok(ranks(index, source, 'export').hits.every((h) => h.title !== 'Export billing'), 'the source is untouched');
   });
 });

@@ -66,7 +66,12 @@ async function ok(run: Run, method: string, path: string, body?: unknown) {
 async function view(run: Run, version: string, queries: string[]) {
   const exported = await ok(run, 'GET', `/versions/${version}/export`);
   const searches: Record<string, unknown> = {};
-  for (const q of queries) searches[q] = (await ok(run, 'GET', `/versions/${version}/search?q=${encodeURIComponent(q)}&lang=en`)).hits;
+  for (const q of queries) {
+    searches[q] = (await ok(run, 'GET', `/versions/${version}/search?q=${encodeURIComponent(q)}&lang=en`)).hits;
+    // The ranking's index is in the snapshot too: the same ranks, scores and snippets, typos and stems included.
+    const ranked = await ok(run, 'GET', `/versions/${version}/search?q=${encodeURIComponent(q)}&lang=en&order=relevance&limit=50`);
+    searches[`relevance: ${q}`] = { hits: ranked.hits, total: ranked.total, suggestion: ranked.suggestion };
+  }
   return { exported, searches };
 }
 
@@ -169,7 +174,7 @@ describe('Snapshots of the index', () => {
       await ok(run, 'POST', '/versions', { slug: 'v1', label: 'One', languages: ['en', 'de'] });
       await writeSome(run, 'v1', ['alpha', 'bravo', 'charlie']);
       await ok(run, 'PUT', '/versions/v1/topics/topic-bravo/translations/en', { title: 'About bravo', bodyMd: 'Rewritten with delta words.\n' });
-      const queries = ['alpha', 'delta words', 'paragraph', 'bravo'];
+      const queries = ['alpha', 'delta words', 'paragraph', 'bravo', 'paragrahp', 'paragraphs', 'alhpa'];
       const before = await view(run, 'v1', queries);
       await run.service.close();
       assert.ok(existsSync(snapshotOf(dataDir, 'v1')), 'close writes the snapshot');

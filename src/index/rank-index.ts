@@ -500,15 +500,18 @@ export class RankIndex {
 
   /**
    * The nearest term to `word` for a "did you mean": within one edit for words of 3–4 letters, two
-   * for longer ones; the most frequent among the nearest. undefined when none is.
+   * for longer ones, starting with the same letter; the most frequent among the nearest. undefined
+   * when none is.
    */
   nearest(word: string): string | undefined {
     if (word.length < 3) return undefined;
     const max = word.length >= 5 ? 2 : 1;
+    const first = word.charCodeAt(0);
     let best: { id: number; d: number } | undefined;
     for (let length = Math.max(1, word.length - max); length <= word.length + max; length++) {
       for (const id of this.byLength[length] ?? []) {
-        if (this.counts[id] === 0) continue;
+        // As for typos: the first letter as typed, which also keeps the scan to a few comparisons per term.
+        if (this.counts[id] === 0 || this.terms[id].charCodeAt(0) !== first) continue;
         const d = boundedDistance(word, this.terms[id], max);
         if (d > 0 && d <= max && (best === undefined || d < best.d || (d === best.d && this.df(id) > this.df(best.id)))) best = { id, d };
       }

@@ -440,8 +440,10 @@ function foldedFields(t: Translation): Fields {
 /** The query with each word the version does not have replaced by its nearest term (rank-index.ts); undefined when no word could be. */
 function suggest(ranked: RankIndex, query: Word[]): string | undefined {
   let changed = false;
+  let looked = 0;
   const out = query.map((w) => {
-    if (w.unspaced || ranked.has(w.text)) return w.text;
+    // A few words are looked up: each is a scan of the vocabulary's words of about its length.
+    if (w.unspaced || ranked.has(w.text) || looked++ >= MAX_SUGGESTED_WORDS) return w.text;
     const near = ranked.nearest(w.text);
     if (near === undefined) return w.text;
     changed = true;
@@ -449,6 +451,9 @@ function suggest(ranked: RankIndex, query: Word[]): string | undefined {
   });
   return changed ? out.join(' ') : undefined;
 }
+
+/** Unknown words of a query a "did you mean" looks up, at most. */
+const MAX_SUGGESTED_WORDS = 6;
 
 /** A node's ancestors, outermost first, titled in `language`, else in the version's primary language. */
 function breadcrumbs(state: VersionState, slug: string, language: string): RankedHit['breadcrumbs'] {
