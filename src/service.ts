@@ -22,6 +22,7 @@ import type { VersionState } from './domain/types.ts';
 import { Catalog } from './store/catalog.ts';
 import { IndexWorkers } from './index/index-workers.ts';
 import { SearchIndex } from './index/search.ts';
+import { primeIndexing } from './index/prime.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './store/load.ts';
 import { BrokenRepositoryError, Repository } from './storage/repository.ts';
@@ -73,6 +74,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const catalog = new Catalog();
     const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, config.indexWorkersMinChars, log, options.indexWorker) : null;
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
+    // Before any text is indexed: the first large write of a service that loaded nothing runs optimized indexing code too (see primeIndexing).
+    primeIndexing();
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, closeIndexWaitMs: options.snapshotIndexWaitMs, timing: metrics.timing });

@@ -49,8 +49,13 @@ inline.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 
 /** The text of a heading's inline Markdown as the portal takes it for the heading's id: its text and code, nothing else. */
 export function headingText(markdown: string): string {
+  // Most headings are words alone: without a character inline Markdown gives a meaning to, their text is themselves.
+  if (!INLINE_SYNTAX.test(markdown)) return markdown;
   return inlineText(inline.parseInline(markdown, {})[0]);
 }
+
+/** Characters that may start inline Markdown (emphasis, code, links, images, HTML, entities, escapes, autolinks, line breaks) or a bare URL. */
+const INLINE_SYNTAX = /[*_`[\]!<>&\\~:|]|\s{2}/;
 
 /** The text and code of an inline token's children (the portal's heading ids are made from this). */
 export function inlineText(token: Token | undefined): string {

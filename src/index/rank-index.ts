@@ -1,7 +1,8 @@
 import { boundedDistance } from './edit-distance.ts';
+import { HASH_START, hashStep, WordCounts } from './word-counts.ts';
 import { stemmerFor } from './stemmers.ts';
 import { CLASS, infoOf, MARK, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
-import { fold, queryTerms } from './words.ts';
+import { fold, foldInPlace, queryTerms } from './words.ts';
 
 /**
  * The index behind search by relevance: for each term, the documents holding it with how often it
@@ -38,7 +39,7 @@ const TERMS_PER_SLICE = 512;
 /** A document's terms, counted per field as its text is read (in pieces, for a long body). */
 export class RankDoc {
   /** Term → its counts, packed; pairs of BMP characters are kept apart under their code (pairs, below) until terms() is asked. */
-  private readonly words = new Map<string, number>();
+  private readonly words = new WordCounts();
   private readonly pairs = new Map<number, number>();
   readonly lengths = [0, 0, 0, 0];
 
@@ -49,7 +50,7 @@ export class RankDoc {
 
   /** The terms with their packed counts. */
   *terms(): Generator<[string, number]> {
-    yield* this.words;
+    yield* this.words.entries();
     for (const [code, packed] of this.pairs) yield [String.fromCharCode(Math.floor(code / 65536), code % 65536), packed];
   }
 
@@ -95,11 +96,13 @@ export class RankDoc {
       // A word of a script with spaces: letters, digits and marks, until anything else or a character of a script without them.
       const start = i;
       let folds = false;
+      let hash = HASH_START;
       for (; i < n; ) {
         c = lower.charCodeAt(i);
         if (c < 256) {
           if (narrow[c] === 0) break;
           if (c >= 0xc0) folds = true;
+          hash = hashStep(hash, c);
           i++;
           continue;
         }
@@ -109,8 +112,14 @@ export class RankDoc {
         folds = true;
         i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
       }
-      const word = lower.slice(start, i);
-      this.count(field, folds ? fold(word) : word);
+      if (folds) {
+        const word = lower.slice(start, i);
+        this.count(field, foldInPlace(word) ?? fold(word));
+      }
+      else {
+        this.words.addRange(lower, start, i, hash, SHIFT[field], MAX_COUNT[field], STEP[field], this.size < MAX_DOC_TERMS);
+        this.lengths[field]++;
+      }
     }
   }
 
@@ -149,10 +158,7 @@ export class RankDoc {
   }
 
   private count(field: number, term: string): void {
-    const packed = this.words.get(term);
-    if (packed === undefined) {
-      if (this.size < MAX_DOC_TERMS) this.words.set(term, STEP[field]);
-    } else if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.words.set(term, packed + STEP[field]);
+    this.words.addWord(term, SHIFT[field], MAX_COUNT[field], STEP[field], this.size < MAX_DOC_TERMS);
     this.lengths[field]++;
   }
 }
