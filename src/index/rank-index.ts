@@ -1,5 +1,5 @@
 import { boundedDistance } from './edit-distance.ts';
-import { HASH_START, hashStep, WordCounts } from './word-counts.ts';
+import { HASH_START, hashStep, PairCounts, WordCounts } from './word-counts.ts';
 import { stemmerFor } from './stemmers.ts';
 import { CLASS, infoOf, MARK, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
 import { fold, foldInPlace, queryTerms } from './words.ts';
@@ -40,7 +40,7 @@ const TERMS_PER_SLICE = 512;
 export class RankDoc {
   /** Term → its counts, packed; pairs of BMP characters are kept apart under their code (pairs, below) until terms() is asked. */
   private readonly words = new WordCounts();
-  private readonly pairs = new Map<number, number>();
+  private readonly pairs = new PairCounts();
   readonly lengths = [0, 0, 0, 0];
 
   /** Distinct terms counted: at most MAX_DOC_TERMS. */
@@ -48,10 +48,13 @@ export class RankDoc {
     return this.words.size + this.pairs.size;
   }
 
-  /** The terms with their packed counts. */
-  *terms(): Generator<[string, number]> {
-    yield* this.words.entries();
-    for (const [code, packed] of this.pairs) yield [String.fromCharCode(Math.floor(code / 65536), code % 65536), packed];
+  /** The terms with their packed counts, side by side. */
+  termList(): { terms: string[]; packed: number[] } {
+    const terms: string[] = [];
+    const packed: number[] = [];
+    this.words.appendTo(terms, packed);
+    this.pairs.appendTo(terms, packed);
+    return { terms, packed };
   }
 
   /**
@@ -138,11 +141,7 @@ export class RankDoc {
         this.countPairWithSurrogates(field, run, i);
         continue;
       }
-      const code = a * 65536 + b;
-      const packed = this.pairs.get(code);
-      if (packed === undefined) {
-        if (this.size < MAX_DOC_TERMS) this.pairs.set(code, STEP[field]);
-      } else if (((packed >>> SHIFT[field]) & MAX_COUNT[field]) < MAX_COUNT[field]) this.pairs.set(code, packed + STEP[field]);
+      this.pairs.add(a * 65536 + b, SHIFT[field], MAX_COUNT[field], STEP[field], this.size < MAX_DOC_TERMS);
       this.lengths[field]++;
     }
   }
@@ -221,7 +220,8 @@ export class RankIndex {
 
   add(key: string, doc: RankDoc): void {
     const n = this.reserve(doc);
-    for (const [term, packed] of doc.terms()) this.post(this.termId(term), n, packed);
+    const { terms, packed } = doc.termList();
+    for (let i = 0; i < terms.length; i++) this.post(this.termId(terms[i]), n, packed[i]);
     this.swapIn(key, n);
   }
 
@@ -233,10 +233,10 @@ export class RankIndex {
    */
   async addInSlices(key: string, doc: RankDoc, pause: () => Promise<void>): Promise<void> {
     const n = this.reserve(doc);
-    let i = 0;
-    for (const [term, packed] of doc.terms()) {
-      this.post(this.termId(term), n, packed);
-      if (++i % TERMS_PER_SLICE === 0) await pause();
+    const { terms, packed } = doc.termList();
+    for (let i = 0; i < terms.length; i++) {
+      this.post(this.termId(terms[i]), n, packed[i]);
+      if ((i + 1) % TERMS_PER_SLICE === 0) await pause();
     }
     this.swapIn(key, n);
   }
@@ -610,16 +610,20 @@ export class RankIndex {
       'utf8',
     );
     const cap = this.keyOf.length;
-    const out = new Uint8Array(8 + head.length + 4 * (FIELDS * cap + this.terms.length + postLength) + 4);
+    const terms = this.terms.length;
+    const out = new Uint8Array(8 + head.length + 4 * (FIELDS * cap + terms + FIELDS * terms + postLength) + 4);
     const view = new DataView(out.buffer);
     view.setUint32(0, head.length);
     out.set(head, 4);
     let at = 4 + head.length;
     at += (4 - (at % 4)) % 4;
-    const numbers = new Uint32Array(out.buffer, at, FIELDS * cap + this.terms.length + postLength);
+    const numbers = new Uint32Array(out.buffer, at, FIELDS * cap + terms + FIELDS * terms + postLength);
     numbers.set(this.lens.subarray(0, FIELDS * cap));
     let k = FIELDS * cap;
-    for (let t = 0; t < this.terms.length; t++) numbers[k++] = this.counts[t];
+    for (let t = 0; t < terms; t++) numbers[k++] = this.counts[t];
+    // The counts per field too: a restart then need not go over every posting to make them again.
+    numbers.set(this.fieldDf.subarray(0, FIELDS * terms), k);
+    k += FIELDS * terms;
     for (let t = 0; t < this.terms.length; t++) {
       numbers.set(this.posts[t].subarray(0, 2 * this.counts[t]), k);
       k += 2 * this.counts[t];
@@ -658,6 +662,9 @@ export class RankIndex {
       let k = FIELDS * cap;
       const counts = numbers.subarray(k, k + head.terms.length);
       k += head.terms.length;
+      index.fieldDf = new Uint32Array(Math.max(256, head.terms.length) * FIELDS);
+      index.fieldDf.set(numbers.subarray(k, k + FIELDS * head.terms.length));
+      k += FIELDS * head.terms.length;
       for (let t = 0; t < head.terms.length; t++) {
         const term = head.terms[t];
         index.ids.set(term, t);
@@ -665,7 +672,6 @@ export class RankIndex {
         index.counts.push(counts[t]);
         const posts = numbers.subarray(k, k + 2 * counts[t]);
         index.posts.push(posts);
-        for (let i = 1; i < posts.length; i += 2) index.countFields(t, posts[i]);
         k += 2 * counts[t];
         index.vocabularyAdd(t, term, head.stems[t] ?? term);
       }
@@ -677,7 +683,7 @@ export class RankIndex {
   }
 }
 
-const FORMAT = 1;
+const FORMAT = 2;
 const EMPTY = new Uint32Array(0);
 
 /** Whether a term is a character pair of a script without spaces (or one such character). */

@@ -37,10 +37,13 @@ export class WordCounts {
     this.addRange(word, 0, word.length, wordHash(word, 0, word.length), shift, max, step, room);
   }
 
-  *entries(): Generator<[string, number]> {
+  /** Appends the words and their packed counts to `terms` and `packed`. */
+  appendTo(terms: string[], packed: number[]): void {
     for (let slot = 0; slot < this.capacity; slot++) {
       const word = this.words[slot];
-      if (word !== undefined) yield [word, this.packed[slot]];
+      if (word === undefined) continue;
+      terms.push(word);
+      packed.push(this.packed[slot]);
     }
   }
 
@@ -68,6 +71,69 @@ export class WordCounts {
       this.packed[slot] = old.packed[i];
     }
   }
+}
+
+/**
+ * Character pairs of scripts without spaces (two BMP units, as one number: first * 65536 + second)
+ * with their packed counts, in the same kind of table: a Map keyed by numbers above 2^31 stores each
+ * as a heap number and took twice as long.
+ */
+export class PairCounts {
+  private capacity = 1024;
+  private codes = new Float64Array(this.capacity).fill(-1);
+  private packed = new Float64Array(this.capacity);
+  size = 0;
+
+  /** Counts pair `code` as WordCounts.addRange counts a word. */
+  add(code: number, shift: number, max: number, step: number, room: boolean): void {
+    const mask = this.capacity - 1;
+    for (let slot = pairSlot(code) & mask; ; slot = (slot + 1) & mask) {
+      const held = this.codes[slot];
+      if (held === -1) {
+        if (!room) return;
+        this.codes[slot] = code;
+        this.packed[slot] = step;
+        if (++this.size * 2 > this.capacity) this.grow();
+        return;
+      }
+      if (held !== code) continue;
+      const packed = this.packed[slot];
+      if (((packed >>> shift) & max) < max) this.packed[slot] = packed + step;
+      return;
+    }
+  }
+
+  /** Appends the pairs, as strings, and their packed counts to `terms` and `packed`. */
+  appendTo(terms: string[], packed: number[]): void {
+    for (let slot = 0; slot < this.capacity; slot++) {
+      const code = this.codes[slot];
+      if (code === -1) continue;
+      terms.push(String.fromCharCode(Math.floor(code / 65536), code % 65536));
+      packed.push(this.packed[slot]);
+    }
+  }
+
+  private grow(): void {
+    const old = { codes: this.codes, packed: this.packed };
+    this.capacity *= 2;
+    this.codes = new Float64Array(this.capacity).fill(-1);
+    this.packed = new Float64Array(this.capacity);
+    const mask = this.capacity - 1;
+    for (let i = 0; i < old.codes.length; i++) {
+      const code = old.codes[i];
+      if (code === -1) continue;
+      let slot = pairSlot(code) & mask;
+      while (this.codes[slot] !== -1) slot = (slot + 1) & mask;
+      this.codes[slot] = code;
+      this.packed[slot] = old.packed[i];
+    }
+  }
+}
+
+/** A pair's code spread over all 32 bits (codes of one script differ in few of them). */
+function pairSlot(code: number): number {
+  const h = Math.imul(code | 0, 0x9e3779b1);
+  return h ^ (h >>> 15);
 }
 
 /** FNV-1a over the UTF-16 units of `text[start, end)`; the scan of a text computes the same as it goes (hashStep). */
