@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from './browser/axe.ts';
 import { launchChromium } from './browser/chromium.ts';
+import { screenshot as takeScreenshot } from './browser/screenshot.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 // The reader portal in Debian's Chromium: reading, switching, searching, the fallback notice, hostile
@@ -83,16 +84,7 @@ describe('The reader portal in a real browser', () => {
   }
 
 
-  async function screenshot(page: Page, name: string): Promise<void> {
-    const path = join(scratch, name);
-    await page.screenshot({ path });
-    assert.ok(readFileSync(path).length > 10_000, `${name} shows something`);
-    const keep = process.env.HELP_PORTAL_SCREENSHOTS;
-    if (keep) {
-      mkdirSync(keep, { recursive: true });
-      copyFileSync(path, join(keep, name));
-    }
-  }
+  const screenshot = (page: Page, name: string) => takeScreenshot(page, scratch, name);
 
   before(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'help-portal-'));

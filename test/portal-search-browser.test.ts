@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from './browser/axe.ts';
 import { launchChromium } from './browser/chromium.ts';
+import { screenshot as takeScreenshot } from './browser/screenshot.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 // The portal's search in Debian's Chromium, over the sample content: typing in the search box,
@@ -37,16 +38,7 @@ describe('The portal search in a real browser', () => {
     return page;
   }
 
-  async function screenshot(page: Page, name: string): Promise<void> {
-    const path = join(scratch, name);
-    await page.screenshot({ path });
-    assert.ok(readFileSync(path).length > 10_000, `${name} shows something`);
-    const keep = process.env.HELP_PORTAL_SCREENSHOTS;
-    if (keep) {
-      mkdirSync(keep, { recursive: true });
-      copyFileSync(path, join(keep, name));
-    }
-  }
+  const screenshot = (page: Page, name: string) => takeScreenshot(page, scratch, name);
 
   /** The titles of the results shown, in order. */
   const titles = (page: Page) => page.$$eval('.results h2 a', (links) => links.map((a) => a.textContent ?? ''));
