@@ -50,6 +50,14 @@ describe('Search by relevance', () => {
     for (let i = 1; i < r.hits.length; i++) assert.ok(r.hits[i - 1].score >= r.hits[i].score, 'scores descend');
   });
 
+  test('a word that is a section\'s whole heading finds the page with that section before pages that merely have the word in their title', async () => {
+    // The REST API page has an "Authentication" section; "Two-factor authentication" only has the word in its title.
+    const r = await ranked('Authentication');
+    assert.equal(r.hits[0].slug, 'rest-api', JSON.stringify(titles(r)));
+    assert.equal(r.hits[0].heading?.text, 'Authentication');
+    assert.ok(titles(r).includes('Two-factor authentication'), 'the other page is still found');
+  });
+
   test('pages with all the words come before pages with some; a page missing a word is still found', async () => {
     const both = await ranked('slack reminders');
     const slackOnly = await ranked('slack');

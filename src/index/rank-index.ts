@@ -196,8 +196,8 @@ export class RankIndex {
   /** Term number → its stem (when another than itself). */
   private stemOf: Array<string | undefined> = [];
   private stems = new Map<string, number[]>();
-  /** Term numbers of words (not character pairs) by length, for typos. */
-  private byLength: number[][] = [];
+  /** Term numbers of words (not character pairs) by first letter and length (startKey()), for typos: the first letter is as typed. */
+  private byStart = new Map<number, number[]>();
   private sorted: string[] = [];
   private unsorted: string[] = [];
   private gone = 0;
@@ -299,7 +299,10 @@ export class RankIndex {
       this.stemOf.push(undefined);
       return;
     }
-    (this.byLength[term.length] ??= []).push(id);
+    const key = startKey(term.charCodeAt(0), term.length);
+    const started = this.byStart.get(key);
+    if (started === undefined) this.byStart.set(key, [id]);
+    else started.push(id);
     const stem = knownStem ?? (this.stem === null ? term : this.stem(term));
     this.stemOf.push(stem === term ? undefined : stem);
     const same = this.stems.get(stem);
@@ -340,7 +343,7 @@ export class RankIndex {
     this.counts = [];
     this.stemOf = [];
     this.stems = new Map();
-    this.byLength = [];
+    this.byStart = new Map();
     this.sorted = [];
     this.unsorted = [];
     this.fieldDf = new Uint32Array(FIELDS * 256);
@@ -464,9 +467,9 @@ export class RankIndex {
     const near: Array<{ id: number; d: number }> = [];
     const first = word.charCodeAt(0);
     for (let length = Math.max(1, word.length - max); length <= word.length + max; length++) {
-      for (const id of this.byLength[length] ?? []) {
-        // The first letter is rarely the one mistyped; asking for it keeps "tasks" from matching "asks".
-        if (taken.has(id) || this.counts[id] === 0 || this.terms[id].charCodeAt(0) !== first) continue;
+      // The first letter is rarely the one mistyped; asking for it keeps "tasks" from matching "asks".
+      for (const id of this.byStart.get(startKey(first, length)) ?? []) {
+        if (taken.has(id) || this.counts[id] === 0) continue;
         const d = boundedDistance(word, this.terms[id], max);
         if (d > 0 && d <= max) near.push({ id, d });
       }
@@ -515,9 +518,9 @@ export class RankIndex {
     const first = word.charCodeAt(0);
     let best: { id: number; d: number } | undefined;
     for (let length = Math.max(1, word.length - max); length <= word.length + max; length++) {
-      for (const id of this.byLength[length] ?? []) {
-        // As for typos: the first letter as typed, which also keeps the scan to a few comparisons per term.
-        if (this.counts[id] === 0 || this.terms[id].charCodeAt(0) !== first) continue;
+      // As for typos: the first letter as typed.
+      for (const id of this.byStart.get(startKey(first, length)) ?? []) {
+        if (this.counts[id] === 0) continue;
         const d = boundedDistance(word, this.terms[id], max);
         if (d > 0 && d <= max && (best === undefined || d < best.d || (d === best.d && this.df(id) > this.df(best.id)))) best = { id, d };
       }
@@ -685,6 +688,11 @@ export class RankIndex {
 
 const FORMAT = 2;
 const EMPTY = new Uint32Array(0);
+
+/** The key of byStart for words starting with UTF-16 unit `first`, of `length` units. */
+function startKey(first: number, length: number): number {
+  return first * 0x10000 + Math.min(length, 0xffff);
+}
 
 /** Whether a term is a character pair of a script without spaces (or one such character). */
 function isPair(term: string): boolean {

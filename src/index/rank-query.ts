@@ -35,7 +35,13 @@ export interface RankedDocument {
 export interface Fields {
   title: string;
   summary: string;
-  headings: readonly string[];
+  /** The headings, each on a line of its own, with a line break before the first and after the last: one search finds a phrase in any of them. */
+  headings: string;
+}
+
+/** Fields of a document from its title, summary and headings. */
+export function fieldsOf(title: string, summary: string, headings: readonly string[]): Fields {
+  return { title: foldedWords(title), summary: foldedWords(summary), headings: `\n${headings.map(foldedWords).join('\n')}\n` };
 }
 
 export interface RankAnswer {
@@ -75,6 +81,9 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
   const phrase = query.map((w) => w.text).join(' ');
   // The same with each word the index does not have replaced by its nearest match: the phrase the reader meant.
   const meant = query.map((w) => (w.unspaced || index.has(w.text) ? w.text : (nearestOf(units, w.text) ?? w.text))).join(' ');
+  // A heading that is the phrase and nothing else: a line of its own.
+  const wholePhrase = `\n${phrase}\n`;
+  const wholeMeant = `\n${meant}\n`;
   const tiered = best.map(({ n, key: composite }, i) => {
     const key = index.keyAt(n)!;
     if (i >= RERANK) return { key, composite, i, n };
@@ -86,13 +95,18 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
     // The whole title typed: the page asked for by name. The words as typed, together, in the title,
     // a heading or the summary: the page the reader remembers them from.
     let rank = title === phrase || title === meant ? 2 : 0;
+    const wholeHeading = fields.headings.includes(wholePhrase) || fields.headings.includes(wholeMeant);
     if (units.length > 1) {
       const has = (field: string) => field.includes(phrase) || field.includes(meant);
-      const inField = has(title) ? 0 : fields.headings.some((h) => h === phrase || h === meant) ? 3 : fields.headings.some(has) ? 1 : has(fields.summary) ? 2 : -1;
+      const inField = has(title) ? 0 : wholeHeading ? 3 : has(fields.headings) ? 1 : has(fields.summary) ? 2 : -1;
       if (inField >= 0) {
         rank += 1;
         score *= TOGETHER[inField];
       }
+    } else if (wholeHeading && rank === 0) {
+      // One word that is a section's whole heading: that section is about it.
+      rank += 1;
+      score *= TOGETHER[3];
     }
     return { key, composite: (tier + rank * (MAX_UNITS + 1)) * TIER + Math.min(score, MAX_SCORE), i, n };
   });

@@ -9,7 +9,7 @@ import { BODY, RankDoc, RankIndex } from './rank-index.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import type { RankedHit, RankedResult, RankOptions } from './rank-types.ts';
-import { foldedWords, rankQuery, type Fields } from './rank-query.ts';
+import { fieldsOf, rankQuery, type Fields } from './rank-query.ts';
 import { passage, queryTermsOf, topicHeadings } from './passages.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
@@ -433,7 +433,7 @@ const foldedKept = new WeakMap<Translation, Fields>();
 /** The title, summary and headings of `t` as foldedWords() makes them, kept beside it: the phrase bonus reads them for every search that ranks it high. */
 function foldedFields(t: Translation): Fields {
   let f = foldedKept.get(t);
-  if (f === undefined) foldedKept.set(t, (f = { title: foldedWords(t.title), summary: foldedWords(t.summary), headings: topicHeadings(t).map((h) => foldedWords(h.text)) }));
+  if (f === undefined) foldedKept.set(t, (f = fieldsOf(t.title, t.summary, topicHeadings(t).map((h) => h.text))));
   return f;
 }
 
