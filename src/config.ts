@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -87,6 +88,12 @@ export interface Config {
   readonly oauth: OAuthConfig;
   /** The reader portal: HTML pages of the published versions. */
   readonly portal: PortalConfig;
+  /**
+   * A folder of PDF font files, named as served (`noto-sans-jp-400.ttf`), looked in before vendor/fonts/
+   * and the font packages (`HELP_FONT_DIR`; default none): how a production install, which leaves out
+   * the CJK packages, gets Japanese, Chinese and Korean fonts (docs/portal.md#fonts).
+   */
+  readonly fontDir: string | null;
 }
 
 /** The reader portal (`src/portal/`): where it lives, what it is called, which versions it shows. */
@@ -279,6 +286,14 @@ function portalConfig(env: NodeJS.ProcessEnv, mcp: string): PortalConfig {
   return Object.freeze({ path, title, logo, versions });
 }
 
+/** HELP_FONT_DIR: an existing folder, so that a mistyped path stops the start instead of leaving PDFs without their fonts. */
+function fontDir(raw: string | undefined): string | null {
+  if (!raw) return null;
+  const dir = resolve(raw);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(`HELP_FONT_DIR must be a folder of font files; ${JSON.stringify(raw)} is not a folder`);
+  return dir;
+}
+
 function originList(name: string, raw: string | undefined): ReadonlySet<string> {
   const origins = new Set<string>();
   for (const value of (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean)) {
@@ -395,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.HELP_DATA_DIR || 'data'),
     sampleContentDir: sample === 'off' ? null : resolve(sample),
+    fontDir: fontDir(env.HELP_FONT_DIR),
     cacheMaxAge: integer(env, 'HELP_CACHE_MAX_AGE', 60, 0, 31_536_000),
     bodyLimit: integer(env, 'HELP_BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     exportCacheBytes: integer(env, 'HELP_EXPORT_CACHE_MB', 256, 0, 1024 * 1024) * 1024 * 1024,

@@ -3,6 +3,7 @@ import type { KeyRing } from './auth/key-ring.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
+import type { FontCatalog } from './pdf/fonts.ts';
 import type { Catalog } from './store/catalog.ts';
 import type { SearchIndex } from './index/search.ts';
 import type { Publisher } from './publishing/publisher.ts';
@@ -21,4 +22,6 @@ export interface Deps {
   accounts: AccountBook;
   publisher: Publisher;
   metrics: Metrics;
+  /** The PDF fonts found at start (HELP_FONT_DIR, vendor/fonts/, the installed font packages). */
+  fonts: FontCatalog;
 }

@@ -19,6 +19,7 @@ import { ProblemList } from './content/problems.ts';
 import { readDirFiles } from './content/read-dir.ts';
 import { isVersionSlug } from './domain/names.ts';
 import type { VersionState } from './domain/types.ts';
+import { findFonts, fontsFor, type FontCatalog } from './pdf/fonts.ts';
 import { Catalog } from './store/catalog.ts';
 import { IndexWorkers } from './index/index-workers.ts';
 import { SearchIndex } from './index/search.ts';
@@ -65,6 +66,8 @@ export interface ServiceOptions {
   newId?: NewId;
   /** The module the index workers run (default: the service's own; tests give one that fails). */
   indexWorker?: URL;
+  /** The PDF fonts (default: found in HELP_FONT_DIR, vendor/fonts/ and the installed font packages; tests leave the packages out). */
+  fonts?: FontCatalog;
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel }), options: ServiceOptions = {}): Promise<RunningService> {
@@ -97,6 +100,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     let isReady = false;
     // Nothing is known to exist until the load has listed the repository's versions.
     catalog.setLoading([]);
+    // Found once, before listening: files of a required family missing (a broken install) stop the start here.
+    const fonts = options.fonts ?? findFonts(config.fontDir);
     const addresses = new ClientAddresses(config.trustedProxies);
     // Listen first: the authorization server's issuer is the service's origin, port included.
     const server = createServer(serverOptions(config));
@@ -113,7 +118,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
     const oauth = new OAuthFront(origin, config, accounts, log);
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics }, oauth, log, () => isReady);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -130,6 +135,12 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       // Imports committed before a stop that came before requests.json was updated.
       await publisher.reconcileImports((since) => repo.messagesSince(since)).catch((err) => log.warn({ err }, 'reconciling imported publish requests failed'));
       log.info({ url, versions: catalog.all().length, ms: Date.now() - started }, 'ready');
+      // Said once at start, where an operator looks: a production install has no CJK fonts unless HELP_FONT_DIR gives them.
+      const languages = [...new Set(catalog.all().flatMap((v) => v.state?.meta.languages ?? []))];
+      const { uncovered } = fontsFor(languages, fonts);
+      if (uncovered.length > 0) {
+        log.warn({ languages: uncovered, missingFonts: fonts.missing, fontDir: config.fontDir }, 'no PDF font for some languages of the content: their text in PDFs may show as empty boxes, and the portal says so; to add the CJK fonts, see docs/portal.md#fonts (HELP_FONT_DIR)');
+      }
       // Versions served before their search indexes were built (a start without snapshots): when the last one is.
       if (search.indexing().length > 0) void search.indexed().then(() => log.info({ ms: Date.now() - started }, 'every version searchable'));
     })();

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { findFonts, VENDORED_FONTS } from '../src/pdf/fonts.ts';
 import { validator } from '../src/schemas/registry.ts';
+import { startService } from '../src/service.ts';
+import { PROJECT } from './helpers/process.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 const titles = (body: any) => body.entries.map((e: any) => `${'  '.repeat(e.level - 1)}${e.slug}${e.heading ? ' (heading)' : ''}`);
@@ -134,5 +143,104 @@ describe('GET /versions/{version}/pdf-bundle', () => {
       assert.deepEqual([...bytes.slice(0, 4)], [0, 1, 0, 0], 'a TrueType file');
     }
     assert.equal((await fetch(`${s.url}/fonts/nope.ttf`)).status, 404);
+  });
+});
+
+describe('PDF fonts: the CJK families are optional (a production install has none unless HELP_FONT_DIR gives them)', () => {
+  const jpPackage = join(PROJECT, 'node_modules', '@expo-google-fonts', 'noto-sans-jp');
+  let folder: string;
+  before(() => {
+    folder = mkdtempSync(join(tmpdir(), 'help-fonts-'));
+  });
+  after(() => rmSync(folder, { recursive: true, force: true }));
+
+  /** A server as a production install runs it: no font package, the required families from vendor/fonts/. */
+  async function withServer(dir: string | null, run: (s: TestServer) => Promise<void>) {
+    const s = await startTestServer({ fonts: findFonts(dir, { packages: false }) });
+    try {
+      await createVersion(s, 'v1', { status: 'published', isLatest: true, languages: ['en', 'ja', 'ar'] });
+      await createNode(s, 'v1', { slug: 'intro', translations: { en: { title: 'Intro' }, ja: { title: 'はじめに', bodyMd: '手順\n' } } });
+      await run(s);
+    } finally {
+      await s.close();
+    }
+  }
+
+  test('without them, Japanese is uncovered: the bundle names no Japanese font and says so, and the file is not served; Latin and Arabic are', async () => {
+    assert.deepEqual(findFonts(null, { packages: false }).missing, ['Noto Sans JP', 'Noto Sans SC', 'Noto Sans TC', 'Noto Sans KR']);
+    await withServer(null, async (s) => {
+      const res = await s.request('GET', '/versions/v1/pdf-bundle?lang=ja', { key: null });
+      assert.equal(res.status, 200);
+      const validate = validator('PdfBundle');
+      const valid = validate(res.body);
+      assert.ok(valid, JSON.stringify(validate.errors));
+      assert.deepEqual(res.body.template.uncoveredLanguages, ['ja']);
+      assert.equal(res.body.template.fontFamily, 'Noto Sans', 'the text is set in Noto Sans');
+      assert.deepEqual([...new Set(res.body.fonts.map((f: any) => f.family))], ['Noto Sans', 'Noto Sans Arabic']);
+      assert.equal((await fetch(`${s.url}/fonts/noto-sans-jp-400.ttf`)).status, 404);
+      const latin = await fetch(`${s.url}/fonts/noto-sans-700-italic.ttf`);
+      assert.equal(latin.status, 200);
+      assert.ok(Buffer.from(await latin.arrayBuffer()).equals(readFileSync(join(VENDORED_FONTS, 'noto-sans-700-italic.ttf'))), 'from vendor/fonts/');
+    });
+  });
+
+  test('a family counts only whole: a folder with the regular weight alone leaves Japanese uncovered', () => {
+    copyFileSync(join(jpPackage, '400Regular', 'NotoSansJP_400Regular.ttf'), join(folder, 'noto-sans-jp-400.ttf'));
+    const fonts = findFonts(folder, { packages: false });
+    assert.ok(fonts.missing.includes('Noto Sans JP'));
+    assert.equal(fonts.files.has('noto-sans-jp-400.ttf'), false);
+  });
+
+  test('HELP_FONT_DIR with the two files, named as served, brings Japanese back: the bundle names them and the service serves them', async () => {
+    copyFileSync(join(jpPackage, '400Regular', 'NotoSansJP_400Regular.ttf'), join(folder, 'noto-sans-jp-400.ttf'));
+    copyFileSync(join(jpPackage, '700Bold', 'NotoSansJP_700Bold.ttf'), join(folder, 'noto-sans-jp-700.ttf'));
+    assert.equal(loadConfig({ HELP_FONT_DIR: folder }).fontDir, folder);
+    await withServer(folder, async (s) => {
+      const res = await s.request('GET', '/versions/v1/pdf-bundle?lang=ja', { key: null });
+      assert.deepEqual(res.body.template.uncoveredLanguages, []);
+      assert.equal(res.body.template.fontFamily, 'Noto Sans JP');
+      const jp = res.body.fonts.filter((f: any) => f.family === 'Noto Sans JP');
+      assert.deepEqual(jp.map((f: any) => [f.weight, f.url.slice(s.url.length)]), [[400, '/fonts/noto-sans-jp-400.ttf'], [700, '/fonts/noto-sans-jp-700.ttf']]);
+      const bold = await fetch(`${s.url}/fonts/noto-sans-jp-700.ttf`);
+      assert.equal(bold.headers.get('content-type'), 'font/ttf');
+      assert.ok(Buffer.from(await bold.arrayBuffer()).equals(readFileSync(join(folder, 'noto-sans-jp-700.ttf'))));
+    });
+  });
+
+  test('a start warns, once, when a version has a language without a font, naming the languages and where to read how to add them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    const first = await startTestServer({ dataDir, fonts: findFonts(null, { packages: false }) });
+    await createVersion(first, 'v1', { status: 'published', languages: ['en', 'ja', 'hi'] });
+    await first.service.close();
+    const startLogging = async (fonts: ReturnType<typeof findFonts>) => {
+      const lines: Array<Record<string, any>> = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const service = await startService(loadConfig({ LOG_LEVEL: 'info' }, { port: 0, host: '127.0.0.1', dataDir, sampleContentDir: null }), pino({ level: 'info' }, sink), { fonts });
+      await service.ready;
+      await service.close();
+      return lines.filter((l) => /PDF font/.test(l.msg));
+    };
+    try {
+      const [warning, ...more] = await startLogging(findFonts(null, { packages: false }));
+      assert.equal(more.length, 0);
+      assert.equal(warning.level, 40);
+      assert.deepEqual(warning.languages, ['ja', 'hi'], 'Hindi has no family at all; Japanese has none installed');
+      assert.match(warning.msg, /docs\/portal\.md#fonts \(HELP_FONT_DIR\)/);
+      // With the CJK fonts only Hindi is left.
+      assert.deepEqual((await startLogging(findFonts(null)))[0].languages, ['hi']);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a HELP_FONT_DIR that is not a folder stops the start, naming the setting', () => {
+    for (const value of [join(folder, 'nope'), join(folder, 'noto-sans-jp-400.ttf')]) {
+      assert.throws(() => loadConfig({ HELP_FONT_DIR: value }), (err: Error) => err instanceof ConfigError && err.message.startsWith('HELP_FONT_DIR'));
+    }
   });
 });

@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from './browser/axe.ts';
 import { launchChromium } from './browser/chromium.ts';
 import { screenshot as takeScreenshot } from './browser/screenshot.ts';
+import { findFonts } from '../src/pdf/fonts.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
 // The reader portal in Debian's Chromium: reading, switching, searching, the fallback notice, hostile
@@ -205,6 +206,32 @@ describe('The reader portal in a real browser', () => {
     for (const words of ['タスクレーン', 'はじめに', 'タスクレーンへようこそ。日本語のヘルプです。', '設定の変更', '通知の設定を変更できます。']) assert.ok(jtext.includes(words), `${words} in ${jtext}`);
     for (const share of inkPerPage(japanese.file, 'ja')) assert.ok(share > 0.001, 'no blank page');
     await ja.close();
+  });
+
+  test('without the CJK fonts (a production install without HELP_FONT_DIR) a Japanese PDF is still made, and the dialog and its title page say which language has no font', async () => {
+    const plain = await startTestServer({ fonts: findFonts(null, { packages: false }) });
+    try {
+      await createVersion(plain, 'jp', { label: 'タスクレーン', status: 'published', languages: ['ja'] });
+      await createNode(plain, 'jp', { slug: 'hajimeni', translations: { ja: { title: 'はじめに', bodyMd: 'タスクレーンへようこそ。\n' } } });
+      const page = await browser.newPage({ viewport: { width: 1200, height: 860 }, acceptDownloads: true });
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+      await page.goto(`${new URL(plain.url).origin}/support/jp/hajimeni`);
+      await page.click('#pdf-open');
+      const pdf = await download(page);
+      assert.equal(pdf.name, 'help-jp-ja.pdf');
+      const notice = /This help service has no font for Japanese: text in that language may show as empty boxes or be missing\./;
+      assert.match(pdf.pages[0].replace(/\s+/g, ' '), notice, 'on the title page');
+      assert.match((await page.textContent('#pdf-status')) ?? '', notice, 'in the dialog');
+      const fonts = execFileSync('pdffonts', [pdf.file], { encoding: 'utf8', timeout: 30_000 });
+      assert.match(fonts, /NotoSans-Regular/);
+      assert.doesNotMatch(fonts, /NotoSansJP/);
+      assert.deepEqual(errors, [], 'no page error, no failed request (no font asked for that is not served)');
+      await page.close();
+    } finally {
+      await plain.close();
+    }
   });
 
   test('right-to-left text is laid out right to left: a line starts on the right', async () => {

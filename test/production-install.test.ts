@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { pushScriptOptions, serverOptions } from '../scripts/bundles.mjs';
 import { cliOptions } from '../scripts/cli-bundle.mjs';
+import { FONT_FAMILIES, fontFilesOf, VENDORED_FONTS } from '../src/pdf/fonts.ts';
 import { PROJECT } from './helpers/process.ts';
 
 // A production install (`npm ci --omit=dev`) has no development dependency: no tsx, no typescript, no
@@ -21,7 +22,7 @@ interface PackageJson {
   devDependencies: Record<string, string>;
 }
 const pkg = JSON.parse(fs.readFileSync(join(PROJECT, 'package.json'), 'utf8')) as PackageJson;
-const lock = JSON.parse(fs.readFileSync(join(PROJECT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+const lock = JSON.parse(fs.readFileSync(join(PROJECT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; version?: string }> };
 
 /** The folder of node_modules a bundled file comes from (`node_modules/a/node_modules/@b/c`), or null for the project's own files. */
 const packageFolder = (file: string) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1] ?? null;
@@ -108,7 +109,7 @@ describe('a production install (npm ci --omit=dev)', () => {
     }
   });
 
-  test('the packages the server reads files of at run time (fonts, Swagger UI, browser scripts) are dependencies', () => {
+  test('the packages the server reads files of at run time (Swagger UI, markdown-it) are dependencies', () => {
     const names = new Set<string>();
     const walk = (dir: string) => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -116,18 +117,46 @@ describe('a production install (npm ci --omit=dev)', () => {
         if (entry.isDirectory()) walk(path);
         else if (entry.name.endsWith('.ts')) {
           const text = fs.readFileSync(path, 'utf8');
-          // require.resolve('<package>/…'), packageFile('<package>', …) (src/portal/assets.ts), pkg: '<package>' (src/pdf/fonts.ts).
-          for (const m of text.matchAll(/require\.resolve\('((?:@[^/']+\/)?[^/']+)|packageFile\('([^']+)'|\bpkg: '([^']+)'/g)) {
-            names.add(`${m[1] ?? m[2] ?? m[3]}\t${relative(PROJECT, path)}`);
+          // require.resolve('<package>/…'), packageFile('<package>', …) (src/portal/assets.ts). The font
+          // packages (src/pdf/fonts.ts) are read only when installed: the next test.
+          for (const m of text.matchAll(/require\.resolve\('((?:@[^/']+\/)?[^/']+)|packageFile\('([^']+)'/g)) {
+            names.add(`${m[1] ?? m[2]}\t${relative(PROJECT, path)}`);
           }
         }
       }
     };
     walk(join(PROJECT, 'src'));
-    assert.ok(names.size >= 10, `found the packages read by path: ${[...names].join(', ')}`);
+    assert.ok(names.size >= 2, `found the packages read by path: ${[...names].join(', ')}`);
     for (const entry of names) {
       const [name, file] = entry.split('\t');
       assert.ok(pkg.dependencies[name], `${file} reads files of ${name} at run time, which is not in dependencies`);
     }
+  });
+
+  test('the files served from vendor/ are those of the locked development dependencies, byte for byte', () => {
+    const locked = (name: string) => lock.packages[`node_modules/${name}`]?.version;
+    const same = (vendored: string, installed: string) =>
+      assert.ok(fs.readFileSync(join(PROJECT, vendored)).equals(fs.readFileSync(join(PROJECT, 'node_modules', installed))), `${vendored} differs from node_modules/${installed}: copy it again (vendor/*/README.md)`);
+    // The font packages are read only when installed (the CJK ones in development); the required families' files are vendored, with their licences.
+    const fontsReadme = fs.readFileSync(join(VENDORED_FONTS, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    // docs/portal.md#fonts fetches the optional families of the versions locked here.
+    const recipe = fs.readFileSync(join(PROJECT, 'docs', 'portal.md'), 'utf8');
+    for (const f of FONT_FAMILIES) {
+      assert.ok(pkg.devDependencies[f.pkg] && !pkg.dependencies[f.pkg], `${f.pkg} is a development dependency`);
+      if (f.required) {
+        for (const { file, inPackage } of fontFilesOf(f)) same(join('vendor', 'fonts', file), join(f.pkg, inPackage));
+        assert.ok(fs.existsSync(join(VENDORED_FONTS, `OFL-${f.id}.txt`)), `the licence of ${f.family}`);
+        assert.ok(fontsReadme.includes(`\`${f.pkg}\` ${locked(f.pkg)}`), `vendor/fonts/README.md names ${f.pkg} ${locked(f.pkg)}`);
+      } else {
+        const fetched = recipe.includes(`"@expo-google-fonts/noto-sans-\${f%:*}@${locked(f.pkg)}"`) && recipe.includes(`noto-sans-\${f%:*}-${locked(f.pkg)}.tgz`);
+        assert.ok(fetched, `docs/portal.md#fonts fetches and unpacks ${f.pkg}@${locked(f.pkg)}`);
+      }
+    }
+    // pdfmake: the portal serves its browser build and Courier's metrics; the package's 39 MB stay out of production.
+    assert.ok(pkg.devDependencies.pdfmake && !pkg.dependencies.pdfmake, 'pdfmake is a development dependency');
+    same('vendor/pdfmake/pdfmake.min.js', 'pdfmake/build/pdfmake.min.js');
+    same('vendor/pdfmake/Courier.js', 'pdfmake/build/standard-fonts/Courier.js');
+    same('vendor/pdfmake/LICENSE', 'pdfmake/LICENSE');
+    assert.ok(fs.readFileSync(join(PROJECT, 'vendor/pdfmake/README.md'), 'utf8').includes(`(https://pdfmake.org) ${locked('pdfmake')},`), 'vendor/pdfmake/README.md names the version');
   });
 });

@@ -1,7 +1,7 @@
 import { ancestors } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { pickTranslation } from '../domain/translations.ts';
-import { FONT_FILES, fontsFor } from './fonts.ts';
+import { fontsFor, type FontCatalog } from './fonts.ts';
 import type { Selection } from './selection.ts';
 
 const RTL_SCRIPTS = new Set(['Arab', 'Hebr', 'Thaa', 'Syrc']);
@@ -26,9 +26,9 @@ const fileSlug = (text: string) =>
 /**
  * Everything a browser needs to render the PDF without further calls: the entries in order with
  * their level and Markdown, the template (title page, running header and footer, table of contents),
- * the fonts (served by this service) and a file name.
+ * the fonts (those of `available` the version's languages need, served by this service) and a file name.
  */
-export function buildPdfBundle(state: VersionState, language: string, selection: Selection, fontBase: string, today: string) {
+export function buildPdfBundle(state: VersionState, language: string, selection: Selection, fontBase: string, today: string, available: FontCatalog) {
   const entries = selection.entries.map(({ slug, heading }) => {
     const node = state.nodes.get(slug)!;
     const picked = pickTranslation(state, slug, language);
@@ -44,9 +44,9 @@ export function buildPdfBundle(state: VersionState, language: string, selection:
       fallback: picked !== null && picked.language !== language,
     };
   });
-  const { families, uncovered } = fontsFor(state.meta.languages);
+  const { families, uncovered } = fontsFor(state.meta.languages, available);
   const fonts = families.flatMap((f) =>
-    [...FONT_FILES.values()]
+    [...available.files.values()]
       .filter((file) => file.family === f.family)
       .map((file) => ({ family: file.family, weight: file.weight, style: file.style, format: 'truetype', url: `${fontBase}/${file.file}`, languages: f.languages })),
   );

@@ -22,16 +22,18 @@ const require = createRequire(import.meta.url);
 const packageFile = (pkg: string, file: string) => join(dirname(require.resolve(`${pkg}/package.json`)), file);
 // From the project folder, so that the built server (dist/main.js) finds them as the sources do.
 const clientFile = (file: string) => join(PROJECT_ROOT, 'src', 'portal', 'client', file);
+const vendorFile = (pkg: string, file: string) => join(PROJECT_ROOT, 'vendor', pkg, file);
 
 const SOURCES: Record<AssetId, { stem: string; ext: string; type: string; path: () => string }> = {
   css: { stem: 'portal', ext: 'css', type: 'text/css; charset=utf-8', path: () => clientFile('portal.css') },
   script: { stem: 'portal', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => clientFile('portal.js') },
   pdf: { stem: 'pdf', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => clientFile('pdf.js') },
   pdfLayout: { stem: 'pdf-document', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => clientFile('pdf-document.js') },
-  // pdfmake's browser build and markdown-it's ES module, from node_modules: never a CDN.
-  pdfmake: { stem: 'pdfmake', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => packageFile('pdfmake', 'build/pdfmake.min.js') },
+  // pdfmake's browser build, vendored (vendor/pdfmake/README.md: the package brings 39 MB for these two files), and
+  // markdown-it's ES module from node_modules: never a CDN.
+  pdfmake: { stem: 'pdfmake', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => vendorFile('pdfmake', 'pdfmake.min.js') },
   // The metrics of the PDF standard font Courier (code blocks): nothing to embed.
-  courier: { stem: 'courier', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => packageFile('pdfmake', 'build/standard-fonts/Courier.js') },
+  courier: { stem: 'courier', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => vendorFile('pdfmake', 'Courier.js') },
   markdownIt: { stem: 'markdown-it', ext: 'js', type: 'text/javascript; charset=utf-8', path: () => packageFile('markdown-it', 'dist/browser/markdown-it.esm.min.mjs') },
   icon: { stem: 'icon', ext: 'svg', type: 'image/svg+xml', path: () => clientFile('icon.svg') },
 };

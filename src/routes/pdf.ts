@@ -6,7 +6,6 @@ import { language } from '../http/languages.ts';
 import { readerOf } from '../http/actor.ts';
 import { versionByRef } from '../queries/versions.ts';
 import { buildPdfBundle } from '../pdf/bundle.ts';
-import { FONT_FILES } from '../pdf/fonts.ts';
 import { selectForPdf } from '../pdf/selection.ts';
 import type { Deps } from '../deps.ts';
 import type { Reader } from '../queries/reader.ts';
@@ -44,17 +43,17 @@ export interface PdfSelection {
  * The PDF bundle as the API answers it, for the route and the tool server alike: `version` may be
  * `latest`; font URLs start at `origin`; `at` is where the selection came from (`query`, `arguments`), for errors.
  */
-export function pdfBundle({ catalog, config, clock }: Pick<Deps, 'catalog' | 'config' | 'clock'>, reader: Reader, version: string, selection: PdfSelection, origin: string, at: string) {
+export function pdfBundle({ catalog, config, clock, fonts }: Pick<Deps, 'catalog' | 'config' | 'clock' | 'fonts'>, reader: Reader, version: string, selection: PdfSelection, origin: string, at: string) {
   const asked = selection.lang === undefined ? undefined : language(selection.lang, `${at}/lang`);
   const state = versionByRef(catalog, reader, version);
   const lang = versionLanguage(state, asked, `${at}/lang`);
   const topics = selection.topics ? [...new Set(selection.topics.split(','))] : null;
   const chosen = selectForPdf(state, topics, selection.limit ? Number(selection.limit) : null);
-  return buildPdfBundle(state, lang, chosen, `${origin}${config.basePath}/fonts`, clock.time().slice(0, 10));
+  return buildPdfBundle(state, lang, chosen, `${origin}${config.basePath}/fonts`, clock.time().slice(0, 10), fonts);
 }
 
 /** The PDF data bundle, the fonts it names, and the retired server-side PDF endpoints. */
-export function pdfRoutes({ catalog, config, clock }: Deps) {
+export function pdfRoutes({ catalog, config, clock, fonts }: Deps) {
   return [
     endpoint<unknown, PdfSelection>({
       method: 'get',
@@ -73,7 +72,7 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       handle: ({ ctx, actor, params, query }) => {
         // Behind a shared cache, set HELP_PUBLIC_URL so that the URLs do not follow the caller's Host header.
         const origin = config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
-        return { body: pdfBundle({ catalog, config, clock }, readerOf(actor), params.version, query, origin, 'query') };
+        return { body: pdfBundle({ catalog, config, clock, fonts }, readerOf(actor), params.version, query, origin, 'query') };
       },
     }),
     endpoint({
@@ -81,12 +80,13 @@ export function pdfRoutes({ catalog, config, clock }: Deps) {
       path: '/fonts/:file',
       operationId: 'getFont',
       summary: 'A font file named by a PDF bundle (TrueType)',
+      description: 'Only the families installed are served: without `HELP_FONT_DIR`, a production install has no Japanese, Chinese or Korean font, and bundles list those languages in `uncoveredLanguages`.',
       tag: TAG,
       access: 'public',
       errors: ['not_found'],
       responses: { 200: { description: 'The font (font/ttf), cacheable for a year' } },
       handle: ({ ctx, params }) => {
-        const font = FONT_FILES.get(params.file);
+        const font = fonts.files.get(params.file);
         if (!font) throw notFound('route', `No font "${params.file}"`);
         ctx.type = 'font/ttf';
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

@@ -9,6 +9,7 @@ import { KeyFile } from '../../src/auth/key-file.ts';
 import { createKey, type CreateOptions } from '../../src/cli/keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/service.ts';
+import type { FontCatalog } from '../../src/pdf/fonts.ts';
 import { checkContract } from './contract.ts';
 
 export interface TestServer {
@@ -58,6 +59,8 @@ export interface StartOptions {
   newId?: NewId;
   /** Port to listen on (default: a free one). */
   port?: number;
+  /** The PDF fonts (ServiceOptions; default: as the service finds them). */
+  fonts?: FontCatalog;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, with a fresh temporary data directory (removed on close). */
@@ -68,7 +71,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const key = existing ? writerKeys.get(dataDir)! : (await createKey(keyFile, { name: 'writer' })).key;
   writerKeys.set(dataDir, key);
   const config = loadConfig({ LOG_LEVEL: 'silent', ...opts.env }, { port: opts.port ?? 0, host: '127.0.0.1', dataDir, sampleContentDir: opts.sample ?? null });
-  const service = await startService(config, pino({ level: 'silent' }), { clock: opts.clock, newId: opts.newId });
+  const service = await startService(config, pino({ level: 'silent' }), { clock: opts.clock, newId: opts.newId, fonts: opts.fonts });
   await service.ready;
   const gitdir = join(dataDir, 'content.git');
   const server: TestServer = {

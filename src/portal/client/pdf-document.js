@@ -31,6 +31,18 @@ export function fontsOf(bundle) {
   return { definitions, files, familyFor };
 }
 
+/** The languages of a bundle's text (its language and each entry's) that the service has no font for. */
+export function uncoveredIn(bundle) {
+  const used = new Set([bundle.language, ...bundle.entries.map((e) => e.language)]);
+  return (bundle.template.uncoveredLanguages ?? []).filter((language) => used.has(language));
+}
+
+/** What a reader is told, in the dialog and on the title page, when some text of the PDF has no font. */
+export function unfontedNotice(languages) {
+  const names = languages.map((language) => languageName(language, 'en'));
+  return `This help service has no font for ${names.join(', ')}: text in ${names.length > 1 ? 'these languages' : 'that language'} may show as empty boxes or be missing.`;
+}
+
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
 function linkOf(href, pageBase) {
@@ -240,7 +252,12 @@ export function buildDocument(bundle, ctx) {
   const content = [];
   if (t.titlePage) {
     content.push({
-      stack: [{ text: t.title, style: 'title' }, { text: t.subtitle, style: 'subtitle' }, { text: t.date, style: 'date' }],
+      stack: [
+        { text: t.title, style: 'title' },
+        { text: t.subtitle, style: 'subtitle' },
+        { text: t.date, style: 'date' },
+        ...(uncoveredIn(bundle).length > 0 ? [{ text: unfontedNotice(uncoveredIn(bundle)), style: 'note', alignment: 'center', margin: [0, 30, 0, 0] }] : []),
+      ],
       margin: [0, 180, 0, 0],
       pageBreak: 'after',
     });

@@ -120,7 +120,7 @@ export async function downloadPdf(options) {
   // Fonts and images come from this origin only.
   pdfMake.setUrlAccessPolicy((url) => sameOrigin(url));
 
-  const { buildDocument, fontsOf } = await import(options.assets.layout);
+  const { buildDocument, fontsOf, uncoveredIn, unfontedNotice } = await import(options.assets.layout);
   const fonts = fontsOf(bundle);
   onProgress(0, 'Loading fonts…');
   await loadFonts(pdfMake, fonts.files, (n, of) => onProgress((0.3 * n) / of, `Loading fonts (${n} of ${of})…`));
@@ -145,6 +145,7 @@ export async function downloadPdf(options) {
   pdfMake.setProgressCallback((fraction) => onProgress(0.4 + 0.55 * fraction, `Laying out pages (${Math.round(fraction * 100)} %)…`));
   const pdf = pdfMake.createPdf(docDefinition);
   await pdf.download(bundle.filename);
-  onProgress(1, `Saved ${bundle.filename}.`);
-  return { filename: bundle.filename, topics: bundle.entries.filter((e) => !e.heading && e.kind === 'topic').length };
+  const unfonted = uncoveredIn(bundle);
+  onProgress(1, `Saved ${bundle.filename}.${unfonted.length > 0 ? ` ${unfontedNotice(unfonted)}` : ''}`);
+  return { filename: bundle.filename, topics: bundle.entries.filter((e) => !e.heading && e.kind === 'topic').length, uncovered: unfonted };
 }
