@@ -1,7 +1,7 @@
 import { headingsOf } from '../content/headings.ts';
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
-import { BODY, HEADINGS, RankDoc, SUMMARY, TITLE } from './rank-index.ts';
+import { BODY, HEADINGS, RankDoc, SUMMARY, TITLE } from './rank-doc.ts';
 import type { TermIndex } from './term-index.ts';
 import { DocTerms, indexTerms } from './words.ts';
 

@@ -4,7 +4,7 @@ import type { Translation } from '../domain/types.ts';
 import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
 import { CLASS, infoOf, MARK, NARROW_WORD, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import type { HitHeading } from './rank-types.ts';
-import { foldInPlace, foldWithMap } from './words.ts';
+import { foldKeepingPlaces } from './words.ts';
 
 /**
  * The snippet of a ranked hit: the passage of the body where the most distinct words of the query
@@ -47,7 +47,7 @@ interface Match {
 export function passage(t: Translation, terms: Terms, holds: { body: (term: string) => boolean; summary: (term: string) => boolean }): Passage {
   const body = bodyFor(t);
   const inBody = bestWindow(matchesIn(body.text, only(terms, holds.body), foldedBody(t, body.text)));
-  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldText(t.summary)));
+  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldKeepingPlaces(t.summary)));
   if (inBody !== null && (inSummary === null || inBody.distinct > inSummary.distinct)) {
     return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, body.text, inBody.at) };
   }
@@ -122,17 +122,8 @@ function isWordAt(text: string, i: number): boolean {
   return info === WORD || info === MARK;
 }
 
-interface Folded {
-  folded: string;
-  /** Index in the folded text → index in the text, when folding changed lengths (null: the same). */
-  source: number[] | null;
-}
+type Folded = ReturnType<typeof foldKeepingPlaces>;
 
-/** A text folded as the index folds words: one unit per unit nearly always (foldInPlace); where not, with the positions mapped back. */
-function foldText(text: string): Folded {
-  const folded = foldInPlace(text);
-  return folded !== null ? { folded, source: null } : foldWithMap(text);
-}
 
 const foldedBodies = new WeakMap<Translation, Folded & { text: string }>();
 
@@ -140,7 +131,7 @@ const foldedBodies = new WeakMap<Translation, Folded & { text: string }>();
 function foldedBody(t: Translation, text: string): Folded {
   const kept = foldedBodies.get(t);
   if (kept !== undefined && kept.text === text) return kept;
-  const made = { text, ...foldText(text) };
+  const made = { text, ...foldKeepingPlaces(text) };
   foldedBodies.set(t, made);
   return made;
 }

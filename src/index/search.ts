@@ -5,7 +5,8 @@ import { primaryLanguage, type Translation, type VersionState } from '../domain/
 import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
 import { documentTerms, rankHead } from './document-terms.ts';
 import { packIndexes, unpackIndexes } from './index-bytes.ts';
-import { BODY, RankDoc, RankIndex } from './rank-index.ts';
+import { BODY, RankDoc } from './rank-doc.ts';
+import { RankIndex } from './rank-index.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import type { RankedHit, RankedResult, RankOptions } from './rank-types.ts';

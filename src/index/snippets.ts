@@ -4,7 +4,7 @@ import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
 import { CLASS, infoOf, MARK, NARROW_WORD, WORD } from './char-classes.ts';
 import { columnsBack, columnsForward, isNarrowIn } from './columns.ts';
 import { startsWord } from './raw-matcher.ts';
-import { fold, foldInPlace, foldWithMap, type Word } from './words.ts';
+import { foldKeepingPlaces, type Word } from './words.ts';
 
 /**
  * Snippets for search hits: a short excerpt of plain text around the first match, measured in
@@ -166,10 +166,7 @@ const splitsWord = (text: string, i: number) => i > 0 && i < text.length && isWo
  * occurrence of a word of a script without spaces), else, when no word does, inside another word.
  */
 export function firstMatch(text: string, query: Word[]): number {
-  let folded = foldInPlace(text) ?? fold(text);
-  let source: number[] | null = null;
-  // Folding keeps one character per character almost always; where it does not, map positions back.
-  if (folded.length !== text.length) ({ folded, source } = foldWithMap(text));
+  const { folded, source } = foldKeepingPlaces(text);
   let at = -1;
   let inside = -1;
   for (const w of query) {

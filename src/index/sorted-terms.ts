@@ -114,8 +114,8 @@ async function mergeInSlices(a: readonly string[], b: readonly string[], pause: 
   return out;
 }
 
-/** The first index whose term is not less than `key`. */
-function lowerBound(terms: readonly string[], key: string): number {
+/** The first index whose term is not less than `key` in sorted `terms`. */
+export function lowerBound(terms: readonly string[], key: string): number {
   let lo = 0;
   let hi = terms.length;
   while (lo < hi) {

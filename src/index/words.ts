@@ -346,6 +346,16 @@ function latinFold(c: number): string | null {
   return latinFolds[c - 0xc0];
 }
 
+/**
+ * A text folded as the index folds words, with where each folded character came from when folding
+ * changed lengths (`source`, index in the folded text → index in the text; null: the same places):
+ * one unit per unit nearly always (foldInPlace), the map made only where not.
+ */
+export function foldKeepingPlaces(text: string): { folded: string; source: number[] | null } {
+  const folded = foldInPlace(text);
+  return folded !== null ? { folded, source: null } : foldWithMap(text);
+}
+
 /** The folded text with, for each of its characters, the index of the character it came from. */
 export function foldWithMap(text: string): { folded: string; source: number[] } {
   let folded = '';
