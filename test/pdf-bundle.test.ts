@@ -103,6 +103,14 @@ describe('GET /versions/{version}/pdf-bundle', () => {
     assert.equal((await s.request('GET', '/versions/v1/pdf-bundle?limit=200', { key: null })).status, 200);
   });
 
+  test('a version that is neither a slug nor latest is 400 saying both forms', async () => {
+    const res = await s.request('GET', '/versions/Not%20A%20Slug/pdf-bundle', { key: null });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.field, 'path/version');
+    assert.match(res.body.error.message, /version slug .*or "latest"/);
+    assert.doesNotMatch(res.body.error.message, /constant/);
+  });
+
   test('an unknown slug is 400 invalid_selection naming it', async () => {
     const res = await s.request('GET', '/versions/v1/pdf-bundle?topics=intro,nope', { key: null });
     assert.equal(res.status, 400);

@@ -35,7 +35,9 @@ export function check<T>(id: string, data: unknown, where: string): T {
   if (fn(data)) return data as T;
   // A oneOf speaks for its branches: their own failures (one "required" per branch) only repeat it.
   const branches = (fn.errors ?? []).filter((e) => e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
-  const all = onePerField((fn.errors ?? []).filter((e) => !branches.some((b) => e.schemaPath.startsWith(b))));
+  // So does an anyOf of plain values ("a slug or latest"): each branch's failure tells half of what the value may be.
+  const anyOf = new Set((fn.errors ?? []).filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const all = onePerField((fn.errors ?? []).filter((e) => !branches.some((b) => e.schemaPath.startsWith(b)) && (e.keyword === 'anyOf' || !anyOf.has(e.instancePath))));
   // A body can hold a problem per element of a large array: the first ones say what is wrong.
   const errors = all.slice(0, MAX_LISTED).map((e) => describe(e, where));
   const first = errors[0];
@@ -108,6 +110,10 @@ const PATTERN_HINTS: Record<string, string> = {
   FontFileName: 'must be the name of a font file a PDF bundle lists, such as noto-sans-400.ttf',
   RequestId: 'must be the id of a publish request, as its answer gave it',
 };
+/** What a value that may take several forms (anyOf) must be, by its schema. */
+const ANY_OF_HINTS: Record<string, string> = {
+  VersionRef: 'must be a version slug (lowercase letters and digits, separated by single "-", "_" or ".", for example v2 or 2026.1) or "latest" for the version marked latest',
+};
 const WINDOWS_HINT = 'is a name Windows keeps for devices (con, prn, aux, nul, com1-com9, lpt1-lpt9): a file or folder so named cannot be checked out there; choose another';
 const LATEST_HINT = 'is "latest", which stands for the version marked latest only in pdf-bundle; name the version by its slug here (GET /versions lists them)';
 const LATEST_TAKEN_HINT = 'must not be "latest": that name stands for the version marked latest (in pdf-bundle and the portal); choose another';
@@ -166,6 +172,9 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
     // No branch fits (passingSchemas null), or more than one does.
     const both = (e.params as { passingSchemas: number[] | null }).passingSchemas !== null;
     if (description) message = `${description} (this one ${both ? 'has both' : 'has neither'})`;
+  } else if (e.keyword === 'anyOf') {
+    const schema = e.parentSchema as { $id?: string; description?: string } | undefined;
+    message = ANY_OF_HINTS[schema?.$id ?? ''] ?? (schema?.description ? `must be one of these: ${schema.description}` : 'matches none of the forms it may take');
   } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'language-tag') {
     message = 'is not a valid language code (BCP 47, e.g. en, pt-BR)';
   } else if (e.keyword === 'minLength' || e.keyword === 'maxLength') {
