@@ -38,11 +38,16 @@ describe('Concurrency', () => {
     }
     const files = s.git('ls-tree', '-r', '--name-only', 'HEAD', 'many/').trim().split('\n');
     for (const j of jobs) assert.ok(files.includes(`many/${j.lang}/${j.slug}.md`), `many/${j.lang}/${j.slug}.md in git`);
-    assert.equal(files.length, 1 + 15 * 3);
-    // every one of the 30 commits touches exactly one file
+    // version.json, 45 translations, and the stamps: the nodes' and each language's
+    assert.equal(files.length, 1 + 15 * 3 + 4);
+    // every one of the 30 commits touches exactly one content file, and the stamps of its language
     const log = s.git('log', '-30', '--no-renames', '--name-only', '--format=@@%H', 'main').split('@@').filter(Boolean);
     assert.equal(log.length, 30);
-    for (const entry of log) assert.equal(entry.trim().split('\n').filter(Boolean).length, 2, entry);
+    for (const entry of log) {
+      const [, ...paths] = entry.trim().split('\n').filter(Boolean);
+      assert.equal(paths.length, 2, entry);
+      assert.equal(paths[0], `many/.stamps/${paths[1].split('/')[1]}.json`, entry);
+    }
     assertFsckClean(s);
   });
 
@@ -158,7 +163,7 @@ describe('Concurrency', () => {
     assert.deepEqual(nodes.map((n) => n.slug).sort(), Array.from({ length: 10 }, (_, i) => `new${i}`).sort());
     assert.deepEqual(nodes.map((n) => n.sortOrder), Array.from({ length: 10 }, (_, i) => i));
     const files = s.git('ls-tree', '-r', '--name-only', 'HEAD', 'churn/').trim().split('\n').sort();
-    assert.deepEqual(files, ['churn/version.json', ...Array.from({ length: 10 }, (_, i) => `churn/en/new${i}.md`)].sort());
+    assert.deepEqual(files, ['churn/.stamps/en.json', 'churn/.stamps/nodes.json', 'churn/version.json', ...Array.from({ length: 10 }, (_, i) => `churn/en/new${i}.md`)].sort());
     assertFsckClean(s);
   });
 });

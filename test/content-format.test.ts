@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { filePaths, readFileSet, readFileSetInSlices, renderFile } from '../src/content/file-set.ts';
+import { filePaths, readFileSet, readFileSetInSlices, renderFile, storedPaths } from '../src/content/file-set.ts';
 import { ProblemList, type ContentProblem } from '../src/content/problems.ts';
 import { jsonSyntaxError } from '../src/content/json-syntax.ts';
 import fc from 'fast-check';
@@ -49,12 +49,62 @@ describe('Content format: version.json and {lang}/{slug}.md', () => {
 
   test('ids, kinds, parents, order, icons, titles, summaries, bodies and stamps survive a round trip', () => {
     const first = read(handWritten).state!;
-    const files = Object.fromEntries([...filePaths(first)].map((p) => [p, renderFile(first, p)!]));
+    const files = Object.fromEntries([...storedPaths(first)].map((p) => [p, renderFile(first, p)!]));
     const { state: second, problems } = read(files);
     assert.deepEqual(problems.errors, []);
     assert.deepEqual(second, first);
     assert.match(files['version.json'], /"id": "id-1"/);
-    assert.match(files['en/leaf.md'], /^---\ntitle: Leaf 🌿 葉\nupdatedAt: '2026-01-01T00:00:00.000Z'\n---\nno newline at end$/);
+    assert.match(files['en/leaf.md'], /^---\ntitle: Leaf 🌿 葉\n---\nno newline at end$/);
+    assert.deepEqual(Object.keys(files).filter((p) => p.startsWith('.stamps/')), ['.stamps/nodes.json', '.stamps/en.json', '.stamps/pt-BR.json']);
+  });
+
+  test('content files carry no stamps; the .stamps/ files hold them, a line each, and win over stamps in the files', () => {
+    const stamped = {
+      ...handWritten,
+      'version.json': JSON.stringify({ languages: ['en', 'pt-br'], createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-02-01T00:00:00Z', nav: [{ slug: 'start', updatedAt: '2025-03-01T00:00:00Z', children: ['install'] }, 'faq', 'deep', 'leaf'] }),
+      'en/install.md': "---\ntitle: Install\nupdatedAt: '2025-04-01T00:00:00.000Z'\n---\nRun it.\n",
+    };
+    const old = read(stamped).state!;
+    assert.equal(old.meta.createdAt, '2025-01-01T00:00:00.000Z', 'stamps in old files are read');
+    assert.equal(old.nodes.get('start')!.updatedAt, '2025-03-01T00:00:00.000Z');
+    assert.equal(old.translations.get('install')!.get('en')!.updatedAt, '2025-04-01T00:00:00.000Z');
+    for (const path of filePaths(old)) assert.doesNotMatch(renderFile(old, path)!, /updatedAt|createdAt/, path);
+    assert.equal(renderFile(old, '.stamps/en.json'), '{\n  "deep": "2026-01-01T00:00:00.000Z",\n  "faq": "2026-01-01T00:00:00.000Z",\n  "install": "2025-04-01T00:00:00.000Z",\n  "leaf": "2026-01-01T00:00:00.000Z",\n  "start": "2026-01-01T00:00:00.000Z"\n}\n');
+    assert.equal(renderFile(old, '.stamps/de.json'), null, 'no file for a language without translations');
+    // The .stamps/ files win over what the files say; an entry for no node is ignored.
+    const withStamps = read({
+      ...stamped,
+      '.stamps/nodes.json': '{ "version": { "createdAt": "2026-05-01T00:00:00.001Z", "updatedAt": "2026-05-02T00:00:00.002Z" }, "nodes": { "start": "2026-05-03T00:00:00.003Z", "gone": "2026-05-03T00:00:00.000Z" } }',
+      '.stamps/en.json': '{ "install": "2026-05-04T00:00:00.004Z" }',
+    });
+    assert.deepEqual(withStamps.problems.warnings, []);
+    const s2 = withStamps.state!;
+    assert.equal(s2.meta.createdAt, '2026-05-01T00:00:00.001Z');
+    assert.equal(s2.meta.updatedAt, '2026-05-02T00:00:00.002Z');
+    assert.equal(s2.nodes.get('start')!.updatedAt, '2026-05-03T00:00:00.003Z');
+    assert.equal(s2.translations.get('install')!.get('en')!.updatedAt, '2026-05-04T00:00:00.004Z');
+    assert.equal(s2.translations.get('faq')!.get('en')!.updatedAt, '2026-01-01T00:00:00.000Z');
+    // Versions that share a parsed file and its stamp (copies made for each release) share one record.
+    const parsed = { title: 'Install', summary: '', bodyMd: 'Run it.\n', updatedAt: '1970-01-01T00:00:00.000Z' };
+    const copies = [1, 2].map(() => {
+      const files = new Map<string, string | typeof parsed>(Object.entries({ ...stamped, '.stamps/en.json': '{ "install": "2026-05-04T00:00:00.004Z" }' }));
+      files.set('en/install.md', parsed);
+      return readFileSet(files, { slug: 'v1', fallbackStamp: '2026-01-01T00:00:00.000Z', idFor: (slug) => slug }, new ProblemList())!.translations.get('install')!.get('en')!;
+    });
+    assert.equal(copies[0], copies[1]);
+    assert.equal(copies[0].updatedAt, '2026-05-04T00:00:00.004Z');
+    assert.equal(parsed.updatedAt, '1970-01-01T00:00:00.000Z', 'the parsed record is not changed');
+    // A damaged stamps file is a warning: the version is still read, with the files' stamps.
+    const damaged = read({ ...stamped, '.stamps/en.json': '{ "install": ', '.stamps/en/x.json': '{}', '.stamps/pt-br.json': '{ "faq": 7, "start": "2026-02-31" }' });
+    assert.deepEqual(located(damaged.problems.warnings), [
+      ".stamps/en.json:: the service's stamps file is not JSON; its stamps are ignored",
+      ".stamps/en/x.json:: the service's stamps file is not one the service writes (.stamps/nodes.json or .stamps/{lang}.json); its stamps are ignored",
+      '.stamps/pt-br.json:: "faq" is not a timestamp and is ignored: write it as a string such as "2026-01-31T12:00:00Z"',
+      '.stamps/pt-br.json:: "start" is not a timestamp and is ignored: February 2026 has no day 31',
+    ]);
+    // A language named in another case is the language (pt-br is pt-BR).
+    assert.equal(read({ ...stamped, '.stamps/pt-br.json': '{ "faq": "2026-07-01T00:00:00.000Z" }' }).state!.translations.get('faq')!.get('pt-BR')!.updatedAt, '2026-07-01T00:00:00.000Z');
+    assert.equal(damaged.state!.translations.get('install')!.get('en')!.updatedAt, '2025-04-01T00:00:00.000Z');
   });
 
   test('problems are reported with file and line, all at once', () => {

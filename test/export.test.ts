@@ -57,8 +57,11 @@ describe('GET /versions/{version}/export', () => {
     return res.body.files;
   }
 
-  /** The files git holds for a version on main: path relative to the version folder → bytes (read with one git process). */
-  function gitFiles(version: string): Map<string, Buffer> {
+  /**
+   * The content files git holds for a version on main: path relative to the version folder → bytes
+   * (read with one git process). The service's stamps (`.stamps/`) are left out, as export leaves them out.
+   */
+  function gitFiles(version: string, withStamps = false): Map<string, Buffer> {
     const entries = s
       .git('ls-tree', '-r', '--full-tree', 'main', `${version}/`)
       .trim()
@@ -67,7 +70,8 @@ describe('GET /versions/{version}/export', () => {
       .map((line) => {
         const [info, path] = line.split('\t');
         return { blob: info.split(' ')[2], path };
-      });
+      })
+      .filter((e) => withStamps || !e.path.startsWith(`${version}/.stamps/`));
     const out = new Map<string, Buffer>();
     if (entries.length === 0) return out;
     const batch = execFileSync('git', ['cat-file', '--batch'], { cwd: s.gitdir, input: entries.map((e) => e.blob).join('\n') + '\n', maxBuffer: 256 * 1024 * 1024 });
@@ -246,6 +250,22 @@ describe('GET /versions/{version}/export', () => {
       const inGit = gitFiles('ex-live');
       assert.deepEqual(files.map((f) => f.path).sort(), [...inGit.keys()].sort());
       for (const f of files) assert.ok(Buffer.from(f.content, 'utf8').equals(inGit.get(f.path)!), `content of ${f.path} equals git's`);
+    });
+
+    test('no exported file carries a stamp: the stamps are in git, in .stamps/, which export leaves out', async () => {
+      const doc = await exportOf(s, 'ex');
+      for (const version of ['ex', 'ex-live']) {
+        const files = await exportFiles(version);
+        for (const f of files) assert.doesNotMatch(f.content, /updatedAt|createdAt/, `${version}/${f.path}`);
+        assert.ok(files.every((f) => !f.path.startsWith('.stamps/')));
+        const stamps = [...gitFiles(version, true).keys()].filter((p) => p.startsWith('.stamps/')).sort();
+        assert.deepEqual(stamps, version === 'ex' ? ['.stamps/de.json', '.stamps/en.json', '.stamps/nodes.json'] : stamps);
+      }
+      // The stamps the API answers are the ones git keeps beside the files.
+      const kept = JSON.parse(gitFiles('ex', true).get('.stamps/en.json')!.toString('utf8')) as Record<string, string>;
+      for (const n of doc.nodes) if (n.translations.en) assert.equal(kept[n.slug], n.translations.en.updatedAt, n.slug);
+      const nodes = JSON.parse(gitFiles('ex', true).get('.stamps/nodes.json')!.toString('utf8'));
+      assert.equal(nodes.version.updatedAt, doc.version.updatedAt);
     });
   });
 

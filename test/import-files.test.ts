@@ -115,15 +115,20 @@ describe('POST /versions/{version}/import-files', () => {
       assert.equal(de.body.bodyMd, 'Öffnen Sie die App.\n');
     });
 
-    test('the stored version.json records ids and stamps', () => {
+    test('the stored version.json records ids; the stamps are in .stamps/, not in the files', async () => {
       const stored = JSON.parse(s.git('show', 'HEAD:hand/version.json'));
       assert.equal(stored.status, 'published');
       assert.equal(stored.isLatest, true);
       const basics = stored.nav[0];
       assert.equal(typeof basics.id, 'string');
-      assert.match(basics.updatedAt, /^\d{4}-\d\d-\d\dT/);
+      assert.equal(basics.updatedAt, undefined);
+      assert.equal(stored.updatedAt, undefined);
       assert.equal(typeof basics.children[0].id, 'string');
-      assert.match(s.git('show', 'HEAD:hand/en/install.md'), /^---\ntitle: Install\nupdatedAt: '\d{4}-/);
+      assert.equal(s.git('show', 'HEAD:hand/en/install.md'), '---\ntitle: Install\n---\nDownload the installer.\n');
+      const nodes = (await s.request('GET', '/versions/hand/nodes')).body.nodes as ListedNode[];
+      const stamps = JSON.parse(s.git('show', 'HEAD:hand/.stamps/nodes.json'));
+      assert.match(stamps.nodes.basics, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(JSON.parse(s.git('show', 'HEAD:hand/.stamps/en.json')).install, nodes.find((n) => n.slug === 'install')!.translations.en.updatedAt);
     });
   });
 
@@ -155,7 +160,7 @@ describe('POST /versions/{version}/import-files', () => {
       const topic = await s.request('GET', '/versions/rel/topics/install');
       assert.equal(topic.body.bodyMd, 'Download the installer.\n');
       const tree = s.git('ls-tree', '-r', '--name-only', 'HEAD', 'rel').trim().split('\n').sort();
-      assert.deepEqual(tree, ['rel/de/basics.md', 'rel/de/first-steps.md', 'rel/en/basics.md', 'rel/en/faq.md', 'rel/en/first-steps.md', 'rel/en/install.md', 'rel/version.json']);
+      assert.deepEqual(tree, ['rel/.stamps/de.json', 'rel/.stamps/en.json', 'rel/.stamps/nodes.json', 'rel/de/basics.md', 'rel/de/first-steps.md', 'rel/en/basics.md', 'rel/en/faq.md', 'rel/en/first-steps.md', 'rel/en/install.md', 'rel/version.json']);
       const root = s.git('ls-tree', '--name-only', 'HEAD').trim().split('\n');
       assert.ok(!root.includes('docs') && !root.includes('README.md'), `nothing outside the version folder: ${root.join(', ')}`);
     });
@@ -484,8 +489,57 @@ describe('POST /versions/{version}/import-files', () => {
       const old = before.find((n) => n.slug === 'first-steps')!;
       assert.ok(changed.translations.de.updatedAt > old.translations.de.updatedAt, 'the changed translation is restamped');
       assert.equal(changed.translations.en.updatedAt, old.translations.en.updatedAt, 'the other language keeps its stamp');
-      assert.deepEqual(changedFiles(s), ['again/de/first-steps.md']);
+      assert.deepEqual(changedFiles(s, { stamps: true }), ['again/.stamps/de.json', 'again/de/first-steps.md']);
     });
+
+    test('files with stamps (exported before the stamps moved to .stamps/) still import, and their stamps are read as before', async () => {
+      const before = await listNodes(s, 'again');
+      const files = (await s.request('GET', '/versions/again/export?format=files')).body.files as ContentFile[];
+      // Stamped as the service wrote its files until then: in version.json, each nav entry and each front matter.
+      const stamped = files.map((f) => {
+        if (f.path === 'version.json') {
+          const doc = JSON.parse(f.content);
+          const stampNav = (entries: Array<Record<string, unknown>>) => entries.forEach((e) => {
+            e.updatedAt = before.find((n) => n.slug === e.slug)!.updatedAt;
+            stampNav((e.children ?? []) as Array<Record<string, unknown>>);
+          });
+          stampNav(doc.nav);
+          return { ...f, content: JSON.stringify({ ...doc, createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-02T00:00:00.000Z' }, null, 2) };
+        }
+        const [language, name] = f.path.split('/');
+        const t = before.find((n) => `${n.slug}.md` === name)!.translations[language];
+        return { ...f, content: f.content.replace(/\n---\n/, `\nupdatedAt: '${t.updatedAt}'\n---\n`) };
+      });
+      assert.ok(stamped.every((f) => /updatedAt/.test(f.content)));
+      const commits = s.commitCount();
+      const same = await importFiles('again', { files: stamped });
+      assert.equal(same.status, 200, same.text);
+      assert.deepEqual(same.body.warnings, []);
+      assert.equal(same.body.summary.unchanged, 4);
+      assert.equal(s.commitCount(), commits, 'the same content: nothing to write');
+      // A changed file whose stamp is later than the service's (and not in the future) keeps it, as before.
+      const old = before.find((n) => n.slug === 'install')!.translations.en.updatedAt;
+      const later = new Date(Date.parse(old) + 1).toISOString();
+      const edited = stamped.map((f) => (f.path === 'en/install.md' ? { ...f, content: `---\ntitle: Install\nupdatedAt: '${later}'\n---\nDownload it.\n` } : f));
+      const res = await importFiles('again', { files: edited });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.summary.slugs.updated, ['install']);
+      assert.equal((await listNodes(s, 'again')).find((n) => n.slug === 'install')!.translations.en.updatedAt, later);
+      assert.equal(s.git('show', 'HEAD:again/en/install.md'), '---\ntitle: Install\n---\nDownload it.\n', 'stored without the stamp');
+      assert.equal(JSON.parse(s.git('show', 'HEAD:again/.stamps/en.json')).install, later);
+    });
+  });
+
+  test('a .stamps/ file sent with the files (a clone of the service\'s repository) is read as stamps in the files are', async () => {
+    const res = await importFiles('cloned', { files: [...handSet(), { path: '.stamps/en.json', content: '{ "install": "2025-03-04T05:06:07.089Z", "gone": "2025-03-04T05:06:07.089Z" }\n' }] });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.warnings, []);
+    const nodes = await listNodes(s, 'cloned');
+    assert.equal(nodes.find((n) => n.slug === 'install')!.translations.en.updatedAt, '2025-03-04T05:06:07.089Z');
+    assert.notEqual(nodes.find((n) => n.slug === 'faq')!.translations.en.updatedAt, '2025-03-04T05:06:07.089Z');
+    const broken = await importFiles('cloned-broken', { files: [...handSet(), { path: '.stamps/en.json', content: '{ "install": ' }] });
+    assert.equal(broken.status, 200, broken.text);
+    assert.deepEqual(broken.body.warnings, [{ path: '.stamps/en.json', message: "the service's stamps file is not JSON; its stamps are ignored" }]);
   });
 
   test("the summary's slugs list what was created, updated and deleted; deleted nodes' files leave git", async () => {

@@ -4,9 +4,9 @@ import { assertError, ISO_MS } from './helpers/assertions.ts';
 import { changesOf } from './helpers/git.ts';
 import { createNode, createVersion, listNodes, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
-/** Every file path of the head commit below a folder. */
+/** Every content file path of the head commit below a folder (the service's .stamps/ files left out). */
 function filesAt(s: TestServer, folder: string): string[] {
-  return s.git('ls-tree', '-r', '--name-only', 'HEAD', `${folder}/`).trim().split('\n').filter(Boolean).sort();
+  return s.git('ls-tree', '-r', '--name-only', 'HEAD', `${folder}/`).trim().split('\n').filter((p) => p !== '' && !p.includes('/.stamps/')).sort();
 }
 
 /** The slugs listed in a version.json's nav, with their parents, in document order. */

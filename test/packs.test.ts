@@ -128,11 +128,12 @@ describe('Writes through the service land as packs', () => {
     assert.equal(looseObjects(s.gitdir), 0);
     fsckStrict(s.gitdir);
     const paths = s.git('ls-tree', '-r', '--name-only', 'main', 'packed/').trim().split('\n');
-    assert.equal(paths.length, set.files.length);
+    // The content files, and the service's stamps: one file for the nodes, one per language.
+    assert.equal(paths.length, set.files.length + 3);
     const sample = set.files.filter((_, i) => i % 37 === 0);
     const cache = {};
     for (const f of sample) {
-      // The service stamps ids and times into the files; the body is the one imported.
+      // The service writes ids into version.json; the body is the one imported.
       const stored = s.git('show', `main:packed/${f.path}`);
       if (f.path.endsWith('.md')) assert.ok(stored.endsWith(f.content.slice(f.content.indexOf('\n---\n') + 5)), f.path);
       const oid = s.git('rev-parse', `main:packed/${f.path}`).trim();

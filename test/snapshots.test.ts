@@ -197,6 +197,49 @@ describe('Snapshots of the index', () => {
     }
   });
 
+  test('stamps come back to the millisecond from git and from snapshots, and expectedUpdatedAt refuses a stale write after either start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
+    let run = await start(dataDir);
+    try {
+      await ok(run, 'POST', '/versions', { slug: 'v1', label: 'One', languages: ['en', 'de'] });
+      await writeSome(run, 'v1', ['alpha', 'bravo']);
+      const first = (await ok(run, 'PUT', '/versions/v1/topics/topic-alpha/translations/en', { title: 'About alpha', bodyMd: 'First edit.\n' })).translation.updatedAt as string;
+      const second = (await ok(run, 'PUT', '/versions/v1/topics/topic-alpha/translations/en', { title: 'About alpha', bodyMd: 'Second edit.\n', expectedUpdatedAt: first })).translation.updatedAt as string;
+      assert.ok(second > first);
+      const node = (await ok(run, 'PATCH', '/versions/v1/nodes/topic-bravo', { icon: 'rocket' })).updatedAt as string;
+      const version = (await ok(run, 'PATCH', '/versions/v1', { label: 'One, relabelled' })).updatedAt as string;
+      const before = await ok(run, 'GET', '/versions/v1/nodes');
+      await run.service.close();
+
+      for (const from of ['snapshots', 'git']) {
+        if (from === 'git') rmSync(join(dataDir, 'snapshots'), { recursive: true, force: true });
+        run = await start(dataDir);
+        assert.deepEqual(messages(run, 'v1'), from === 'git' ? ['version read from git'] : [], from);
+        assert.deepEqual(await ok(run, 'GET', '/versions/v1/nodes'), before, `every stamp as it was, from ${from}`);
+        assert.equal((await ok(run, 'GET', '/versions/v1')).updatedAt, version, from);
+        const stale = await run.request('PUT', '/versions/v1/topics/topic-alpha/translations/en', { title: 'About alpha', bodyMd: 'Lost update.\n', expectedUpdatedAt: first });
+        assert.equal(stale.status, 409, `${from}: ${JSON.stringify(stale.body)}`);
+        assert.equal(stale.body.error.code, 'stale_write');
+        assert.equal(stale.body.error.currentUpdatedAt, second);
+        // One millisecond before the stamp is stale too: the stamp kept its milliseconds.
+        const justBefore = new Date(Date.parse(node) - 1).toISOString();
+        assert.equal((await run.request('PATCH', '/versions/v1/nodes/topic-bravo', { icon: 'users', expectedUpdatedAt: justBefore })).status, 409, from);
+        assert.equal((await run.request('PATCH', '/versions/v1', { label: 'Stale', expectedUpdatedAt: new Date(Date.parse(version) - 1).toISOString() })).status, 409, from);
+        const header = await fetch(`${run.service.url}/versions/v1/topics/topic-alpha/translations/en`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${keys.get(dataDir)}`, 'content-type': 'application/json', 'if-unmodified-since': first },
+          body: JSON.stringify({ title: 'About alpha', bodyMd: 'Lost update.\n' }),
+        });
+        assert.equal(header.status, 409, `${from}: If-Unmodified-Since`);
+        await run.service.close();
+      }
+      run = await start(dataDir);
+    } finally {
+      await run.service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('a truncated or damaged snapshot is ignored (logged), the version is read from git and the snapshot rewritten', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'help-test-'));
     let run = await start(dataDir);
@@ -256,8 +299,8 @@ describe('Snapshots of the index', () => {
       run = await start(dataDir);
       const patched = run.logs.find((l) => l.version === 'v1' && l.msg === 'version patched from an older snapshot');
       assert.ok(patched, messages(run, 'v1').join(', '));
-      // version.json, bravo's English file and hotel's two files; not the 11 files of the version.
-      assert.equal(patched.filesRead, 4);
+      // version.json, bravo's English file and hotel's two files, and the three (small) stamps files; not the 14 files of the version.
+      assert.equal(patched.filesRead, 7);
       assert.deepEqual(await view(run, 'v1', queries), expected);
       assert.equal((expected.searches.golf as unknown[]).length, 1);
       assert.equal((expected.searches.charlie as unknown[]).length, 0);

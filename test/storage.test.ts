@@ -41,10 +41,14 @@ describe('Storage: the content files are the database', () => {
   test('the repository is bare and holds the version as content files', () => {
     assert.equal(s.git('rev-parse', '--is-bare-repository').trim(), 'true');
     const files = s.git('ls-tree', '-r', '--name-only', 'main').trim().split('\n').sort();
-    assert.deepEqual(files, ['v1/de/guide.md', 'v1/en/guide.md', 'v1/en/install.md', 'v1/version.json']);
+    assert.deepEqual(files, ['v1/.stamps/de.json', 'v1/.stamps/en.json', 'v1/.stamps/nodes.json', 'v1/de/guide.md', 'v1/en/guide.md', 'v1/en/install.md', 'v1/version.json']);
     const md = s.git('show', 'main:v1/en/install.md');
-    assert.match(md, /^---\ntitle: Install\nsummary: 'How to: install'\nupdatedAt: '[0-9T:.-]+Z'\n---\n# Install\n\nRun it.\n$/);
+    assert.match(md, /^---\ntitle: Install\nsummary: 'How to: install'\n---\n# Install\n\nRun it.\n$/);
     const version = JSON.parse(s.git('show', 'main:v1/version.json'));
+    assert.equal(JSON.stringify(version).match(/updatedAt|createdAt/), null, 'no stamps in version.json');
+    const stamps = JSON.parse(s.git('show', 'main:v1/.stamps/en.json'));
+    assert.deepEqual(Object.keys(stamps), ['guide', 'install']);
+    assert.match(stamps.install, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'stamps keep their milliseconds');
     assert.equal(version.status, 'published');
     assert.deepEqual(version.languages, ['en', 'de']);
     assert.equal(version.nav[0].slug, 'guide');
@@ -85,12 +89,32 @@ describe('Storage: the content files are the database', () => {
     assert.deepEqual(packedObjects(s.gitdir, added[0]), [
       s.git('rev-parse', 'main:v1/en/install.md').trim(),
       s.git('rev-parse', 'main:v1/en').trim(),
+      s.git('rev-parse', 'main:v1/.stamps/en.json').trim(),
+      s.git('rev-parse', 'main:v1/.stamps').trim(),
       s.git('rev-parse', 'main:v1').trim(),
       s.git('rev-parse', 'main^{tree}').trim(),
       head,
     ].sort());
-    assert.deepEqual(s.git('show', '--name-only', '--format=', 'main').trim().split('\n'), ['v1/en/install.md']);
+    assert.deepEqual(s.git('show', '--name-only', '--format=', 'main').trim().split('\n'), ['v1/.stamps/en.json', 'v1/en/install.md']);
     assert.equal(looseObjects(s.gitdir), 0, 'no loose objects');
+  });
+
+  test("a write changes only the lines that changed: the edited file's text, and its stamp's one line in .stamps/", async () => {
+    await s.request('PUT', '/versions/v1/topics/install/translations/en', { body: { title: 'Install', summary: 'How to: install', bodyMd: '# Install\n\nRun it.\n\nThen sign in.\n' } });
+    const res = await s.request('PUT', '/versions/v1/topics/install/translations/en', { body: { title: 'Install', summary: 'How to: install', bodyMd: '# Install\n\nRun it twice.\n\nThen sign in.\n' } });
+    assert.equal(res.status, 200, res.text);
+    /** The lines the last commit removes and adds in a path, without diff headers. */
+    const changed = (path: string) =>
+      s
+        .git('diff', '--unified=0', 'main~1', 'main', '--', path)
+        .split('\n')
+        .filter((l) => /^[-+]/.test(l) && !/^(---|\+\+\+) /.test(l));
+    assert.deepEqual(s.git('diff', '--name-only', 'main~1', 'main').trim().split('\n'), ['v1/.stamps/en.json', 'v1/en/install.md']);
+    assert.deepEqual(changed('v1/en/install.md'), ['-Run it.', '+Run it twice.'], 'no stamp line in the content file');
+    const [removed, added] = changed('v1/.stamps/en.json');
+    assert.equal(changed('v1/.stamps/en.json').length, 2, 'one line of the stamps file');
+    assert.match(removed, /^- {2}"install": "[^"]+",?$/);
+    assert.equal(added, `+  "install": "${res.body.translation.updatedAt}"${removed.endsWith(',') ? ',' : ''}`);
   });
 
   test('a translation of 3 M characters of every width is stored and answered byte for byte (encoded and hashed in slices)', async () => {
@@ -113,8 +137,14 @@ describe('Storage: the content files are the database', () => {
     assert.equal(res.status, 200);
     const added = newPacks(s.gitdir, before);
     assert.equal(added.length, 1);
-    assert.equal(packedObjects(s.gitdir, added[0]).length, 4); // version.json blob, v2/ tree, root tree, commit
+    // version.json and .stamps/nodes.json blobs, the .stamps/ and v2/ trees, the root tree, the commit
+    assert.equal(packedObjects(s.gitdir, added[0]).length, 6);
     assert.equal(s.git('rev-parse', 'main:v1/en'), s.git('rev-parse', 'main:v2/en'));
+    assert.equal(s.git('rev-parse', 'main:v1/.stamps/en.json'), s.git('rev-parse', 'main:v2/.stamps/en.json'), 'the translations keep their stamps');
+    const v2 = (await s.request('GET', '/versions/v2/nodes')).body;
+    const v1 = (await s.request('GET', '/versions/v1/nodes')).body;
+    assert.deepEqual(v2.nodes, v1.nodes, 'nodes and translations keep their stamps in the copy');
+    assert.ok((await s.request('GET', '/versions/v2')).body.createdAt > (await s.request('GET', '/versions/v1')).body.createdAt, 'the copy is made now');
   });
 
   test('content, ids and stamps survive a restart', async () => {
@@ -254,7 +284,56 @@ describe('Storage: start-up checks', () => {
       assert.deepEqual(again.map((n: any) => n.id), nodes.map((n: any) => n.id));
       const put = await s.request('PUT', '/versions/hand/topics/first-steps/translations/en', { body: { title: 'First steps', bodyMd: 'Now stamped.\n' } });
       assert.equal(put.status, 200);
-      assert.match(s.git('show', 'main:hand/en/first-steps.md'), /updatedAt: /);
+      assert.doesNotMatch(s.git('show', 'main:hand/en/first-steps.md'), /updatedAt/);
+      assert.equal(JSON.parse(s.git('show', 'main:hand/.stamps/en.json'))['first-steps'], put.body.translation.updatedAt);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a repository whose files carry stamps (written before .stamps/) is served with those stamps, and they guard writes', async () => {
+    const s0 = await startTestServer();
+    await s0.service.close();
+    commitWithGit(
+      s0.gitdir,
+      {
+        'old/version.json': JSON.stringify(
+          { label: 'Old', status: 'published', languages: ['en', 'de'], createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-02T00:00:00.000Z', nav: [{ slug: 'a', kind: 'topic', id: 'id-a', updatedAt: '2025-01-03T00:00:00.123Z' }, { slug: 'b', kind: 'topic', id: 'id-b', updatedAt: '2025-01-03T00:00:00.000Z' }] },
+          null,
+          2,
+        ),
+        'old/en/a.md': "---\ntitle: A\nupdatedAt: '2025-01-04T00:00:00.456Z'\n---\nA body.\n",
+        'old/de/a.md': "---\ntitle: A de\nupdatedAt: '2025-01-05T00:00:00.000Z'\n---\nA Text.\n",
+        'old/en/b.md': "---\ntitle: B\nupdatedAt: '2025-01-06T00:00:00.000Z'\n---\nB body.\n",
+      },
+      'A version as the service wrote it before',
+    );
+    let s = await startTestServer({ dataDir: s0.dataDir });
+    try {
+      const version = (await s.request('GET', '/versions/old')).body;
+      assert.equal(version.createdAt, '2025-01-01T00:00:00.000Z');
+      assert.equal(version.updatedAt, '2025-01-02T00:00:00.000Z');
+      const a = (await s.request('GET', '/versions/old/topics/a/translations/en')).body;
+      assert.equal(a.updatedAt, '2025-01-04T00:00:00.456Z');
+      // An expectedUpdatedAt before the file's stamp is stale; the stamp itself passes.
+      const stale = await s.request('PUT', '/versions/old/topics/a/translations/en', { body: { title: 'A', bodyMd: 'Too late.\n', expectedUpdatedAt: '2025-01-04T00:00:00.455Z' } });
+      assert.equal(stale.status, 409, stale.text);
+      assert.equal(stale.body.error.currentUpdatedAt, '2025-01-04T00:00:00.456Z');
+      const put = await s.request('PUT', '/versions/old/topics/a/translations/en', { body: { title: 'A', bodyMd: 'Edited.\n', expectedUpdatedAt: a.updatedAt } });
+      assert.equal(put.status, 200, put.text);
+      // The file written loses its stamp; the files not written keep theirs, and are read as before.
+      assert.deepEqual(s.git('diff', '--name-only', 'main~1', 'main').trim().split('\n'), ['old/.stamps/en.json', 'old/en/a.md']);
+      assert.equal(s.git('show', 'main:old/en/a.md'), '---\ntitle: A\n---\nEdited.\n');
+      assert.match(s.git('show', 'main:old/en/b.md'), /updatedAt: '2025-01-06/);
+      assert.deepEqual(JSON.parse(s.git('show', 'main:old/.stamps/en.json')), { a: put.body.translation.updatedAt, b: '2025-01-06T00:00:00.000Z' });
+      s = await s.restart();
+      const after = (await s.request('GET', '/versions/old/nodes')).body.nodes;
+      assert.deepEqual(
+        after.map((n: any) => [n.slug, n.translations.en.updatedAt, n.translations.de?.updatedAt]),
+        [['a', put.body.translation.updatedAt, '2025-01-05T00:00:00.000Z'], ['b', '2025-01-06T00:00:00.000Z', undefined]],
+      );
+      const node = await s.request('PATCH', '/versions/old/nodes/b', { body: { icon: 'rocket', expectedUpdatedAt: '2025-01-05T00:00:00.000Z' } });
+      assert.equal(node.status, 409, 'b was changed after that (its translation, 2025-01-06)');
     } finally {
       await s.close();
     }

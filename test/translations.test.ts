@@ -336,7 +336,7 @@ describe('Translations: stamps strictly increase', () => {
     assert.equal(new Set(stamps).size, 20);
     // the stamps stored by the last 20 commits, oldest first
     const revs = s.git('rev-list', '--reverse', '-20', 'main').trim().split('\n');
-    const stored = revs.map((rev) => /^updatedAt: ['"]?([^'"\n]+)['"]?$/m.exec(s.git('show', `${rev}:ts/de/seq.md`))![1]);
+    const stored = revs.map((rev) => JSON.parse(s.git('show', `${rev}:ts/.stamps/de.json`)).seq as string);
     assert.deepEqual([...stored].sort(), [...stamps].sort());
     for (let i = 1; i < stored.length; i++) assert.ok(stored[i] > stored[i - 1], `${stored[i]} > ${stored[i - 1]}`);
     const newest = stored[stored.length - 1];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError, isIso } from './helpers/assertions.ts';
+import { changedFiles } from './helpers/git.ts';
 import { createNode, createVersion, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
 describe('Versions', () => {
@@ -54,8 +55,7 @@ describe('Versions', () => {
     assert.equal(s.commitCount(), commits + 1);
     const list = (await s.request('GET', '/versions')).body as Array<{ slug: string; isLatest: boolean }>;
     assert.deepEqual(list.filter((v) => v.isLatest).map((v) => v.slug), ['a2']);
-    const files = s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
-    assert.deepEqual(files, ['a1/version.json', 'a2/version.json']);
+    assert.deepEqual(changedFiles(s), ['a1/version.json', 'a2/version.json']);
   });
 
   describe('GET /versions', () => {
@@ -400,7 +400,7 @@ describe('Versions', () => {
       const again = await s.request('PATCH', '/versions/p-unlatest', { body: { isLatest: true } });
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.isLatest, true);
-      assert.deepEqual(s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n'), ['p-unlatest/version.json']);
+      assert.deepEqual(changedFiles(s, { stamps: true }), ['p-unlatest/.stamps/nodes.json'], 'only its stamp: version.json says the same');
       const off = await s.request('PATCH', '/versions/p-unlatest', { body: { isLatest: false } });
       assert.equal(off.status, 200, off.text);
       assert.equal(off.body.isLatest, false);
@@ -483,7 +483,7 @@ describe('Versions', () => {
       await createNode(s, 'd-kept', { slug: 'sec' });
       const keptBefore = s.git('ls-tree', '-r', 'main', 'd-kept');
       const filesBefore = s.git('ls-tree', '-r', '--name-only', 'main', 'd-gone').trim().split('\n').sort();
-      assert.deepEqual(filesBefore, ['d-gone/de/child.md', 'd-gone/en/child.md', 'd-gone/en/sec.md', 'd-gone/version.json']);
+      assert.deepEqual(filesBefore, ['d-gone/.stamps/de.json', 'd-gone/.stamps/en.json', 'd-gone/.stamps/nodes.json', 'd-gone/de/child.md', 'd-gone/en/child.md', 'd-gone/en/sec.md', 'd-gone/version.json']);
       const commits = s.commitCount();
 
       const res = await s.request('DELETE', '/versions/d-gone');
@@ -514,7 +514,7 @@ describe('Versions', () => {
       const res = await s.request('GET', '/versions/d-gone/nodes');
       assert.equal(res.status, 200);
       assert.deepEqual(res.body.nodes, []);
-      assert.deepEqual(s.git('ls-tree', '-r', '--name-only', 'main', 'd-gone').trim().split('\n'), ['d-gone/version.json']);
+      assert.deepEqual(s.git('ls-tree', '-r', '--name-only', 'main', 'd-gone').trim().split('\n'), ['d-gone/.stamps/nodes.json', 'd-gone/version.json']);
     });
 
     test('deleting the latest version leaves no version latest', async () => {
@@ -592,12 +592,13 @@ describe('Versions', () => {
         s.git('ls-tree', '-r', 'main', slug).trim().split('\n').map((line) => {
           const [meta, path] = line.split('\t');
           return `${meta.split(' ')[2]} ${path.slice(slug.length + 1)}`;
-        }).filter((l) => !l.endsWith(' version.json')).sort();
+        }).filter((l) => !l.endsWith(' version.json') && !l.endsWith(' .stamps/nodes.json')).sort();
       assert.deepEqual(blobs('dup-copy'), blobs('dup-src'));
-      assert.equal(blobs('dup-copy').length, 6);
+      // six Markdown files and the stamps of their two languages, which the translations keep
+      assert.equal(blobs('dup-copy').length, 8);
       const changed = s.git('show', '--name-status', '--format=', 'HEAD').trim().split('\n').map((l) => l.split('\t'));
       assert.ok(changed.every(([status, path]) => status === 'A' && path.startsWith('dup-copy/')), JSON.stringify(changed));
-      assert.equal(changed.length, 7);
+      assert.equal(changed.length, 8 + 2, 'and version.json, .stamps/nodes.json');
       assert.equal(s.git('fsck', '--strict').trim(), '');
     });
 

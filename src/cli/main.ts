@@ -18,6 +18,9 @@ Commands:
   push-changed --since COMMIT [--root docs] [--dry-run | --offline] [--delete-removed]
       The same for every version folder under --root changed since COMMIT (git diff), each one
       even when another fails (details: npm run --silent cli -- push --help).
+  strip-stamps --dir DIR [--dry-run]
+      Remove the stamps older versions of the service wrote into content files (updatedAt,
+      createdAt) from every version folder at or below DIR, changing no other line.
   keys create --name NAME [--publisher] [--scopes help:read,help:write] [--json]
       Issue an API key. The key is printed once; only its hash is stored.
   keys list [--json]
@@ -54,7 +57,7 @@ Options:
 `;
 
 async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'push' || argv[0] === 'push-changed') {
+  if (argv[0] === 'push' || argv[0] === 'push-changed' || argv[0] === 'strip-stamps') {
     // npm runs the script in the service's folder; the content's paths are the caller's, below the
     // folder npm was started in (npm --prefix <service> run cli -- push, from a content repository).
     if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);

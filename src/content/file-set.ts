@@ -5,6 +5,7 @@ import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
 import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
 import { lineOf, lineOfRepeat, ProblemList } from './problems.ts';
 import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
+import { isStampsPath, NODE_STAMPS, noStamps, readStampsFile, renderStampsFile, stampsPaths, translationStampsPath, type StoredStamps } from './stamps-file.ts';
 import { nextTurn } from '../slices.ts';
 
 /** Path of a translation inside a version's folder. */
@@ -14,7 +15,7 @@ const TRANSLATION_PATH = /^([^/]+)\/([^/]+)\.md$/;
 
 export interface ReadOptions {
   slug: string;
-  /** Stamp for nodes and translations written by hand without `updatedAt`. */
+  /** Stamp for nodes and translations with none in `.stamps/` or in their own file (written by hand). */
   fallbackStamp: string;
   /** Id for a node written by hand without one. */
   idFor: (slug: string) => string;
@@ -22,7 +23,9 @@ export interface ReadOptions {
 
 /**
  * Builds a version's state from its content files (paths relative to the version folder).
- * Every problem is collected in `problems`; the state is returned only when there are no errors.
+ * Stamps come from the folder's `.stamps/` files where they are there, else from the files
+ * themselves (`updatedAt` in front matter and nav entries, as older files carry them), else
+ * `fallbackStamp`. Every problem is collected in `problems`; the state is returned only when there are no errors.
  * A translation file may be given already parsed (a Translation read from the same bytes before):
  * it is taken as it is, so a start that re-reads only changed files keeps the other records.
  */
@@ -83,11 +86,16 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
   const renamedFolders = new Set<string>();
   /** The line of version.json's "nav", looked up for the first file without a node (0: none). */
   let navLine: number | undefined;
+  const stamps = noStamps();
 
   let count = 0;
   for (const [path, text] of files) {
     if (++count % STEP === 0) yield;
     if (path === VERSION_FILE) continue;
+    if (isStampsPath(path)) {
+      if (typeof text === 'string') readStampsFile(path, text, stamps, problems);
+      continue;
+    }
     const m = TRANSLATION_PATH.exec(path);
     if (!m) {
       problems.warn(path, 'not a content file ({lang}/{slug}.md or version.json) and is ignored');
@@ -152,6 +160,7 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
     ids.add(node.id);
   }
   if (problems.hasErrors) return null;
+  restamp(translations, stamps);
 
   // Nodes written without an id get their default one, unless a node in the file already claims it.
   const taken = new Set([...parsed.nodes.values()].flatMap((n) => (n.id === null ? [] : [n.id])));
@@ -171,29 +180,69 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
       parentSlug: n.parentSlug,
       icon: n.icon,
       sortOrder: n.sortOrder,
-      updatedAt: n.updatedAt ?? opts.fallbackStamp,
+      updatedAt: stamps.nodes.get(n.slug) ?? n.updatedAt ?? opts.fallbackStamp,
       children: n.children,
     });
   }
   const meta = {
     ...parsed.meta,
     label: parsed.meta.label === '' ? opts.slug : parsed.meta.label,
-    createdAt: parsed.meta.createdAt ?? opts.fallbackStamp,
-    updatedAt: parsed.meta.updatedAt ?? opts.fallbackStamp,
+    createdAt: stamps.createdAt ?? parsed.meta.createdAt ?? opts.fallbackStamp,
+    updatedAt: stamps.updatedAt ?? parsed.meta.updatedAt ?? opts.fallbackStamp,
   };
   return { slug: opts.slug, meta, nodes, roots: parsed.roots, translations };
 }
 
-/** The content of one file of a state, or null when the state has no such file. */
-export function renderFile(state: VersionState, path: string): string | null {
-  if (path === VERSION_FILE) return renderVersionFile(state);
+/**
+ * Gives each translation its stamp from `.stamps/`. A translation may be shared with another version
+ * (parsed once from the same blob), so one whose stamp differs is replaced, never changed.
+ */
+function restamp(translations: Map<string, Map<string, Translation>>, stamps: StoredStamps): void {
+  for (const [language, bySlug] of stamps.translations) {
+    for (const [slug, updatedAt] of bySlug) {
+      const byLanguage = translations.get(slug);
+      const t = byLanguage?.get(language);
+      if (t !== undefined && t.updatedAt !== updatedAt) byLanguage!.set(language, withStamp(t, updatedAt));
+    }
+  }
+}
+
+/**
+ * Copies of parsed translations with their stamps, by the parsed one and the stamp: versions that
+ * share a file's blob (copied for each release) and its stamp then share one record, as they did when
+ * the stamp was in the file (in memory once, and their search indexes can be shared).
+ */
+const stamped = new WeakMap<Translation, Map<string, Translation>>();
+
+function withStamp(t: Translation, updatedAt: string): Translation {
+  let byStamp = stamped.get(t);
+  if (byStamp === undefined) stamped.set(t, (byStamp = new Map()));
+  let out = byStamp.get(updatedAt);
+  if (out === undefined) byStamp.set(updatedAt, (out = { ...t, updatedAt }));
+  return out;
+}
+
+/**
+ * The content of one file of a state, or null when the state has no such file. Content files carry
+ * no stamps unless `stamped` asks for them as files had them before (see contentDigest); the
+ * stamps are in the `.stamps/` files, rendered here too.
+ */
+export function renderFile(state: VersionState, path: string, stamped = false): string | null {
+  if (path === VERSION_FILE) return renderVersionFile(state, stamped);
   const m = TRANSLATION_PATH.exec(path);
-  const t = m ? state.translations.get(m[2])?.get(m[1]) : undefined;
-  return t ? renderMarkdownFile(t) : null;
+  if (m === null) return renderStampsFile(state, path) ?? null;
+  const t = state.translations.get(m[2])?.get(m[1]);
+  return t ? renderMarkdownFile(t, stamped) : null;
+}
+
+/** Every file the service stores of a state: its content files, then its `.stamps/` files. */
+export function* storedPaths(state: VersionState): Generator<string> {
+  yield* filePaths(state);
+  yield* stampsPaths(state);
 }
 
 
-/** Every file of a state: version.json, then each node's translations in document order. */
+/** Every content file of a state (what export writes): version.json, then each node's translations in document order. */
 export function* filePaths(state: VersionState): Generator<string> {
   yield VERSION_FILE;
   for (const slug of documentOrder(state)) {
@@ -203,25 +252,32 @@ export function* filePaths(state: VersionState): Generator<string> {
 }
 
 /**
- * The files that differ between two states of a version (`before` null: all of `after`'s;
- * `after` null: all of `before`'s, deleted). Untouched records keep their identity across
- * copy-on-write states, so this costs a pass over the maps and no rendering.
+ * The stored files that differ between two states of a version (`before` null: all of `after`'s;
+ * `after` null: all of `before`'s, deleted), the `.stamps/` files of what changed included.
+ * Untouched records keep their identity across copy-on-write states, so this costs a pass over the
+ * maps and no rendering.
  */
 export function changedPaths(before: VersionState | null, after: VersionState | null): string[] {
-  if (after === null) return before ? [...filePaths(before)] : [];
-  if (before === null) return [...filePaths(after)];
+  if (after === null) return before ? [...storedPaths(before)] : [];
+  if (before === null) return [...storedPaths(after)];
   const out: string[] = [];
-  if (before.meta !== after.meta || before.nodes !== after.nodes || before.roots !== after.roots) out.push(VERSION_FILE);
+  if (before.meta !== after.meta || before.nodes !== after.nodes || before.roots !== after.roots) out.push(VERSION_FILE, NODE_STAMPS);
   if (before.translations === after.translations) return out;
+  const languages = new Set<string>();
+  const changed = (language: string, slug: string) => {
+    out.push(translationPath(language, slug));
+    languages.add(language);
+  };
   for (const [slug, byLanguage] of after.translations) {
     const old = before.translations.get(slug);
     if (old === byLanguage) continue;
-    for (const [language, t] of byLanguage) if (old?.get(language) !== t) out.push(translationPath(language, slug));
+    for (const [language, t] of byLanguage) if (old?.get(language) !== t) changed(language, slug);
   }
   for (const [slug, byLanguage] of before.translations) {
     const now = after.translations.get(slug);
     if (now === byLanguage) continue;
-    for (const language of byLanguage.keys()) if (!now?.has(language)) out.push(translationPath(language, slug));
+    for (const language of byLanguage.keys()) if (!now?.has(language)) changed(language, slug);
   }
+  for (const language of languages) out.push(translationStampsPath(language));
   return out;
 }

@@ -65,12 +65,20 @@ function openingProblem(text: string): string | null {
 /**
  * Writes a translation as Markdown with YAML frontmatter. The body follows the closing `---` byte
  * for byte, so `bodyMd` survives a round trip exactly (gray-matter's own stringify adds a newline).
+ * The stamp stays out (the service keeps it in `.stamps/`, see stamps-file.ts); `stamped` writes it
+ * as files did before, for digests that must stay comparable with ones recorded then.
  */
-export function renderMarkdownFile(t: Translation): string {
+export function renderMarkdownFile(t: Translation, stamped = false): string {
   const data: Record<string, string> = { title: t.title };
   if (t.summary !== '') data.summary = t.summary;
-  data.updatedAt = t.updatedAt;
-  return `---\n${yaml.dump(data, { lineWidth: -1 })}---\n${t.bodyMd}`;
+  if (stamped) data.updatedAt = t.updatedAt;
+  const keys = Object.keys(data);
+  const last = keys[keys.length - 1];
+  // A last value that ends in a line break would be dumped as a block scalar kept to its end (`|+`),
+  // and the front matter's closing "\n---" takes that block's final line break: quoted, it stays.
+  if (!data[last].endsWith('\n')) return `---\n${yaml.dump(data, { lineWidth: -1 })}---\n${t.bodyMd}`;
+  const head = keys.length > 1 ? yaml.dump(Object.fromEntries(keys.slice(0, -1).map((k) => [k, data[k]])), { lineWidth: -1 }) : '';
+  return `---\n${head}${yaml.dump({ [last]: data[last] }, { lineWidth: -1, forceQuotes: true, quotingType: '"' })}---\n${t.bodyMd}`;
 }
 
 export interface ParsedMarkdown {

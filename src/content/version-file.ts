@@ -42,8 +42,11 @@ const KNOWN_KEYS = new Set(['label', 'status', 'isLatest', 'languages', 'sortOrd
 const ENTRY_KEYS = new Set(['slug', 'kind', 'id', 'icon', 'sortOrder', 'updatedAt', 'children']);
 const iconRe = new RegExp(ICON_PATTERN);
 
-/** Writes `version.json` from a state: the version's fields and the whole navigation tree. */
-export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots'>): string {
+/**
+ * Writes `version.json` from a state: the version's fields and the whole navigation tree. Stamps stay
+ * out (the service keeps them in `.stamps/nodes.json`); `stamped` writes them as files did before.
+ */
+export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots'>, stamped = false): string {
   // A key equal to the entry's index is left out: it is what a reader assumes, and a file whose
   // writers never set keys stays free of them.
   const entry = (slug: string, index: number): NavEntry => {
@@ -51,7 +54,7 @@ export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | '
     const out: Exclude<NavEntry, string> = { slug, kind: n.kind, id: n.id };
     if (n.icon !== null) out.icon = n.icon;
     if (n.sortOrder !== index) out.sortOrder = n.sortOrder;
-    out.updatedAt = n.updatedAt;
+    if (stamped) out.updatedAt = n.updatedAt;
     if (n.children.length > 0) out.children = n.children.map(entry);
     return out;
   };
@@ -60,8 +63,10 @@ export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | '
   if (m.sortOrder !== null) doc.sortOrder = m.sortOrder;
   if (m.hidden) doc.hidden = true;
   if (m.workingCopyOf !== null) doc.workingCopyOf = m.workingCopyOf;
-  doc.createdAt = m.createdAt;
-  doc.updatedAt = m.updatedAt;
+  if (stamped) {
+    doc.createdAt = m.createdAt;
+    doc.updatedAt = m.updatedAt;
+  }
   doc.nav = state.roots.map(entry);
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -13,10 +13,10 @@ const sameTranslation = (a: Translation | undefined, b: Translation) => a !== un
 
 /**
  * The stamp of a translation the files change: the file's own when it is later than the stamp it
- * replaces and not after `now` (a publish request's files carry the working copy's stamps: taking
- * them keeps the repository's files and the service's equal, where the import's time made every
- * later pull request rewrite them), else `now` (a file edited by hand keeps its old stamp, and a
- * change must get a new one, or a stale write would pass its check).
+ * replaces and not after `now` (files written before stamps moved to `.stamps/` carry them in front
+ * matter, and publish requests made then carried the working copy's: taking them keeps the service's
+ * stamps equal to what those files say), else `now` (a file edited by hand keeps its old stamp, or
+ * has none, and a change must get a new one, or a stale write would pass its check).
  */
 function changedStamp(existing: Translation | undefined, given: string, now: string): string {
   return given <= now && (existing === undefined || given > existing.updatedAt) ? given : now;

@@ -70,8 +70,8 @@ export class Publisher {
     if (source.meta.status !== 'draft') throw new AppError('invalid_state', `Version "${sourceSlug}" is ${source.meta.status}; publish requests are made from a draft or a working copy`, { version: sourceSlug });
     const targetSlug = source.meta.workingCopyOf ?? sourceSlug;
     const target = this.catalog.entry(targetSlug)?.state ?? null;
-    // The files describe the target as it will be once live: published, its own label and latest flag,
-    // and its own stamps (the working copy's were made when the copy was, and changed every request's version.json).
+    // The files describe the target as it will be once live: published, with its own latest flag.
+    // They carry no stamps, so a request's version.json changes only where what it says changed.
     const published = asTarget(source, targetSlug, target);
     const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
     const now = this.clock.time();
@@ -316,10 +316,14 @@ function changesNothing(p: { source: VersionState; target: VersionState | null; 
   return a.label === b.label && a.sortOrder === b.sortOrder && a.languages.join() === b.languages.join();
 }
 
-/** A digest of a version's content as its files say it (ids, stamps and text): equal digests, equal content. */
+/**
+ * A digest of a version's content (ids, stamps and text): equal digests, equal content. The files are
+ * rendered with their stamps, as they were when digests began to be recorded, so a request recorded
+ * then still compares equal with its unchanged source.
+ */
 export function contentDigest(state: VersionState): string {
   const hash = createHash('sha256');
-  for (const path of [...filePaths(state)].sort()) hash.update(path).update('\0').update(renderFile(state, path) ?? '').update('\0');
+  for (const path of [...filePaths(state)].sort()) hash.update(path).update('\0').update(renderFile(state, path, true) ?? '').update('\0');
   return hash.digest('hex');
 }
 
@@ -357,14 +361,8 @@ export function importedIn(message: string): string[] {
   return line ? line.slice(TRAILER.length).split(',').map((id) => id.trim()).filter(Boolean) : [];
 }
 
-/**
- * `source` as the target version it is to become: published, visible, the target's latest flag and
- * creation stamp, and the target's `updatedAt` unless what version.json says besides changed.
- */
+/** `source` as the target version it is to become: published, visible, with the target's latest flag. */
 function asTarget(source: VersionState, targetSlug: string, target: VersionState | null): VersionState {
   const meta = { ...source.meta, status: 'published' as const, hidden: false, workingCopyOf: null, isLatest: target?.meta.isLatest ?? false };
-  if (target === null) return { ...source, slug: targetSlug, meta };
-  const keeping = { ...source, slug: targetSlug, meta: { ...meta, createdAt: target.meta.createdAt, updatedAt: target.meta.updatedAt } };
-  const sameFile = renderFile(keeping, 'version.json') === renderFile(target, 'version.json');
-  return sameFile ? keeping : { ...keeping, meta: { ...keeping.meta, updatedAt: source.meta.updatedAt } };
+  return { ...source, slug: targetSlug, meta };
 }

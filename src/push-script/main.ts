@@ -5,10 +5,12 @@ import { changedVersions, GitError, rootPath, uncommitted, type Changes } from '
 import { Output } from './output.ts';
 import { pushVersion, type Mode } from './push.ts';
 import { call, refusal, Unreachable, type Service } from './service.ts';
+import { stripStamps } from './strip-stamps.ts';
 
 export const USAGE = `Usage:
   help-push push --dir DIR --version VERSION [--dry-run | --offline]
   help-push push-changed --since COMMIT [--root docs] [--dry-run | --offline] [--delete-removed]
+  help-push strip-stamps --dir DIR [--dry-run]
 
 push          Publishes one version folder through import-files (--dry-run: asks the service what a
               real run would do, and writes nothing).
@@ -18,11 +20,16 @@ push-changed  The same for every version folder under --root (default docs) that
               push), every version folder under --root. A deleted folder's version stays on the
               service unless --delete-removed is given (a real run then deletes it; a dry run
               asks the service whether it has the version, and says what a real run would delete).
+strip-stamps  Removes the stamps older versions of the service wrote into content files (updatedAt in
+              front matter and in version.json's nav entries, createdAt and updatedAt of version.json)
+              from every version folder at or below DIR, changing no other line. The service reads
+              files with or without them. --dry-run lists the files that carry stamps, changing none.
 --offline     Checks the files here, with the service's own validation code: no service, no key.
 
-Environment (not needed with --offline): HELP_URL, the API base (e.g. https://help.example.com/help/v1);
+Environment (not needed with --offline, nor by strip-stamps): HELP_URL, the API base (e.g. https://help.example.com/help/v1);
 HELP_KEY, an API key (real runs on locked published versions, and deletions, need a publisher key).
-Exit status: 0 done, 1 a version was refused or failed (or git could not say what changed), 2 usage.`;
+Exit status: 0 done, 1 a version was refused or failed (or git could not say what changed; strip-stamps: a
+file could not be read, or DIR holds no version folder), 2 usage.`;
 
 const OPTIONS = {
   dir: { type: 'string' },
@@ -35,8 +42,15 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Options that belong to one command only. */
-const OWN: Record<string, readonly string[]> = { push: ['dir', 'version'], 'push-changed': ['root', 'since', 'delete-removed'] };
+const COMMANDS = ['push', 'push-changed', 'strip-stamps'] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** The options each command takes (--help aside). */
+const ALLOWED: Record<Command, readonly string[]> = {
+  push: ['dir', 'version', 'dry-run', 'offline'],
+  'push-changed': ['root', 'since', 'dry-run', 'offline', 'delete-removed'],
+  'strip-stamps': ['dir', 'dry-run'],
+};
 
 /** Runs the command line; answers the exit status. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -55,12 +69,22 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const [command, ...extra] = positionals;
-  if (command !== 'push' && command !== 'push-changed') return usage(command === undefined ? 'Missing the command "push" or "push-changed"' : `Unknown command "${command}"`);
+  const [given, ...extra] = positionals;
+  if (!COMMANDS.includes(given as Command)) return usage(given === undefined ? 'Missing the command "push", "push-changed" or "strip-stamps"' : `Unknown command "${given}"`);
+  const command = given as Command;
   if (extra.length > 0) return usage(`Unexpected argument "${extra[0]}"`);
-  for (const [other, names] of Object.entries(OWN)) {
-    const given = other === command ? undefined : names.find((n) => values[n as keyof typeof values] !== undefined);
-    if (given) return usage(`--${given} is an option of ${other}, not of ${command}`);
+  for (const option of Object.keys(values)) {
+    if (option === 'help' || ALLOWED[command].includes(option)) continue;
+    const owners = COMMANDS.filter((c) => ALLOWED[c].includes(option));
+    return usage(`--${option} is an option of ${owners[0]}, not of ${command}`);
+  }
+  if (command === 'strip-stamps') {
+    if (!values.dir) return usage('Missing --dir');
+    if (!statSync(values.dir, { throwIfNoEntry: false })?.isDirectory()) {
+      process.stderr.write(`${values.dir} is not a folder\n`);
+      return 2;
+    }
+    return stripCommand(values.dir, values['dry-run'] === true, new Output(env));
   }
   const mode: Mode = values.offline ? 'offline' : values['dry-run'] ? 'dry-run' : 'real';
   const missing = (command === 'push' ? [!values.dir && '--dir', !values.version && '--version'] : [values.since === undefined && '--since']).concat(
@@ -213,6 +237,26 @@ async function pushChanged(root: string, since: string, mode: Mode, deleteRemove
     return 1;
   }
   out.result(`Done: ${done.join('; ')}.`);
+  return 0;
+}
+
+/** strip-stamps: a line per file that carries stamps, then what was done. */
+function stripCommand(dir: string, dryRun: boolean, out: Output): number {
+  const { versions, changed, problems } = stripStamps(dir, dryRun);
+  out.problems('error', problems);
+  if (versions.length === 0) {
+    out.failure(`No version folders at or below ${dir} (a folder holding version.json): nothing to strip.`);
+    return 1;
+  }
+  for (const path of changed) out.result(`${path}: ${dryRun ? 'carries stamps' : 'stamps removed'}`);
+  const files = `${changed.length} file${changed.length === 1 ? '' : 's'}`;
+  const where = `${versions.length} version folder${versions.length === 1 ? '' : 's'} under ${dir}`;
+  const done = dryRun ? `Dry run: ${files} of ${where} carry stamps; nothing changed.` : `Done: stamps removed from ${files} of ${where}.`;
+  if (problems.length > 0) {
+    out.failure(`${done} ${problems.length} file(s) could not be stripped (see above) and were left as they are.`, false);
+    return 1;
+  }
+  out.result(done);
   return 0;
 }
 

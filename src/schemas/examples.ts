@@ -287,21 +287,21 @@ const publishRequest = (changes: Record<string, unknown> = {}) => ({
   ...changes,
 });
 
-/** Files as the service writes them: version.json with ids and stamps, frontmatter with the translation's stamp. */
+/** Files as the service writes them: version.json with ids, frontmatter with title and summary; no stamps (the service keeps those apart). */
 function serviceFiles(folder: string, v: StoryVersion, nodes: StoryNode[]) {
   const nav = (parentSlug: string | null): unknown[] =>
     nodes
       .filter((n) => n.parentSlug === parentSlug)
       .map((n, i) => {
         const children = nav(n.slug);
-        return { slug: n.slug, kind: n.kind, id: n.id, ...(n.icon ? { icon: n.icon } : {}), ...keyOf(n, i), updatedAt: STAMPS.v2Written, ...(children.length > 0 ? { children } : {}) };
+        return { slug: n.slug, kind: n.kind, id: n.id, ...(n.icon ? { icon: n.icon } : {}), ...keyOf(n, i), ...(children.length > 0 ? { children } : {}) };
       });
-  const versionJson = { label: v.label, status: v.status, isLatest: v.isLatest, languages: v.languages, sortOrder: v.sortOrder, createdAt: v.createdAt, updatedAt: v.updatedAt, nav: nav(null) };
+  const versionJson = { label: v.label, status: v.status, isLatest: v.isLatest, languages: v.languages, sortOrder: v.sortOrder, nav: nav(null) };
   const files = [{ path: `${folder}/version.json`, content: `${JSON.stringify(versionJson, null, 2)}\n` }];
   for (const n of nodes) {
     for (const language of v.languages) {
       const t = n.translations[language];
-      if (t) files.push({ path: `${folder}/${language}/${n.slug}.md`, content: `---\ntitle: ${t.title}\nsummary: ${t.summary}\nupdatedAt: '${t.updatedAt}'\n---\n${t.bodyMd}` });
+      if (t) files.push({ path: `${folder}/${language}/${n.slug}.md`, content: `---\ntitle: ${t.title}\nsummary: ${t.summary}\n---\n${t.bodyMd}` });
     }
   }
   return files;
@@ -310,7 +310,7 @@ function serviceFiles(folder: string, v: StoryVersion, nodes: StoryNode[]) {
 /** v2 with the working copy's change: what the pull request commits under docs/v2. */
 const PUBLISHED_FILES = serviceFiles(
   'docs/v2',
-  { ...V2, createdAt: STAMPS.now, updatedAt: STAMPS.now },
+  V2,
   V2_NODES.map((n) => (n.slug === 'keyboard-shortcuts' ? { ...n, translations: { ...n.translations, de: { ...KEYBOARD_DE, updatedAt: STAMPS.now } } } : n)),
 );
 

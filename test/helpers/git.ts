@@ -43,12 +43,19 @@ interface HasGit {
   git(...args: string[]): string;
 }
 
-/** Files changed by the newest commit, sorted. */
-export function changedFiles(s: HasGit): string[] {
-  return s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').filter(Boolean).sort();
+/**
+ * Whether a path is one of the service's stamps files (`{version}/.stamps/…`), which change beside the
+ * content files they stamp. Tests of what a write does to content leave them out; storage.test.ts
+ * checks them.
+ */
+const isStamps = (line: string) => /(^|\t)[^/]+\/\.stamps\//.test(line);
+
+/** Content files changed by the newest commit, sorted (`stamps`: the .stamps/ files too). */
+export function changedFiles(s: HasGit, opts: { stamps?: boolean } = {}): string[] {
+  return s.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').filter(Boolean).filter((l) => opts.stamps || !isStamps(l)).sort();
 }
 
-/** The `status\tpath` lines of a commit (renames as a deletion and an addition), sorted. */
-export function changesOf(s: HasGit, rev = 'HEAD'): string[] {
-  return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).sort();
+/** The `status\tpath` lines of a commit for its content files (renames as a deletion and an addition), sorted. */
+export function changesOf(s: HasGit, rev = 'HEAD', opts: { stamps?: boolean } = {}): string[] {
+  return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).filter((l) => opts.stamps || !isStamps(l)).sort();
 }

@@ -223,6 +223,41 @@ describe('A repository damaged by hand is never served as empty, nor started ove
     }
   });
 
+  test('check: a snapshot whose stamps are not the ones git keeps in .stamps/ is found out; a folder whose files carry their stamps passes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'help-stamps-'));
+    try {
+      const first = await startTestServer({ dataDir, sample: null });
+      await createVersion(first, 'v1');
+      await createNode(first, 'v1', { slug: 'a', translations: { en: { title: 'A', bodyMd: 'Body.\n' } } });
+      await first.service.close();
+      // A version as an older service stored it: stamps in the files, no .stamps/.
+      commitWithGit(join(dataDir, 'content.git'), {
+        'old/version.json': '{ "label": "Old", "languages": ["en"], "createdAt": "2025-01-01T00:00:00.000Z", "updatedAt": "2025-01-01T00:00:00.000Z", "nav": [ { "slug": "b", "id": "b1", "updatedAt": "2025-01-02T00:00:00.000Z" } ] }\n',
+        'old/en/b.md': "---\ntitle: B\nupdatedAt: '2025-01-03T00:00:00.000Z'\n---\nOld.\n",
+      }, 'A version stored before .stamps/');
+      const s = await startTestServer({ dataDir, sample: null });
+      await s.service.close();
+      const clean = await cli(dataDir, ['check']);
+      assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+      assert.match(clean.stdout, /snapshot v1: ok/);
+      assert.match(clean.stdout, /snapshot old: ok/);
+      const dir = join(dataDir, 'snapshots');
+      for (const version of ['v1', 'old']) {
+        const slug = version === 'v1' ? 'a' : 'b';
+        const snap = await (await readSnapshot(dir, readFileSync(join(dir, `${version}.tree`), 'utf8').trim())).open();
+        const translations = new Map(snap.state.translations);
+        translations.set(slug, new Map([['en', { ...snap.state.translations.get(slug)!.get('en')!, updatedAt: '2020-01-01T00:00:00.000Z' }]]));
+        await writeSnapshot(dir, { ...snap, state: { ...snap.state, translations }, search: null });
+      }
+      const forged = await cli(dataDir, ['check']);
+      assert.equal(forged.code, 1, forged.stdout + forged.stderr);
+      assert.match(forged.stdout, /snapshot v1: PROBLEMS\n {2}v1\/\.stamps\/en\.json differs from blob [0-9a-f]{40}$/m);
+      assert.match(forged.stdout, /snapshot old: PROBLEMS\n {2}old\/\.stamps\/en\.json is not in the tree, and the stamps its files carry differ from the snapshot's$/m);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('content.git replaced by an empty repository while snapshots remain: refused, snapshots kept', async () => {
     const { dataDir, gitdir } = await populated();
     try {
