@@ -373,13 +373,13 @@ export class TermIndex {
       const index = new TermIndex();
       index.keyOf = head.keys;
       head.keys.forEach((key, n) => index.numbers.set(key, n));
-      index.table = new TermTable(terms.length);
+      index.table = TermTable.of(terms);
       let from = 0;
-      terms.forEach((term, i) => {
+      for (let i = 0; i < terms.length; i++) {
         const length = lengths[i];
-        index.postings[index.table.add(term)] = length === 1 ? body[from] : Postings.over(body.subarray(from, from + length));
+        index.postings[i] = length === 1 ? body[from] : Postings.over(body.subarray(from, from + length));
         from += length;
-      });
+      }
       index.prefixes = SortedTerms.fromSorted(terms, (term) => index.table.idOf(term) >= 0);
       index.pairs = new PairTable(head.pairs);
       for (let i = 0; i < head.pairs; i++) {

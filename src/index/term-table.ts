@@ -14,7 +14,7 @@ import { hashRange } from './token-keys.ts';
  */
 export class TermTable {
   /** Term number → term. */
-  readonly terms: string[] = [];
+  readonly terms: string[];
   /** Term number → the hash of the term (token-keys.ts). */
   private hashes: Int32Array;
   /** Per shard: term number + 1 per slot (0: empty), 32 - log2 of the slot count, slots taken. */
@@ -23,8 +23,12 @@ export class TermTable {
   private readonly taken = new Int32Array(SHARDS);
   private crowded: Map<string, number> | null = null;
 
-  /** `expected`: how many terms it will hold, so that adding them never grows a shard midway. */
-  constructor(expected = 0) {
+  /**
+   * `expected`: how many terms it will hold, so that adding them never grows a shard midway.
+   * `terms`: for TermTable.of only, which then places them (a copy handed over, not pushed one by one).
+   */
+  constructor(expected = 0, terms: string[] = []) {
+    this.terms = terms;
     let size = MIN_SLOTS;
     while (size * SHARDS < expected * 2.5) size *= 2;
     for (let s = 0; s < SHARDS; s++) {
@@ -32,6 +36,35 @@ export class TermTable {
       this.shifts[s] = 32 - Math.log2(size);
     }
     this.hashes = new Int32Array(Math.max(64, expected));
+  }
+
+  /**
+   * A table of `terms`, numbered in their order, as add() would make it term by term, but filled in
+   * the order of the terms' slots: a table of 600,000 terms is 8 MB of slots, and placing the terms
+   * at random cost a cache miss each (175 ms for a restart's largest index, against about 60 ms).
+   */
+  static of(terms: readonly string[]): TermTable {
+    const table = new TermTable(terms.length, terms.slice());
+    const n = terms.length;
+    const homes = new Uint32Array(n);
+    const counts = new Int32Array(BUCKETS + 1);
+    for (let i = 0; i < n; i++) {
+      const hash = hashOf(terms[i]);
+      table.hashes[i] = hash;
+      // The shard, then the slot within it, are the top bits of the mixed hash: ordering by them orders by memory.
+      homes[i] = Math.imul(hash, 0x9e3779b1) >>> (32 - BUCKET_BITS);
+      counts[homes[i] + 1]++;
+    }
+    for (let b = 0; b < BUCKETS; b++) counts[b + 1] += counts[b];
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[counts[homes[i]]++] = i;
+    for (let k = 0; k < n; k++) {
+      const id = order[k];
+      const shard = Math.imul(table.hashes[id], 0x9e3779b1) >>> SHARD_SHIFT;
+      if ((table.taken[shard] + 1) * 2 > table.slots[shard].length) table.grow(shard);
+      table.place(id);
+    }
+    return table;
   }
 
   get size(): number {
@@ -119,6 +152,9 @@ export class TermTable {
 
 const hashOf = (term: string) => hashRange(term, 0, term.length);
 
+/** Buckets of TermTable.of's ordering by home slot: the top 16 bits of the mixed hash. */
+const BUCKET_BITS = 16;
+const BUCKETS = 1 << BUCKET_BITS;
 const SHARD_BITS = 4;
 const SHARDS = 1 << SHARD_BITS;
 const SHARD_SHIFT = 32 - SHARD_BITS;
