@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Catalog } from './store/catalog.ts';
@@ -18,6 +19,7 @@ export class Metrics {
   private readonly requests: Histogram<'method' | 'route' | 'status'>;
   private readonly cache: Counter<'result'>;
   private readonly storage: Histogram<'operation'>;
+  private readonly toolCalls: Counter<'tool' | 'outcome'>;
 
   constructor(catalog: Catalog) {
     const registers = [this.registry];
@@ -31,6 +33,9 @@ export class Metrics {
     });
     this.cache = new Counter({ name: 'help_answer_cache_lookups_total', help: 'Answer-cache lookups of public reads: hit, miss or not_modified (a 304 without work)', labelNames: ['result'], registers });
     this.storage = new Histogram({ name: 'help_storage_duration_seconds', help: 'Storage work: commit (one write made durable), snapshot (a version saved for fast starts), pack_merge, repack (history given its deltas), gc (git gc in the background)', labelNames: ['operation'], buckets: STORAGE_BUCKETS, registers });
+    // The outcome is "ok" or an error code of the catalogue, and the tool one the server has: the series stay few.
+    this.toolCalls = new Counter({ name: 'help_mcp_tool_calls_total', help: 'Tool-server calls by tool and outcome: ok, or the error code the call was answered with', labelNames: ['tool', 'outcome'], registers });
+    new Gauge({ name: 'help_build_info', help: 'The running build: the service version (package.json) and the Node.js version; always 1', labelNames: ['version', 'node'], registers }).set({ version: SERVICE_VERSION, node: process.versions.node }, 1);
     const sizes = (pick: (entry: { nodes: number; translations: number }) => number) => () => {
       let n = 0;
       for (const e of catalog.all()) if (e.state) n += pick({ nodes: e.state.nodes.size, translations: countTranslations(e.state.translations) });
@@ -54,6 +59,11 @@ export class Metrics {
 
   /** For the storage layer: records how long a commit, a snapshot or a pack merge took. */
   readonly timing: TimingSink = (what, seconds) => this.storage.observe({ operation: what }, seconds);
+
+  /** For the tool server: one call of a tool, answered (`ok`) or refused with an error code. */
+  toolCall(tool: string, outcome: string): void {
+    this.toolCalls.inc({ tool, outcome });
+  }
 
   /** For the answer cache. */
   cacheLookup(result: 'hit' | 'miss' | 'not_modified'): void {
@@ -97,6 +107,15 @@ export class Metrics {
     };
   }
 }
+
+/** The version in package.json, one folder above both src/ and the built dist/. */
+const SERVICE_VERSION = (() => {
+  try {
+    return String((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+  } catch {
+    return 'unknown';
+  }
+})();
 
 function countTranslations(translations: ReadonlyMap<string, ReadonlyMap<string, unknown>>): number {
   let n = 0;

@@ -97,14 +97,17 @@ describe('Tool server (MCP): search and fetch', () => {
       [{ q: 'x', order: 'best' }, 'arguments/order'],
       [{ q: 'x', order: 'document', limit: 5 }, 'arguments/limit'],
       [{ q: 'x', version: 'V 1' }, 'arguments/version'],
-      [{ q: 'x', language: 'de' }, 'arguments/language'],
+      [{ q: 'x', language: 'not a language' }, 'arguments/language'],
+      // The language under both its names, differently.
+      [{ q: 'x', language: 'de', lang: 'en' }, 'arguments/language'],
     ];
     for (const [args, field] of cases) toolError(await anon.callTool({ name: 'search', arguments: args }), 'validation_failed', { field });
     const limit = toolError(await anon.callTool({ name: 'search', arguments: { q: 'x', limit: 51 } }), 'validation_failed');
     assert.equal(limit.message, 'arguments/limit must be a whole number from 1 to 50');
     const version = toolError(await anon.callTool({ name: 'search', arguments: { q: 'x', version: 'V 1' } }), 'validation_failed');
     assert.match(version.message, /^arguments\/version must be lowercase letters and digits/);
-    toolError(await anon.callTool({ name: 'search', arguments: { q: 'x', lang: 'fr' } }), 'language_not_enabled', { field: 'arguments/lang' });
+    // `lang` is the language too, named in errors as every tool names it.
+    toolError(await anon.callTool({ name: 'search', arguments: { q: 'x', lang: 'fr' } }), 'language_not_enabled', { field: 'arguments/language' });
     toolError(await anon.callTool({ name: 'search', arguments: { q: 'x', version: 'draft' } }), 'not_found', { resource: 'version' });
   });
 

@@ -13,7 +13,13 @@ import { createNode, createVersion, startTestServer, waitForKey, type TestServer
 
 const SAMPLE = fileURLToPath(new URL('../content-sample', import.meta.url));
 const READ_TOOLS = ['list_versions', 'get_tree', 'get_topic', 'list_nodes', 'get_translation', 'search', 'fetch', 'export_version', 'get_pdf_bundle', 'whoami'];
-const WRITE_TOOLS = ['create_version', 'update_version', 'duplicate_version', 'create_node', 'update_node', 'delete_node', 'put_translation', 'delete_translation', 'reorder', 'import_version', 'create_working_copy', 'create_publish_request'];
+const WRITE_TOOLS = [
+  'create_version', 'update_version', 'duplicate_version', 'delete_version', 'create_node', 'update_node', 'delete_node', 'put_translation', 'delete_translation', 'reorder',
+  'import_version', 'import_files', 'create_working_copy', 'create_publish_request', 'list_publish_requests', 'cancel_publish_request',
+];
+/** Tools that delete or replace what they are given, and those that reach the repository host. */
+const DESTRUCTIVE = ['delete_version', 'delete_node', 'delete_translation', 'import_files', 'cancel_publish_request'];
+const OPEN_WORLD = ['create_publish_request', 'list_publish_requests', 'cancel_publish_request'];
 const ALLOWED = 'https://tools.example.com';
 const CORS = 'https://app.example.com';
 const BODY_LIMIT = 64 * 1024;
@@ -77,10 +83,13 @@ describe('Tool server (MCP)', () => {
       assert.equal(a.title, tool.title);
       if (READ_TOOLS.includes(tool.name)) {
         assert.deepEqual([a.readOnlyHint, a.openWorldHint], [true, false], tool.name);
+      } else if (tool.name === 'list_publish_requests') {
+        // It needs help:write, as its route does, but changes nothing.
+        assert.deepEqual([a.readOnlyHint, a.openWorldHint], [true, true], tool.name);
       } else {
         assert.equal(a.readOnlyHint, false, tool.name);
-        assert.equal(a.destructiveHint, tool.name.startsWith('delete_'), tool.name);
-        assert.equal(a.openWorldHint, tool.name === 'create_publish_request', tool.name);
+        assert.equal(a.destructiveHint, DESTRUCTIVE.includes(tool.name), tool.name);
+        assert.equal(a.openWorldHint, OPEN_WORLD.includes(tool.name), tool.name);
       }
       for (const schema of [tool.inputSchema, tool.outputSchema!]) {
         assert.equal(schema.type, 'object', tool.name);
@@ -101,9 +110,9 @@ describe('Tool server (MCP)', () => {
     assert.equal(byName.get('create_node')!.annotations!.idempotentHint, false);
     assert.deepEqual(byName.get('get_translation')!.inputSchema.required, ['version', 'slug', 'language']);
     assert.deepEqual(byName.get('search')!.inputSchema.required, ['q']);
-    assert.deepEqual(Object.keys(byName.get('search')!.inputSchema.properties!).sort(), ['lang', 'limit', 'offset', 'order', 'q', 'version']);
+    assert.deepEqual(Object.keys(byName.get('search')!.inputSchema.properties!).sort(), ['language', 'limit', 'offset', 'order', 'q', 'version']);
     assert.deepEqual(byName.get('fetch')!.inputSchema.required, ['id']);
-    assert.deepEqual(Object.keys(byName.get('get_pdf_bundle')!.inputSchema.properties!).sort(), ['lang', 'limit', 'topics', 'version']);
+    assert.deepEqual(Object.keys(byName.get('get_pdf_bundle')!.inputSchema.properties!).sort(), ['language', 'limit', 'topics', 'version']);
     assert.deepEqual(Object.keys(byName.get('import_version')!.inputSchema.properties!).sort(), ['document', 'dryRun', 'mode', 'nodes', 'version']);
     // The tree's schema is recursive: its entries refer to themselves through $defs.
     const tree = byName.get('get_tree')!.outputSchema as unknown as { $defs: Record<string, any> };
@@ -217,15 +226,15 @@ describe('Tool server (MCP)', () => {
     assert.equal(err.field, 'arguments/translations/en/title');
     // Fields the domain finds at fault are named as the tool's arguments, as the schema's are.
     toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { fr: { title: 'X' } } } }), 'language_not_enabled', { field: 'arguments/translations/fr' });
-    toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'fr', title: 'X' } }), 'language_not_enabled', { field: 'arguments/lang' });
+    toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', language: 'fr', title: 'X' } }), 'language_not_enabled', { field: 'arguments/language' });
     toolError(await client.callTool({ name: 'create_version', arguments: { slug: 'v1', label: 'Again', languages: ['en'] } }), 'conflict', { field: 'arguments/slug' });
     const pair = toolError(await client.callTool({ name: 'create_node', arguments: { version: 'draft', slug: 'x', translations: { en: { title: 'X' }, de: { bodyMd: 'Ohne Titel' } } } }), 'validation_failed');
     assert.equal(pair.field, 'arguments/translations/de/title');
     assert.match(pair.message, /^arguments\/translations\/de\/title /);
     toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'en', title: 'T\ud800' } }), 'validation_failed', { field: 'arguments/title' });
-    // The language under the other tool's name: said so.
-    const misnamed = toolError(await client.callTool({ name: 'get_translation', arguments: { version: 'draft', slug: 'secret', lang: 'en' } }), 'validation_failed', { field: 'arguments/language' });
-    assert.equal(misnamed.message, 'arguments/language is required (this tool takes the language as "language", not "lang")');
+    // A language the version lacks, given under the other name, is named as every tool names it.
+    const misnamed = toolError(await client.callTool({ name: 'put_translation', arguments: { version: 'draft', slug: 'secret', lang: 'fr', title: 'X' } }), 'language_not_enabled', { field: 'arguments/language' });
+    assert.doesNotMatch(misnamed.message, /arguments\/lang\b/);
     assert.equal(s.commitCount(), commits);
     // An unknown tool is a protocol error, as MCP asks.
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /no_such_tool/);

@@ -17,8 +17,6 @@ import type { ToolSpec } from './tool.ts';
 
 const EXPORT_INSTEAD = 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)';
 
-const VISIBILITY = 'Anonymous callers see published versions only; a credential with help:read also sees drafts and archived versions.';
-
 /** The read tools: the same queries and presenters as the API's reads, with the caller's visibility. */
 export function readTools(deps: Deps): ToolSpec[] {
   const { catalog } = deps;
@@ -28,7 +26,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'list_versions',
       title: 'List versions',
-      description: `The versions of the help content, newest first (GET /versions). ${VISIBILITY} includeWorkingCopies "true" adds hidden working copies (with a credential). With limit ("1" to "1000"), one page; pass the answer's nextCursor as cursor for the next.`,
+      description: 'Lists the versions, newest first: slug, label, status, languages, isLatest. Use it to find the version to read or write; with limit, pass the answer\'s nextCursor as cursor for the next page.',
       write: false,
       query: 'VersionsQuery',
       output: {
@@ -45,7 +43,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_tree',
       title: 'Navigation tree',
-      description: `The navigation tree of a version: nested sections and topics with titles in one language (default en; each title falls back to English, then the primary language). ${VISIBILITY}`,
+      description: 'The navigation tree of a version: nested sections and topics with titles in one language (default en; each falls back to English, then the primary language). Use it to browse or to find a slug.',
       write: false,
       params: { version: 'VersionRef' },
       query: 'LanguageQuery',
@@ -55,7 +53,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_topic',
       title: 'Read a topic',
-      description: `A topic (or section) with its Markdown body, breadcrumbs and neighbours in one language (default en), falling back to English, then the primary language; "language" and "fallback" in the answer say what was served. ${VISIBILITY}`,
+      description: 'Reads a topic or section as readers see it: Markdown body, breadcrumbs and neighbours in one language, with fallback (the answer\'s language and fallback say what was served).',
       write: false,
       params: { version: 'VersionRef', slug: 'NodeSlug' },
       query: 'LanguageQuery',
@@ -66,7 +64,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'list_nodes',
       title: 'List nodes',
-      description: `Every node of a version in document order, with per-language titles, summaries, stamps (updatedAt, usable as expectedUpdatedAt) and body lengths. include "bodies" adds the Markdown bodies for callers with a credential. ${VISIBILITY}`,
+      description: 'Every node of a version in document order: per-language titles, summaries, updatedAt stamps and body lengths; include "bodies" adds the bodies (with a credential). Use it before editing many nodes.',
       write: false,
       params: { version: 'VersionRef' },
       query: 'NodesQuery',
@@ -82,7 +80,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_translation',
       title: 'Read one translation',
-      description: `One translation of a node, exactly as stored (no fallback): title, summary, Markdown body, updatedAt and the languages the node has. ${VISIBILITY}`,
+      description: 'One translation exactly as stored, without fallback: title, summary, bodyMd, updatedAt (the expectedUpdatedAt of an edit) and the languages the node has. Use it before put_translation.',
       write: false,
       params: { version: 'VersionRef', slug: 'NodeSlug', language: 'LanguageCode' },
       output: 'TranslationRead',
@@ -97,7 +95,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'export_version',
       title: 'Export a version',
-      description: `A whole version as the export document { version, nodes }: every node in document order with all its translations and bodies; import_version takes it back. ${VISIBILITY}`,
+      description: 'A whole version as an export document { version, nodes }, every translation and body included: to back it up or copy it, as import_version takes it back.',
       write: false,
       params: { version: 'VersionRef' },
       output: 'ExportDocument',
@@ -111,7 +109,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_pdf_bundle',
       title: 'PDF bundle',
-      description: `Everything needed to render a PDF of a version ("latest" may stand for the slug) or of chosen topics: entries in document order with bodies, a template and font URLs. topics: comma-separated slugs (sections bring their descendants); limit: the first N topics, 1 to 200, as digits; lang default en. ${VISIBILITY}`,
+      description: 'To render a PDF of a version or of some topics: entries in document order with their bodies, a template and font URLs. topics: comma-separated slugs (a section brings its descendants).',
       write: false,
       params: { version: 'VersionRef' },
       query: 'PdfBundleQuery',
@@ -122,7 +120,7 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'whoami',
       title: 'Who am I',
-      description: 'Describes the credential of this connection: an API key or an OAuth access token, its scopes, whether it may write published versions, and whether publishing goes through pull requests. Needs a credential.',
+      description: 'Describes this connection\'s credential: key or OAuth token, scopes, whether it may write published versions, whether publishing goes through pull requests.',
       write: false,
       output: { type: 'object', allOf: [{ $ref: 'Whoami' }] },
       run: ({ actor }) => describeCredential(deps, requireCredential(actor)),

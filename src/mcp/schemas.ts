@@ -14,6 +14,9 @@ const BY_ID = new Map<string, JsonSchema>(allSchemas.map((s) => [s.$id, s as Jso
  */
 const STANDARD_FORMATS = new Set(['date-time', 'date', 'time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'regex']);
 
+/** Keywords that say how to write a value, not what an answer holds. */
+const WRITERS_ONLY = new Set(['description', 'examples', 'pattern', 'minLength', 'maxLength', 'default']);
+
 /** A registry schema by `$id` (throws for an unknown id: a tool declared with a typo fails at start). */
 export function registrySchema(id: string): JsonSchema {
   const schema = BY_ID.get(id);
@@ -25,9 +28,11 @@ export function registrySchema(id: string): JsonSchema {
  * Makes a schema built from the registry self-contained, for clients that have no registry: every
  * schema reachable by `$ref` goes into `$defs` and `$ref: 'X'` becomes `$ref: '#/$defs/X'` (so
  * recursive schemas such as the tree stay finite), `$id`s are dropped, and so are formats only the
- * service knows.
+ * service knows. With `shapeOnly`, what only a writer of values needs goes too (descriptions,
+ * examples, patterns and lengths): a keyword's value is a string, a number or an array, where a
+ * property of that name would hold a schema, an object.
  */
-export function selfContained(root: JsonSchema): JsonSchema {
+export function selfContained(root: JsonSchema, { shapeOnly = false }: { shapeOnly?: boolean } = {}): JsonSchema {
   const defs: Record<string, JsonSchema> = {};
   const pending: string[] = [];
   const rewrite = (value: unknown): unknown => {
@@ -37,6 +42,7 @@ export function selfContained(root: JsonSchema): JsonSchema {
     for (const [key, v] of Object.entries(value)) {
       if (key === '$id' && typeof v === 'string') continue;
       if (key === 'format' && typeof v === 'string' && !STANDARD_FORMATS.has(v)) continue;
+      if (shapeOnly && WRITERS_ONLY.has(key) && (v === null || typeof v !== 'object' || Array.isArray(v))) continue;
       if (key === '$ref' && typeof v === 'string' && !v.startsWith('#')) {
         if (!(v in defs)) {
           defs[v] = {};
@@ -75,15 +81,12 @@ const PAGE_URL: JsonSchema = {
 
 /** The search tool's arguments. */
 export const SEARCH_INPUT: Record<string, JsonSchema> = {
-  version: { $ref: 'VersionRef', description: 'The version to search: its slug, or "latest" (the default) for the version marked latest.' },
   q: queryProperty('q'),
-  lang: queryProperty('lang'),
-  order: {
-    enum: ['relevance', 'document'],
-    description: '"relevance" (the default): the best hits first, typos and word forms forgiven, a topic missing a word still listed after those that have them all; paged with limit and offset. "document": the topics where every word starts a word, up to 50, in the order of the navigation tree.',
-  },
-  limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Hits per answer with order "relevance": 1 to 50, default 10.' },
-  offset: { type: 'integer', minimum: 0, maximum: 9999, description: 'Hits of better rank to skip with order "relevance" (default 0): with limit 10, offset 10 is the second page. The answer\'s total says how many matched.' },
+  version: { $ref: 'VersionRef', description: 'A version slug, or "latest" (the default).' },
+  language: { type: 'string', description: 'Default en, or the version\'s primary language when it has no English.' },
+  order: { enum: ['relevance', 'document'], description: '"relevance" (default): best first, typos and word forms forgiven. "document": topics holding every word, up to 50, in tree order, unpaged.' },
+  limit: { type: 'integer', minimum: 1, maximum: 50, description: 'Hits per answer (default 10).' },
+  offset: { type: 'integer', minimum: 0, maximum: 9999, description: 'Hits to skip: limit 10, offset 10 is the second page.' },
 };
 
 /** The fetch tool's arguments. */

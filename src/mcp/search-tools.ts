@@ -12,7 +12,6 @@ import { FETCH_INPUT, FETCH_OUTPUT, SEARCH_INPUT, SEARCH_OUTPUT } from './schema
 import { checkParam, type Args, type ToolSpec } from './tool.ts';
 import { formatTopicId, parseTopicId, portalPages } from './topic-links.ts';
 
-const VISIBILITY = 'Anonymous callers see published versions only; a credential with help:read also sees drafts and archived versions.';
 const FETCH_INSTEAD = "GET the API's /versions/{version}/topics/{slug}/translations/{language}";
 
 /** A number of search's paging as SearchQuery checks it (digits); a client may send it as a number or as digits. */
@@ -27,9 +26,10 @@ function digits(value: unknown, field: string): string {
  * to (the API keeps document order as its default, for the clients it had), and searches the latest
  * version when none is named.
  */
-function searchArguments({ version, order, limit, offset, ...query }: Args): Args {
+function searchArguments({ version, order, limit, offset, language, ...query }: Args): Args {
   const paging = { ...(limit !== undefined ? { limit: digits(limit, 'arguments/limit') } : {}), ...(offset !== undefined ? { offset: digits(offset, 'arguments/offset') } : {}) };
-  const checked = check<Args>('SearchQuery', { ...query, ...(order !== undefined ? { order } : {}), ...paging }, 'arguments');
+  // The route calls the language `lang`; errors name it as the tool does (errorResult).
+  const checked = check<Args>('SearchQuery', { ...query, ...(language !== undefined ? { lang: language } : {}), ...(order !== undefined ? { order } : {}), ...paging }, 'arguments');
   if (checked.order === 'document' && (limit !== undefined || offset !== undefined)) {
     throw invalid(`arguments/${limit !== undefined ? 'limit' : 'offset'}`, 'applies to order "relevance" only (order "document" answers its up to 50 hits at once)');
   }
@@ -82,12 +82,8 @@ export function searchTools(deps: Deps): ToolSpec[] {
       name: 'search',
       title: 'Search',
       description:
-        'Finds topics by their words and answers the best first: typos and word forms are forgiven, and a topic missing a word still comes after those that have them all. ' +
-        'Each hit has an id to pass to fetch, which answers the whole topic as Markdown; the url of its page (with the #anchor of the section that matched); title, summary, a plain-text snippet around the best passage, heading and breadcrumbs. ' +
-        'Search, then fetch the hits worth reading. version: a slug or "latest", the default. lang: default en, or the version\'s primary language when it has no English. ' +
-        'limit (1 to 50, default 10) hits per answer; offset skips that many, so limit 10 with offset 10 is the second page; total says how many topics matched. ' +
-        'order "document" answers instead every topic where each word starts a word, up to 50 in the order of the navigation tree, without paging. ' +
-        `Right after a start without snapshots, it may wait up to 2 s for the version's index (version_loading beyond). ${VISIBILITY}`,
+        'Finds topics by their words, best first (typos and word forms forgiven); use it first to answer a question. Each hit has an id for fetch, the url of its page, title, summary, snippet, heading and breadcrumbs; total counts every match. ' +
+        "Right after a start it may wait up to 2 s for a version's index (version_loading beyond).",
       write: false,
       input: { properties: SEARCH_INPUT, required: ['q'], read: searchArguments },
       output: SEARCH_OUTPUT,
@@ -97,8 +93,7 @@ export function searchTools(deps: Deps): ToolSpec[] {
       name: 'fetch',
       title: 'Fetch a topic',
       description:
-        'The whole of one topic by the id a search hit gave ("{version}/{language}/{slug}"): its title, text (Markdown: the title as a heading, the summary, then the body), the url of its page, and metadata (version, language, slug, kind, summary, updatedAt, availableLanguages, breadcrumbs). ' +
-        `The same id with another of availableLanguages fetches that translation; "latest" may stand for the version. ${VISIBILITY}`,
+        'Reads the whole topic of a search hit\'s id ("{version}/{language}/{slug}"): title, text (Markdown), url and metadata; the same id with another of metadata.availableLanguages reads that translation.',
       write: false,
       input: { properties: FETCH_INPUT, required: ['id'], read: ({ id }) => ({ id: parseTopicId(id, 'arguments/id') }) },
       output: FETCH_OUTPUT,

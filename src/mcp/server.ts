@@ -15,9 +15,15 @@ import { batchProblem, messageProblem, parseError, protocolVersionOf } from './m
 import { Slots } from './slots.ts';
 import { callTool, mcpTools, visibleTools, type McpTool } from './tools.ts';
 
+/** What holds for every tool, said once here rather than in each description. */
 const INSTRUCTIONS =
-  'Versioned help documentation: versions hold a tree of sections and topics, each with translations (title, summary, Markdown body) per language. ' +
-  'To answer a question, search (best hits first, in the version marked latest unless a version is named) and fetch the hits worth reading by their id; to browse, list_versions, then get_tree and get_topic. The reads take "latest" for a version. Writes (with a key or token that has help:write) are commits; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile.';
+  'Versioned help documentation: each version holds a tree of sections and topics, with a translation (title, summary, Markdown body) per language. ' +
+  'To answer a question, search, then fetch the hits worth reading; to browse, list_versions, get_tree, get_topic. ' +
+  'Every tool: a version argument takes "latest", the version marked latest (delete_version excepted); the language argument is "language" ("lang" is taken too); numbers and flags are JSON numbers and booleans. ' +
+  'Anonymous callers see published versions only; a credential with help:read also sees drafts, archived versions and working copies. ' +
+  'Writes need help:write and are each one commit; pass the updatedAt you read as expectedUpdatedAt to refuse a change made meanwhile. ' +
+  'While publishing goes through pull requests, published versions are read-only (published_read_only) except to publisher keys: create_working_copy, edit the copy, then create_publish_request. ' +
+  'A failed call is a result with isError whose text is {"error": {"code", "message", "field"?}}.';
 
 /** The service's public origin: HELP_PUBLIC_URL, else the request's (Koa 3's `ctx.origin` is the Origin header, not this). */
 const originOf = (ctx: Context, config: Config) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
@@ -125,14 +131,14 @@ export function mcpServer(deps: Deps, issuer: string): Middleware {
     if (acceptsJson(ctx.get('accept'))) ctx.req.headers.accept = 'application/json, text/event-stream';
     const budget = new AnswerBudget(config.mcpAnswerChars, caller, windows, pool);
     ctx.res.once('close', () => budget.release());
-    await answer(ctx, toolServer(tools, actor, ctx, config, budget), message);
+    await answer(ctx, toolServer(tools, actor, ctx, deps, budget), message);
   };
 }
 
 const acceptsJson = (accept: string) => accept.trim() === '' || /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(accept);
 
 /** An SDK server for one request: the tools this caller may see, run as this caller. */
-function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, config: Config, budget: AnswerBudget): Server {
+function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, { config, metrics }: Deps, budget: AnswerBudget): Server {
   const server = new Server({ name: 'help-content-service', title: 'Help content', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const visible = visibleTools(tools, actor);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
@@ -140,7 +146,7 @@ function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context
     const tool = visible.find((t) => t.spec.name === request.params.name);
     // A plain error with a code: McpError would write "MCP error -32602:" into the message too.
     if (!tool) throw Object.assign(new Error(`No tool "${request.params.name}"; tools/list names the tools`), { code: ErrorCode.InvalidParams });
-    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx), answer: budget });
+    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx), answer: budget, count: (name, outcome) => metrics.toolCall(name, outcome) });
   });
   return server;
 }

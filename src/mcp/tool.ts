@@ -1,8 +1,9 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, invalid } from '../errors.ts';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { invalid } from '../errors.ts';
 import type { Actor } from '../http/actor.ts';
 import { wellFormed } from '../http/api.ts';
-import { check, otherSpelling } from '../schemas/registry.ts';
+import { check } from '../schemas/registry.ts';
+import { argumentName, bodyScalars, languageAlias, publishedQueryProperty, queryValue } from './arguments.ts';
 import type { AnswerBudget } from './budget.ts';
 import { registrySchema, selfContained, type JsonSchema } from './schemas.ts';
 
@@ -31,8 +32,11 @@ export interface ToolSpec {
   description: string;
   /** Writes need a credential with help:write; anonymous callers are not shown them. */
   write: boolean;
-  /** For writes: whether a repeated call changes nothing more, whether it deletes, whether it reaches beyond the service. */
-  hints?: { idempotent?: boolean; destructive?: boolean; openWorld?: boolean };
+  /**
+   * Whether a repeated call changes nothing more, whether it deletes, whether it reaches beyond the
+   * service; `readOnly` for a tool that needs help:write without changing anything (listing publish requests).
+   */
+  hints?: { idempotent?: boolean; destructive?: boolean; openWorld?: boolean; readOnly?: boolean };
   /** The route's path parameters: argument name → registry schema. */
   params?: Record<string, string>;
   /** The route's query schema; its properties are arguments. */
@@ -63,7 +67,17 @@ export interface ToolInput {
   read(given: Args): Args;
 }
 
-const PARAM_DESCRIPTIONS: Record<string, string> = { version: 'The version slug', slug: 'The node slug', lang: 'The language code', language: 'The language code' };
+/**
+ * Path parameters as published: they name what exists, which a caller copies from an answer, so the
+ * naming rules (patterns, reserved names; for creating) are left to the check with the registry's schema.
+ */
+const PARAM_SCHEMAS: Record<string, JsonSchema> = {
+  VersionRef: { type: 'string', description: 'A version slug, or "latest" for the version marked latest.' },
+  VersionSlug: { type: 'string', description: 'A version slug (not "latest").' },
+  NodeSlug: { type: 'string', description: 'A node slug.' },
+  LanguageCode: { type: 'string', description: 'A language code such as en, de or pt-BR.' },
+  RequestId: { type: 'string', description: 'A publish request id, as answers give it.' },
+};
 
 /** The tool as `tools/list` shows it: schemas made self-contained, annotations from its kind. */
 export function listing(spec: ToolSpec): Tool {
@@ -73,10 +87,13 @@ export function listing(spec: ToolSpec): Tool {
     title: spec.title,
     description: spec.description,
     inputSchema: inputSchema(spec) as Tool['inputSchema'],
-    outputSchema: selfContained(typeof spec.output === 'string' ? registrySchema(spec.output) : spec.output) as Tool['outputSchema'],
-    annotations: spec.write
-      ? { title: spec.title, readOnlyHint: false, destructiveHint: hints.destructive === true, idempotentHint: hints.idempotent === true, openWorldHint: hints.openWorld === true }
-      : { title: spec.title, readOnlyHint: true, openWorldHint: false },
+    // The answer's shape only: the description says what a tool answers, and the descriptions and
+    // patterns of every field answered were more than half of what tools/list put into a model's context.
+    outputSchema: selfContained(typeof spec.output === 'string' ? registrySchema(spec.output) : spec.output, { shapeOnly: true }) as Tool['outputSchema'],
+    annotations:
+      spec.write && hints.readOnly !== true
+        ? { title: spec.title, readOnlyHint: false, destructiveHint: hints.destructive === true, idempotentHint: hints.idempotent === true, openWorldHint: hints.openWorld === true }
+        : { title: spec.title, readOnlyHint: true, openWorldHint: hints.openWorld === true },
   };
 }
 
@@ -89,12 +106,16 @@ function inputSchema(spec: ToolSpec): JsonSchema {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [name, id] of Object.entries(spec.params ?? {})) {
-    properties[name] = { $ref: id, description: id === 'VersionRef' ? 'The version slug, or "latest" for the version marked latest' : PARAM_DESCRIPTIONS[name] };
+    properties[name] = PARAM_SCHEMAS[id] ?? { $ref: id };
     required.push(name);
   }
-  for (const id of [spec.query, spec.body]) {
-    if (id === undefined) continue;
-    const schema = registrySchema(id) as { properties?: Record<string, unknown>; required?: string[] };
+  if (spec.query !== undefined) {
+    const schema = registrySchema(spec.query) as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, property] of Object.entries(schema.properties ?? {})) properties[argumentName(name)] = publishedQueryProperty(spec.query, name, property);
+    required.push(...(schema.required ?? []).map(argumentName));
+  }
+  if (spec.body !== undefined) {
+    const schema = registrySchema(spec.body) as { properties?: Record<string, unknown>; required?: string[] };
     Object.assign(properties, schema.properties);
     required.push(...(schema.required ?? []));
   }
@@ -109,7 +130,7 @@ function inputSchema(spec: ToolSpec): JsonSchema {
  * and body: errors name the argument (`arguments/slug`), unknown arguments are refused.
  */
 export function readArguments(spec: ToolSpec, given: Record<string, unknown>): { args: Args; body: Args } {
-  const rest: Args = { ...wellFormed(given, 'arguments') };
+  const rest: Args = languageAlias({ ...wellFormed(given, 'arguments') }, argumentNames(spec));
   const args: Args = {};
   const take = (name: string) => {
     const value = rest[name];
@@ -118,11 +139,7 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
   };
   for (const [name, id] of Object.entries(spec.params ?? {})) {
     const value = take(name);
-    if (value === undefined) {
-      // get_translation takes `language`, put_translation `lang` (the routes' path parameters): the other one is named.
-      const other = otherSpelling(name);
-      throw invalid(`arguments/${name}`, other !== null && rest[other] !== undefined ? `is required (this tool takes the language as "${name}", not "${other}")` : 'is required');
-    }
+    if (value === undefined) throw invalid(`arguments/${name}`, 'is required');
     args[name] = checkParam(id, value, `arguments/${name}`);
   }
   for (const [name, { schema }] of Object.entries(spec.extra ?? {})) {
@@ -131,7 +148,10 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
   }
   if (spec.query) {
     const query: Args = {};
-    for (const name of Object.keys((registrySchema(spec.query) as { properties?: object }).properties ?? {})) if (name in rest) query[name] = take(name);
+    for (const name of Object.keys((registrySchema(spec.query) as { properties?: object }).properties ?? {})) {
+      const arg = argumentName(name);
+      if (arg in rest) query[name] = queryValue(spec.query, name, take(arg), `arguments/${arg}`);
+    }
     Object.assign(args, check(spec.query, query, 'arguments'));
   }
   if (spec.input) {
@@ -139,9 +159,25 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
     for (const name of Object.keys(spec.input.properties)) if (name in rest) given[name] = take(name);
     Object.assign(args, spec.input.read(given));
   }
-  if (spec.body) check(spec.body, rest, 'arguments');
-  else if (Object.keys(rest).length > 0) throw invalid(`arguments/${Object.keys(rest)[0]}`, 'is not a known field');
-  return { args: { ...args, ...rest }, body: rest };
+  if (spec.body) {
+    const body = bodyScalars(spec.body, rest);
+    check(spec.body, body, 'arguments');
+    return { args: { ...args, ...body }, body };
+  }
+  if (Object.keys(rest).length > 0) throw invalid(`arguments/${Object.keys(rest)[0]}`, 'is not a known field');
+  return { args, body: rest };
+}
+
+const NAMES = new WeakMap<ToolSpec, ReadonlySet<string>>();
+
+/** The argument names a tool publishes. */
+function argumentNames(spec: ToolSpec): ReadonlySet<string> {
+  let names = NAMES.get(spec);
+  if (names === undefined) {
+    names = new Set(Object.keys((inputSchema(spec) as { properties: object }).properties));
+    NAMES.set(spec, names);
+  }
+  return names;
 }
 
 /**
@@ -150,37 +186,8 @@ export function readArguments(spec: ToolSpec, given: Record<string, unknown>): {
  * slug only that it "must be equal to constant".
  */
 export function checkParam(id: string, value: unknown, field: string): unknown {
+  // The registry's words for it speak of REST routes; every other tool takes "latest".
+  if (id === 'VersionSlug' && value === 'latest') throw invalid(field, 'must be the version\'s own slug here, not "latest" (list_versions shows which version is marked latest)');
   if (id !== 'VersionRef') return check(id, value, field);
   return value === 'latest' ? value : check('VersionSlug', value, field);
 }
-
-/** A tool's answer: the REST answer as structured content, and the same JSON as text. */
-export function toolResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
-}
-
-/**
- * A tool's failure: the body the REST API answers with, `{ error: { code, message, ... } }`, as a
- * result with `isError`. The domain names the field at fault as the REST API has it (`body/slug`,
- * `path/lang`); a tool takes the route's path, query and body fields side by side as its arguments,
- * so here they are `arguments/slug`, `arguments/lang`.
- */
-export function errorResult(error: AppError, requestId: unknown): CallToolResult {
-  const { field, errors, offending, ...data } = error.data as { field?: unknown; errors?: unknown; offending?: unknown };
-  const located: Record<string, unknown> = { ...data };
-  let message = error.message;
-  if (typeof field === 'string') {
-    located.field = asArgument(field);
-    if (message.startsWith(`${field} `)) message = `${located.field as string}${message.slice(field.length)}`;
-  }
-  const relocate = (list: unknown[]) => list.map((e) => (typeof (e as { field?: unknown })?.field === 'string' ? { ...(e as object), field: asArgument((e as { field: string }).field) } : e));
-  if (Array.isArray(errors)) located.errors = relocate(errors);
-  // An import's problems name their fields too (body/nodes/3/parentSlug).
-  if (Array.isArray(offending)) located.offending = relocate(offending);
-  const body = { error: { code: error.code, message, ...located, requestId } };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
-}
-
-/** `body/translations/de/title` → `arguments/translations/de/title`; `body` alone (the whole change) → `arguments`. */
-const asArgument = (field: string): string => field.replace(/^(?:body|path|query)(?=\/|$)/, 'arguments');
-

@@ -5,7 +5,8 @@ import { AppError } from '../errors.ts';
 import { requireScope, type Actor } from '../http/actor.ts';
 import type { AnswerBudget } from './budget.ts';
 import { readTools } from './read-tools.ts';
-import { errorResult, listing, readArguments, toolResult, type ToolSpec } from './tool.ts';
+import { errorResult, toolResult } from './results.ts';
+import { listing, readArguments, type ToolSpec } from './tool.ts';
 import { formatTopicId, type TopicId } from './topic-links.ts';
 import { writeTools } from './write-tools.ts';
 
@@ -30,6 +31,8 @@ export interface CallContext {
   log: Logger;
   /** The HTTP request's answer budget, shared by every call of a batch. */
   answer: AnswerBudget;
+  /** Counts the call by tool and outcome (`ok` or the error code). */
+  count(tool: string, outcome: string): void;
 }
 
 /** What to do instead when a tool's answer is too large and the tool names nothing better. */
@@ -60,7 +63,14 @@ function inToolTerms(err: AppError): AppError {
  * REST API's error body, never a protocol error; anything else is logged and answered as
  * `internal_error` without details, as the API's error boundary does.
  */
-export async function callTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log, answer }: CallContext): Promise<CallToolResult> {
+export async function callTool(tool: ToolSpec, given: Record<string, unknown>, context: CallContext): Promise<CallToolResult> {
+  const { result, outcome } = await runTool(tool, given, context);
+  context.count(tool.name, outcome);
+  return result;
+}
+
+/** A tool's result, and how it ended: `ok`, or the code of the error it answers. */
+async function runTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log, answer }: CallContext): Promise<{ result: CallToolResult; outcome: string }> {
   try {
     if (tool.write) requireScope(actor, 'help:write');
     const { args, body } = readArguments(tool, given);
@@ -69,13 +79,13 @@ export async function callTool(tool: ToolSpec, given: Record<string, unknown>, {
     // the charge are one synchronous step, so calls running at once cannot all pass the same check.
     if (tool.write) answer.count(value);
     else answer.take(value, answerName(tool.name, args), tool.instead ?? READ_ELSEWHERE);
-    return toolResult(value);
+    return { result: toolResult(value), outcome: 'ok' };
   } catch (err) {
     if (err instanceof AppError) {
       if (err.status >= 500 && err.cause !== undefined) log.error({ err: err.cause, code: err.code, tool: tool.name }, err.message);
-      return errorResult(inToolTerms(err), requestId);
+      return { result: errorResult(inToolTerms(err), requestId), outcome: err.code };
     }
     log.error({ err, tool: tool.name }, 'unexpected error');
-    return errorResult(new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log'), requestId);
+    return { result: errorResult(new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the log'), requestId), outcome: 'internal_error' };
   }
 }

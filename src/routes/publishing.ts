@@ -36,6 +36,12 @@ export async function requestPublication(publisher: Publisher, author: Author, v
   return { status: 201, body: { dryRun: false, request: presentRequest(request) } };
 }
 
+/** Publish requests, newest first (for one target version when given), for the route and the tool server alike. */
+export const listRequests = async (publisher: Publisher, target?: string) => ({ requests: (await publisher.list(target)).map(presentRequest) });
+
+/** Cancels an open publish request, for the route and the tool server alike. */
+export const cancelRequest = async (publisher: Publisher, id: string) => ({ request: presentRequest(await publisher.cancel(id)) });
+
 /** Working copies, publish requests and GitHub's webhook. */
 export function publishingRoutes({ publisher, config, clock }: Deps) {
   let deliveries: DeliveryLog | undefined;
@@ -88,7 +94,7 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       query: 'PublishRequestsQuery',
       errors: [],
       responses: { 200: { description: 'The requests', schema: 'PublishRequestList' } },
-      handle: async ({ query }) => ({ body: { requests: (await publisher.list(query.target)).map(presentRequest) } }),
+      handle: async ({ query }) => ({ body: await listRequests(publisher, query.target) }),
     }),
     endpoint({
       method: 'delete',
@@ -100,7 +106,7 @@ export function publishingRoutes({ publisher, config, clock }: Deps) {
       params: { id: 'RequestId' },
       errors: ['not_found', 'request_not_open', 'publishing_disabled', 'upstream_failed'],
       responses: { 200: { description: 'The request, now closed', schema: 'PublishRequestEnvelope' } },
-      handle: async ({ params }) => ({ body: { request: presentRequest(await publisher.cancel(params.id)) } }),
+      handle: async ({ params }) => ({ body: await cancelRequest(publisher, params.id) }),
     }),
     endpoint<WebhookBody>({
       method: 'post',
