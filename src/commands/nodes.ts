@@ -27,11 +27,16 @@ export function updateNode(writer: Writer, author: Author, version: string, slug
 }
 
 /** Deletes the node and its descendants; answers their slugs in document order. */
-export function deleteNode(writer: Writer, author: Author, version: string, slug: string, pre: Precondition | null): Promise<string[]> {
+export async function deleteNode(writer: Writer, author: Author, version: string, slug: string, pre: Precondition | null): Promise<string[]> {
+  return (await writeNodeDeletion(writer, author, version, slug, pre)).removed;
+}
+
+/** deleteNode(), answering the version as written too (for what the answer says about it, such as the links left without their node). */
+export function writeNodeDeletion(writer: Writer, author: Author, version: string, slug: string, pre: Precondition | null): Promise<{ removed: string[]; state: VersionState }> {
   return writer.write(version, author, (ctx) => {
     const { state, removed } = removeNode(ctx.read(version), slug, pre);
     const extra = removed.length > 1 ? ` and ${removed.length - 1} descendant(s)` : '';
-    return { changes: [{ slug: version, after: state }], message: `Delete node ${slug}${extra} in ${version}`, result: removed };
+    return { changes: [{ slug: version, after: state }], message: `Delete node ${slug}${extra} in ${version}`, result: { removed, state } };
   });
 }
 

@@ -3,13 +3,18 @@ import { deleteTranslation as removeTranslation, putTranslation as setTranslatio
 import type { Author, Writer } from '../store/writer.ts';
 
 /** Creates or replaces one translation: one Markdown file, one commit. */
-export function putTranslation(writer: Writer, author: Author, version: string, slug: string, language: string, input: TranslationInput, pre: Precondition | null) {
+export async function putTranslation(writer: Writer, author: Author, version: string, slug: string, language: string, input: TranslationInput, pre: Precondition | null) {
+  return (await writeTranslation(writer, author, version, slug, language, input, pre)).translation;
+}
+
+/** putTranslation(), answering the version as written too (for what the answer says about it, such as its broken links). */
+export function writeTranslation(writer: Writer, author: Author, version: string, slug: string, language: string, input: TranslationInput, pre: Precondition | null) {
   return writer.write(version, author, (ctx) => {
     const { state, translation, created } = setTranslation(ctx.read(version), slug, language, input, pre, ctx.now);
     return {
       changes: [{ slug: version, after: state }],
       message: `${created ? 'Add' : 'Update'} translation ${language}/${slug} in ${version}`,
-      result: { slug, language, ...translation, created },
+      result: { translation: { slug, language, ...translation, created }, state },
     };
   });
 }

@@ -22,8 +22,8 @@ export function checkImportLimits(files: readonly IncomingFile[]): void {
  * reports: a real import publishes the version whatever `status` version.json gives, so a `draft` or
  * `archived` there is a warning. Publish requests write `published` themselves and do not come here.
  */
-export function readImportFiles(files: readonly IncomingFile[], slug: string, current: VersionState | null, now: string, newId: () => string): { incoming: VersionState; warnings: ContentProblem[] } {
-  return readIncomingFiles(files, slug, current, now, newId, statusOverridden);
+export function readImportFiles(files: readonly IncomingFile[], slug: string, current: VersionState | null, now: string, newId: () => string, portalPath?: string): { incoming: VersionState; warnings: ContentProblem[] } {
+  return readIncomingFiles(files, slug, current, now, newId, statusOverridden, portalPath);
 }
 
 function statusOverridden(files: ReadonlyMap<string, string>, problems: ProblemList): void {

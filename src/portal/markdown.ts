@@ -60,6 +60,23 @@ function createRenderer(): MarkdownIt {
   // Wide tables scroll inside their own box, which the keyboard can reach.
   md.renderer.rules.table_open = () => '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n<table>\n';
   md.renderer.rules.table_close = () => '</table>\n</div>\n';
+  // Internal links go where the content format says (LinkCheck); a dangling one is its text, not a link.
+  md.renderer.rules.link_open = (tokens, idx, options, e, self) => {
+    const env = (e ?? {}) as RenderEnv;
+    const to = env.links?.(md.normalizeLinkText(String(tokens[idx].attrGet('href') ?? '')));
+    if (to && 'broken' in to) {
+      env.inBroken = true;
+      return `<span class="broken-link" title="${escapeHtml(to.broken)}">`;
+    }
+    if (to) tokens[idx].attrSet('href', to.href);
+    return self.renderToken(tokens, idx, options);
+  };
+  md.renderer.rules.link_close = (tokens, idx, options, e, self) => {
+    const env = (e ?? {}) as RenderEnv;
+    if (!env.inBroken) return self.renderToken(tokens, idx, options);
+    env.inBroken = false;
+    return '</span>';
+  };
   const image = md.renderer.rules.image!;
   md.renderer.rules.image = (tokens, idx, options, env, self) => {
     tokens[idx].attrSet('loading', 'lazy');
@@ -72,7 +89,15 @@ function createRenderer(): MarkdownIt {
 
 const renderer = createRenderer();
 
-/** The HTML of a Markdown body: safe to put into a page as it is. */
-export function renderMarkdown(markdown: string): string {
-  return renderer.render(markdown);
+/** What becomes of a link (its destination as written): another address, a broken link's text (with why), or null to keep it. */
+export type LinkCheck = (destination: string) => { href: string } | { broken: string } | null;
+
+interface RenderEnv {
+  links?: LinkCheck;
+  inBroken?: boolean;
+}
+
+/** The HTML of a Markdown body: safe to put into a page as it is. `links` decides the page's internal links. */
+export function renderMarkdown(markdown: string, links?: LinkCheck): string {
+  return renderer.render(markdown, { links } satisfies RenderEnv);
 }

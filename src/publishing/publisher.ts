@@ -75,9 +75,11 @@ export class Publisher {
     const published = asTarget(source, targetSlug, target);
     const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
     const now = this.clock.time();
-    const { incoming, warnings } = readIncomingFiles(relative, targetSlug, target, now, this.newId);
+    const { incoming, warnings: found } = readIncomingFiles(relative, targetSlug, target, now, this.newId);
     const { summary } = replaceWithFiles(target, incoming, now);
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
+    // Named as the request's files are, where a reviewer finds them in the content repository.
+    const warnings = found.map((w) => ({ ...w, path: `${folder}/${w.path}` }));
     const files = relative.map((f) => ({ path: `${folder}/${f.path}`, content: f.content }));
     const unchanged = changesNothing({ source, target, summary });
     if (unchanged) warnings.push({ path: `${folder}/version.json`, message: `nothing to publish: ${sourceSlug} holds what ${targetSlug} has, and a request would be refused` });

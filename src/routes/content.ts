@@ -4,6 +4,8 @@ import { language } from '../http/languages.ts';
 import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
 import { readableVersion } from '../queries/versions.ts';
 import { presentNodeList } from '../presenters/nodes.ts';
+import { presentLinks } from '../presenters/links.ts';
+import { versionLinks } from '../queries/links.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import type { Deps } from '../deps.ts';
 import type { Translation } from '../domain/types.ts';
@@ -13,7 +15,7 @@ import { encodedList, encodedString, encodedTree, longString } from '../http/enc
 const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
 
 /** The read endpoints. They answer from the in-memory index only. */
-export function contentRoutes({ catalog }: Deps) {
+export function contentRoutes({ catalog, config }: Deps) {
   return [
     endpoint<unknown, { language?: string }>({
       method: 'get',
@@ -65,6 +67,23 @@ export function contentRoutes({ catalog }: Deps) {
         const state = readableVersion(catalog, reader, params.version);
         // Ten thousand nodes, and with bodies hundreds of MB: presented and encoded a slice at a time, the bodies not kept.
         return { body: presentNodeList(state, query.include === 'bodies' && mayListBodies(reader), (t) => longString(t.bodyMd), encodedList) };
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/versions/:version/links',
+      operationId: 'getLinks',
+      cache: true,
+      summary: 'Every broken internal link of a version, with its file and line',
+      description:
+        'Links from one page of the version to another (`other-topic`, `../other-topic`, `other-topic.md`, `../de/other-topic.md`, portal URLs), with or without `#anchor` and `?lang=`, are checked against the version as it is held in memory: a node that does not exist, a heading anchor the page does not have, or a language the version does not have makes a link broken. Links to other sites are not followed. Checked once per state of the version.',
+      tag: 'Reading content',
+      access: 'public',
+      errors: ['not_found'],
+      responses: { 200: { description: 'The broken links and how many internal links were checked', schema: 'LinksReport' } },
+      handle: async ({ actor, params }) => {
+        const state = readableVersion(catalog, readerOf(actor), params.version);
+        return { body: presentLinks(state, await versionLinks(state, config.portal.path)) };
       },
     }),
     endpoint({

@@ -39,7 +39,7 @@ export async function importJson(writer: Writer, author: Author, version: string
 }
 
 /** JSON import and content-file import. A real run is one commit; a dry run writes nothing. */
-export function importRoutes({ writer, publisher }: Deps) {
+export function importRoutes({ writer, publisher, config }: Deps) {
   return [
     endpoint<ImportBody>({
       method: 'post',
@@ -72,7 +72,7 @@ export function importRoutes({ writer, publisher }: Deps) {
       responses: { 200: { description: 'The summary (or what a real run would do)', schema: 'ImportFilesResult' } },
       handle: async ({ actor, params, query, body }) => {
         const dryRun = query.dryRun === 'true' || body.dryRun === true;
-        return { body: await importFiles({ writer, publisher }, actor!, params.version, body.files, dryRun) };
+        return { body: await importFiles({ writer, publisher, portalPath: config.portal.path }, actor!, params.version, body.files, dryRun) };
       },
     }),
   ];

@@ -1,10 +1,15 @@
-import { createNode, deleteNode, reorderNodes, updateNode } from '../commands/nodes.ts';
+import { createNode, reorderNodes, updateNode, writeNodeDeletion } from '../commands/nodes.ts';
 import type { NodeCreateInput, NodePatchInput } from '../domain/nodes.ts';
 import type { Placement } from '../domain/tree.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import { presentNodeWrite } from '../presenters/nodes.ts';
+import { orphanedLinkWarnings, withWarnings } from '../presenters/links.ts';
+import { scopeOf } from '../content/link-rules.ts';
+import { writtenLinkWarnings } from '../content/version-links.ts';
+import type { VersionState } from '../domain/types.ts';
+import { versionLinks } from '../queries/links.ts';
 import type { Deps } from '../deps.ts';
 
 export type ReorderBody = { items: Placement[] };
@@ -14,8 +19,15 @@ export function nodeInput<T extends { translations?: Record<string, unknown> }>(
   return fields.translations ? ({ ...fields, translations: byLanguage(fields.translations, `${at}/translations`) } as T) : fields;
 }
 
+/** The broken links a node write leaves: in the translations it wrote, and, after a rename, those elsewhere that name the old slug. */
+async function nodeWriteWarnings(state: VersionState, slug: string, languages: readonly string[], portalPath: string, renamedFrom: string | null) {
+  const written = writtenLinkWarnings(state, languages.map((language) => [slug, language] as const), scopeOf(state, portalPath));
+  if (renamedFrom === null || renamedFrom === slug) return written;
+  return [...written, ...orphanedLinkWarnings(await versionLinks(state, portalPath), new Set([renamedFrom]))];
+}
+
 /** Creating, changing, deleting and reordering nodes. */
-export function nodeRoutes({ writer }: Deps) {
+export function nodeRoutes({ writer, config }: Deps) {
   return [
     endpoint<NodeCreateInput>({
       method: 'post',
@@ -28,8 +40,10 @@ export function nodeRoutes({ writer }: Deps) {
       errors: ['not_found', 'conflict', 'unknown_parent', 'too_deep', 'language_not_enabled', 'primary_language_required'],
       responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ actor, params, body }) => {
-        const { state, slug } = await createNode(writer, actor!, params.version, nodeInput(body, 'body'));
-        return { body: presentNodeWrite(state, slug) };
+        const input = nodeInput(body, 'body');
+        const { state, slug } = await createNode(writer, actor!, params.version, input);
+        const warnings = await nodeWriteWarnings(state, slug, Object.keys(input.translations), config.portal.path, null);
+        return { body: withWarnings(presentNodeWrite(state, slug), warnings) };
       },
     }),
     endpoint<NodePatchInput & { expectedUpdatedAt?: string }>({
@@ -45,8 +59,10 @@ export function nodeRoutes({ writer }: Deps) {
       responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, nodeInput(fields, 'body'), pre);
-        return { body: presentNodeWrite(state, slug) };
+        const input = nodeInput(fields, 'body');
+        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, input, pre);
+        const warnings = await nodeWriteWarnings(state, slug, Object.keys(input.translations ?? {}), config.portal.path, params.slug);
+        return { body: withWarnings(presentNodeWrite(state, slug), warnings) };
       },
     }),
     endpoint({
@@ -61,8 +77,8 @@ export function nodeRoutes({ writer }: Deps) {
       responses: { 200: { description: 'The removed slugs', schema: 'NodeDeleteResult' } },
       handle: async ({ ctx: http, actor, params }) => {
         const pre = readPrecondition(http, undefined);
-        const removed = await deleteNode(writer, actor!, params.version, params.slug, pre);
-        return { body: { ok: true, removed } };
+        const { removed, state } = await writeNodeDeletion(writer, actor!, params.version, params.slug, pre);
+        return { body: withWarnings({ ok: true, removed }, orphanedLinkWarnings(await versionLinks(state, config.portal.path), new Set(removed))) };
       },
     }),
     endpoint<ReorderBody>({

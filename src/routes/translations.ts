@@ -1,13 +1,16 @@
-import { deleteTranslation, putTranslation } from '../commands/translations.ts';
+import { deleteTranslation, writeTranslation } from '../commands/translations.ts';
+import { scopeOf } from '../content/link-rules.ts';
+import { writtenLinkWarnings } from '../content/version-links.ts';
 import type { TranslationInput } from '../domain/translations.ts';
 import { endpoint } from '../http/api.ts';
 import { longString } from '../http/encoded-json.ts';
 import { language } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
+import { withWarnings } from '../presenters/links.ts';
 import type { Deps } from '../deps.ts';
 
 /** Replacing and deleting one translation: one Markdown file, one commit. */
-export function translationRoutes({ writer }: Deps) {
+export function translationRoutes({ writer, config }: Deps) {
   return [
     endpoint<TranslationInput & { expectedUpdatedAt?: string }>({
       method: 'put',
@@ -23,8 +26,9 @@ export function translationRoutes({ writer }: Deps) {
       handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const translation = await putTranslation(writer, actor!, params.version, params.slug, lang, input, pre);
-        return { body: { translation: { ...translation, bodyMd: longString(translation.bodyMd) } } };
+        const { translation, state } = await writeTranslation(writer, actor!, params.version, params.slug, lang, input, pre);
+        const warnings = writtenLinkWarnings(state, [[params.slug, lang]], scopeOf(state, config.portal.path));
+        return { body: withWarnings({ translation: { ...translation, bodyMd: longString(translation.bodyMd) } }, warnings) };
       },
     }),
     endpoint({

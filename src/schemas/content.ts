@@ -219,4 +219,44 @@ export const SearchAnswer = {
   anyOf: [{ $ref: 'SearchResult' }, { $ref: 'RankedSearchResult' }],
 } as const;
 
-export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery, SearchQuery, SearchResult, RankedSearchResult, SearchAnswer];
+/** `GET /versions/{version}/links`: every broken internal link of the version (docs/content-format.md#links). */
+export const LinksReport = {
+  $id: 'LinksReport',
+  type: 'object',
+  required: ['version', 'broken', 'checked'],
+  properties: {
+    version: { $ref: 'VersionSlug' },
+    broken: {
+      type: 'array',
+      description: 'In document order, then in the version\'s language order, then by line. At most 10,000 (see `omitted`).',
+      items: {
+        type: 'object',
+        required: ['path', 'line', 'link', 'target', 'reason'],
+        properties: {
+          path: { type: 'string', description: 'The content file holding the link, `{lang}/{slug}.md` in the version\'s folder.' },
+          line: { type: 'integer', minimum: 1, description: 'Its line in that file, front matter counted.' },
+          link: { type: 'string', description: 'The destination as written (escapes decoded).' },
+          target: { type: 'string', description: 'The node slug the link names.' },
+          anchor: { type: 'string', description: 'The heading anchor it names, if any.' },
+          language: { type: 'string', description: 'The language it names (`?lang=`, or the folder of a `../{lang}/{slug}.md` link), if any.' },
+          reason: { enum: ['missing_topic', 'missing_anchor', 'missing_language'], description: 'No node with that slug; no heading with that anchor on the page the link opens; or no such language in the version (or, for a file link, no translation in it).' },
+        },
+      },
+    },
+    checked: { type: 'integer', minimum: 0, description: 'Internal links read (valid and broken); links to other sites are neither counted nor fetched.' },
+    omitted: { type: 'integer', minimum: 1, description: 'Broken links beyond the first 10,000, counted and not listed.' },
+    unchecked: { type: 'array', items: { type: 'string' }, description: 'Files whose bodies are too long for all their links to be read (past 200,000 characters of linked text or 1,000 links); present when there are any.' },
+  },
+  examples: [
+    {
+      version: 'v2',
+      broken: [
+        { path: 'de/invite-people.md', line: 14, link: '../roles#admins', target: 'roles', anchor: 'admins', reason: 'missing_topic' },
+        { path: 'en/create-account.md', line: 9, link: 'invite-people#guests', target: 'invite-people', anchor: 'guests', reason: 'missing_anchor' },
+      ],
+      checked: 31,
+    },
+  ],
+} as const;
+
+export const contentSchemas = [TreeEntry, Tree, Topic, NodeListed, NodeList, TranslationRead, LanguageQuery, NodesQuery, VersionsQuery, SearchQuery, SearchResult, RankedSearchResult, SearchAnswer, LinksReport];

@@ -53,6 +53,27 @@ export const NodePatch = {
   },
 } as const;
 
+/** A warning in the answer to a write: present only when there is something to say, so answers without any are as before. */
+export const LinkWarning = {
+  $id: 'LinkWarning',
+  type: 'object',
+  required: ['code', 'path', 'message'],
+  properties: {
+    code: { enum: ['broken_link', 'links_not_checked'], description: '`broken_link`: an internal link to a node, heading anchor or language the version does not have (docs/content-format.md#links); `links_not_checked`: the body is too long for all its links to be read.' },
+    path: { type: 'string', description: 'The content file, `{lang}/{slug}.md`.' },
+    line: { type: 'integer', minimum: 1, description: 'The line in that file, front matter counted.' },
+    link: { type: 'string', description: 'The link as written.' },
+    message: { type: 'string' },
+  },
+  examples: [{ code: 'broken_link', path: 'de/install.md', line: 9, link: '../setup#download', message: 'broken link "../setup#download": version v2 has no topic or section "setup"' }],
+} as const;
+
+const Warnings = {
+  type: 'array',
+  items: { $ref: 'LinkWarning' },
+  description: 'Broken internal links in what was written (and, after a rename, links elsewhere in the version that named the old slug). Absent when there are none; the write is made either way.',
+} as const;
+
 export const NodeWriteResult = {
   $id: 'NodeWriteResult',
   type: 'object',
@@ -60,6 +81,7 @@ export const NodeWriteResult = {
   properties: {
     ...nodeFields,
     translations: { type: 'object', additionalProperties: { type: 'object', required: ['updatedAt'], properties: { updatedAt: { $ref: 'Timestamp' } } } },
+    warnings: Warnings,
   },
 } as const;
 
@@ -67,7 +89,11 @@ export const NodeDeleteResult = {
   $id: 'NodeDeleteResult',
   type: 'object',
   required: ['ok', 'removed'],
-  properties: { ok: { const: true }, removed: { type: 'array', items: { $ref: 'NodeSlug' }, description: 'The node and its descendants, in document order.' } },
+  properties: {
+    ok: { const: true },
+    removed: { type: 'array', items: { $ref: 'NodeSlug' }, description: 'The node and its descendants, in document order.' },
+    warnings: { ...Warnings, description: 'Links elsewhere in the version that named a removed node, now broken. Absent when there are none.' },
+  },
 } as const;
 
 export const TranslationPut = {
@@ -91,6 +117,7 @@ export const TranslationPutResult = {
         created: { type: 'boolean' },
       },
     },
+    warnings: Warnings,
   },
 } as const;
 
@@ -123,4 +150,4 @@ export const ReorderResult = {
   properties: { version: { $ref: 'VersionSlug' }, items: { type: 'array', items: Placement, description: 'Every node of the version, in document order.' } },
 } as const;
 
-export const writeSchemas = [TranslationInput, NodeCreate, NodePatch, NodeWriteResult, NodeDeleteResult, TranslationPut, TranslationPutResult, TranslationDeleteResult, Reorder, ReorderResult];
+export const writeSchemas = [LinkWarning, TranslationInput, NodeCreate, NodePatch, NodeWriteResult, NodeDeleteResult, TranslationPut, TranslationPutResult, TranslationDeleteResult, Reorder, ReorderResult];

@@ -1,0 +1,118 @@
+import { pickTranslation } from '../domain/translations.ts';
+import type { Translation, VersionState } from '../domain/types.ts';
+import { canonicalLanguage } from '../domain/names.ts';
+import { translationPath } from './file-set.ts';
+import { PAGE_IDS } from './headings.ts';
+import { resolveLink, type LinkScope } from './link-rules.ts';
+import { MAX_INLINE_CHARS, MAX_LINKS, scanBody, type BodyScan } from './link-scan.ts';
+import { renderMarkdownFile } from './markdown-file.ts';
+
+/**
+ * Internal links checked against a version: a link to a node the version does not have, to a
+ * heading the page does not have, or to a language it does not have is broken. Each body is read
+ * once per translation record (records are immutable; a write makes new ones), so checking a
+ * version again after a write reads only the bodies it changed.
+ */
+
+export type BrokenReason = 'missing_topic' | 'missing_anchor' | 'missing_language';
+
+/** A link and where it goes, when it goes into the version. */
+export interface ResolvedLink {
+  slug: string;
+  anchor: string | null;
+  /** The language of the page it opens, when the link names one (canonical case when valid). */
+  language: string | null;
+  reason: BrokenReason | null;
+}
+
+/** A broken link of one body; `line` counts from 0 in the body. */
+export interface BodyBrokenLink {
+  line: number;
+  link: string;
+  target: string;
+  anchor?: string;
+  language?: string;
+  reason: BrokenReason;
+}
+
+const scans = new WeakMap<Translation, BodyScan>();
+
+/** The body's links and anchors, read once per translation record. */
+export function scanOf(t: Translation): BodyScan {
+  let scan = scans.get(t);
+  if (scan === undefined) {
+    scan = scanBody(t.bodyMd);
+    scans.set(t, scan);
+  }
+  return scan;
+}
+
+/** Where a link on the page `slug` read in `language` goes, and why it is broken if it is; null when it is no internal link. */
+export function resolveIn(state: VersionState, slug: string, language: string, destination: string, scope: LinkScope): ResolvedLink | null {
+  const target = resolveLink(destination, scope);
+  if (target === null) return null;
+  const to = target.slug ?? slug;
+  const named = target.language === null ? null : canonicalLanguage(target.language);
+  const result = (reason: BrokenReason | null): ResolvedLink => ({ slug: to, anchor: target.anchor, language: named ?? target.language, reason });
+  if (!state.nodes.has(to)) return result('missing_topic');
+  if (target.language !== null && (named === null || !scope.languages.includes(named))) return result('missing_language');
+  let page: Translation | undefined;
+  if (target.file) {
+    page = state.translations.get(to)?.get(named!);
+    if (page === undefined) return result('missing_language');
+  } else {
+    page = pickTranslation(state, to, named ?? language)?.translation;
+  }
+  if (target.anchor === null || PAGE_IDS.includes(target.anchor)) return result(null);
+  const scan = page === undefined ? null : scanOf(page);
+  // Past a body's scan budget its headings are unknown: no anchor is called missing there.
+  return result(scan === null || scan.anchors.has(target.anchor) || !scan.complete ? null : 'missing_anchor');
+}
+
+/** The internal links of one translation's body, checked: how many, the broken ones, and whether the whole body was read. */
+export function checkBody(state: VersionState, slug: string, language: string, t: Translation, scope: LinkScope): { checked: number; broken: BodyBrokenLink[]; complete: boolean } {
+  const scan = scanOf(t);
+  let checked = 0;
+  const broken: BodyBrokenLink[] = [];
+  for (const link of scan.links) {
+    const resolved = resolveIn(state, slug, language, link.destination, scope);
+    if (resolved === null) continue;
+    checked++;
+    if (resolved.reason === null) continue;
+    broken.push({
+      line: link.line,
+      link: link.destination,
+      target: resolved.slug,
+      ...(resolved.anchor !== null ? { anchor: resolved.anchor } : {}),
+      ...(resolved.language !== null ? { language: resolved.language } : {}),
+      reason: resolved.reason,
+    });
+  }
+  return { checked, broken, complete: scan.complete };
+}
+
+/** What a writer is told of a broken link in a body in `language`. */
+export function brokenMessage(state: VersionState, language: string, b: BodyBrokenLink): string {
+  const where = `broken link "${b.link}"`;
+  if (b.reason === 'missing_topic') return `${where}: version ${state.slug} has no topic or section "${b.target}"`;
+  if (b.reason === 'missing_language') {
+    return b.language !== undefined && state.meta.languages.includes(b.language)
+      ? `${where}: "${b.target}" has no ${b.language} translation (${translationPath(b.language, b.target)})`
+      : `${where}: version ${state.slug} has no language "${b.language}" (it has ${state.meta.languages.join(', ')})`;
+  }
+  const page = pickTranslation(state, b.target, b.language ?? language)?.translation;
+  const anchors = page ? [...scanOf(page).anchors].slice(0, 5) : [];
+  return `${where}: "${b.target}" has no heading with the anchor "#${b.anchor}"${anchors.length > 0 ? ` (its headings: ${anchors.map((a) => `#${a}`).join(', ')})` : ''}`;
+}
+
+/** What a writer is told of a body too long for its links all to be checked. */
+export const UNCHECKED_MESSAGE = `links past the first ${MAX_INLINE_CHARS.toLocaleString('en')} characters of linked text or the first ${MAX_LINKS.toLocaleString('en')} links of this body are not checked`;
+
+/** The lines the front matter of a translation's file takes before its body, as the service writes the file. */
+export function frontMatterLines(t: Translation, fileText?: string): number {
+  const text = fileText !== undefined && fileText.endsWith(t.bodyMd) ? fileText : renderMarkdownFile(t);
+  let lines = 0;
+  const end = text.length - t.bodyMd.length;
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) lines++;
+  return lines;
+}
