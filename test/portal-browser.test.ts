@@ -148,6 +148,25 @@ describe('The reader portal in a real browser', () => {
     await page.close();
   });
 
+  test('"Copy as Markdown" puts the page\'s Markdown twin on the clipboard', async () => {
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'], viewport: { width: 1200, height: 860 } });
+    try {
+      const page = await context.newPage();
+      page.on('pageerror', (err) => problems.push(`copy: ${err.message}`));
+      await page.goto(`${origin}/support/v1/welcome?lang=de`);
+      const twin = await page.getAttribute('link[rel="alternate"][type="text/markdown"]', 'href');
+      assert.equal(twin, '/support/v1/welcome.md?lang=de');
+      await page.click('#copy-markdown');
+      await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
+      assert.equal(await page.textContent('#copy-status'), 'Copied as Markdown.');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied, await (await fetch(`${origin}${twin}`)).text());
+      assert.ok(copied.startsWith(`# Willkommen\n\n${WELCOME_DE.slice(0, 20)}`), copied.slice(0, 80));
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a Markdown body with <script> and <img onerror> shows text and runs nothing', async () => {
     const before = problems.length;
     const page = await open('/support/v1/hostile');

@@ -17,6 +17,8 @@ export interface PageParts {
   description?: string;
   /** Absolute URL of the page's canonical address. */
   canonical?: string;
+  /** The page's Markdown twin, for agents and the "Copy as Markdown" button. */
+  markdown?: string;
   /** `hreflang` alternates: the same page in other languages (absolute URLs). */
   alternates?: ReadonlyArray<{ language: string; href: string }>;
   language: string;
@@ -52,7 +54,7 @@ export function page(site: Site, p: PageParts): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${p.title}</title>
-${p.description ? html`<meta name="description" content="${p.description}">\n` : ''}${p.noindex ? html`<meta name="robots" content="noindex">\n` : ''}${p.canonical ? html`<link rel="canonical" href="${p.canonical}">\n` : ''}${(p.alternates ?? []).map((alt) => html`<link rel="alternate" hreflang="${alt.language}" href="${alt.href}">\n`)}<link rel="icon" href="${a('icon')}" type="image/svg+xml">
+${p.description ? html`<meta name="description" content="${p.description}">\n` : ''}${p.noindex ? html`<meta name="robots" content="noindex">\n` : ''}${p.canonical ? html`<link rel="canonical" href="${p.canonical}">\n` : ''}${(p.alternates ?? []).map((alt) => html`<link rel="alternate" hreflang="${alt.language}" href="${alt.href}">\n`)}${p.markdown ? html`<link rel="alternate" type="text/markdown" href="${p.markdown}">\n` : ''}<link rel="icon" href="${a('icon')}" type="image/svg+xml">
 <link rel="stylesheet" href="${a('css')}">
 <script type="module" src="${a('script')}"></script>
 </head>

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Deps } from '../deps.ts';
@@ -6,6 +7,7 @@ import { documentOrder } from '../domain/tree.ts';
 import { AppError, notFound } from '../errors.ts';
 import { etagOf, matches, runOf } from '../http/cache.ts';
 import { requestLog } from '../http/logging.ts';
+import { textStream } from '../http/stream.ts';
 import { readNode } from '../queries/content.ts';
 import { untilSearchable } from '../routes/search.ts';
 import { PUBLIC_READER } from '../queries/reader.ts';
@@ -13,8 +15,11 @@ import { Assets } from './assets.ts';
 import type { Site } from './layout.ts';
 import { emptyVersionPage, errorPage, RESULTS_PER_PAGE, resultOffset, searchPage, type Outcome } from './search-page.ts';
 import { robots, sitemap } from './seo.ts';
-import { listedVersions, pageLanguage, portalVersion } from './site.ts';
+import { linksFor, listedVersions, pageLanguage, portalVersion } from './site.ts';
+import { llmsFull, llmsTxt } from './llms.ts';
 import { topicPage, type Place } from './topic-page.ts';
+import { prefersMarkdown, textError } from './text-answers.ts';
+import { pageMarkdown, type MarkdownPlace } from './twin.ts';
 
 /**
  * Pages load their own stylesheet and script only (no inline code, nothing from elsewhere but
@@ -24,14 +29,18 @@ export const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
 
 const HTML = 'text/html; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+const MARKDOWN = 'text/markdown; charset=utf-8';
 const YEAR = 31_536_000;
 
 /**
  * The reader portal: server-rendered pages of the published versions under HELP_PORTAL_PATH
  * (`/support/{version}/{slug}`, `/support/{version}`, `/support/{version}/search`, `latest` for the
- * version marked latest), its assets, sitemap.xml, and /robots.txt. It reads through the same
- * queries as the API, always as the public reader, and answers HTML (a 404 page) where the API
- * answers JSON. Pages carry ETags over the index's generation, like the API's public reads.
+ * version marked latest), the pages' Markdown twins (`{slug}.md`, or the page's own address asked
+ * for with `Accept: text/markdown`), llms.txt and llms-full.txt, its assets, sitemap.xml, and
+ * /robots.txt. It reads through the same queries as the API, always as the public reader, and
+ * answers HTML (a 404 page) where the API answers JSON, text where text was asked for. Pages carry
+ * ETags over the index's generation, like the API's public reads.
  */
 export function portalRoutes(deps: Deps): Middleware {
   const { catalog, config } = deps;
@@ -46,10 +55,13 @@ export function portalRoutes(deps: Deps): Middleware {
     if (config.publicUrl === null) ctx.set('Vary', 'Host');
   };
 
-  /** Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. */
-  function cached(ctx: Context, route: string, type: string, render: () => string): void {
+  /**
+   * Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. `tag` is what the
+   * answer depends on besides its URL: by default every version (a page's version switch lists them).
+   */
+  function cached(ctx: Context, route: string, type: string, render: () => string, tag = `${run}|${catalog.generation}|portal`): void {
     ctx.state.route = `${base}${route}`;
-    const etag = etagOf(`${run}|${catalog.generation}|portal`, 'public', ctx);
+    const etag = etagOf(tag, 'public', ctx);
     let body = rendered.get(etag);
     if (body === undefined && !matches(ctx, etag)) {
       body = render();
@@ -61,7 +73,7 @@ export function portalRoutes(deps: Deps): Middleware {
     send(ctx, type, matches(ctx, etag) ? null : body!);
   }
 
-  function send(ctx: Context, type: string, body: string | Buffer | null, status = 200): void {
+  function send(ctx: Context, type: string, body: string | Buffer | Readable | null, status = 200): void {
     ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
     if (type === HTML) ctx.set('Content-Security-Policy', PAGE_POLICY);
     if (body === null) {
@@ -78,13 +90,43 @@ export function portalRoutes(deps: Deps): Middleware {
     return { origin: originOf(ctx), versions: listedVersions(catalog, config.portal), state, ref, language: pageLanguage(state, single(ctx.query.lang)) };
   };
 
+  /** A version's Markdown as the path names it (a slug or `latest`), in the language asked for. */
+  const markdownPlace = (ctx: Context, ref: string): MarkdownPlace => {
+    const state = portalVersion(catalog, config.portal, ref);
+    return { origin: originOf(ctx), links: linksFor(config.portal, state, ref), state, language: pageLanguage(state, single(ctx.query.lang)) };
+  };
+
+  /**
+   * What Markdown answers depend on: their version alone, so a write to another version leaves them
+   * (and their validators) current, as the API's answers about one version; through `latest`, every
+   * version, as the mark may move.
+   */
+  const versionTag = (p: MarkdownPlace, kind: string) => `${run}|${p.links.ref === 'latest' ? `all:${catalog.generation}` : `${p.state.slug}:${catalog.versionGeneration(p.state.slug)}`}|${kind}`;
+
+  /** A page's Markdown twin. */
+  function twin(ctx: Context, route: string, ref: string, slug: string): MarkdownPlace {
+    ctx.state.route = `${base}${route}`;
+    const p = markdownPlace(ctx, ref);
+    readNode(catalog, PUBLIC_READER, p.state.slug, slug);
+    // The HTML page is the one to index; this is the same text for agents.
+    ctx.set('X-Robots-Tag', 'noindex');
+    cached(ctx, route, MARKDOWN, () => pageMarkdown(p, slug), versionTag(p, 'md'));
+    return p;
+  }
+
+  /** The version an address without one stands for: the one marked latest, else the first listed (as `/support` goes to). */
+  function defaultRef(): string {
+    const versions = listedVersions(catalog, config.portal);
+    const target = versions.find((v) => v.meta.isLatest) ? 'latest' : versions[0]?.slug;
+    if (target === undefined) throw notFound('version', 'The portal shows no version');
+    return target;
+  }
+
   async function dispatch(ctx: Context, parts: string[]): Promise<void> {
     const [first, second] = parts;
     if (parts.length === 0) {
       ctx.state.route = base;
-      const versions = listedVersions(catalog, config.portal);
-      const target = versions.find((v) => v.meta.isLatest) ? 'latest' : versions[0]?.slug;
-      if (target === undefined) throw notFound('version', 'The portal shows no version');
+      const target = defaultRef();
       ctx.set('Cache-Control', 'no-cache');
       return ctx.redirect(`${base}/${target}`);
     }
@@ -97,6 +139,26 @@ export function portalRoutes(deps: Deps): Middleware {
     }
     if (parts.length === 1 && first === 'sitemap.xml') {
       return cached(ctx, '/sitemap.xml', 'application/xml; charset=utf-8', () => sitemap(originOf(ctx), base, listedVersions(catalog, config.portal)));
+    }
+    if ((parts.length === 1 && first === 'llms.txt') || (parts.length === 2 && second === 'llms.txt')) {
+      const route = parts.length === 1 ? '/llms.txt' : '/:version/llms.txt';
+      ctx.state.route = `${base}${route}`;
+      const p = markdownPlace(ctx, parts.length === 1 ? defaultRef() : first);
+      return cached(ctx, route, TEXT, () => llmsTxt(p, config.portal.title), versionTag(p, 'llms'));
+    }
+    if (parts.length === 2 && second === 'llms-full.txt') {
+      // Streamed, never kept whole: a large version's text is many megabytes.
+      ctx.state.route = `${base}/:version/llms-full.txt`;
+      const p = markdownPlace(ctx, first);
+      const etag = etagOf(versionTag(p, 'llms-full'), 'public', ctx);
+      ctx.set('ETag', etag);
+      ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+      varyByHost(ctx);
+      return send(ctx, TEXT, matches(ctx, etag) ? null : textStream(llmsFull(p)));
+    }
+    if (parts.length === 2 && second.endsWith('.md') && isNodeSlug(second.slice(0, -3))) {
+      twin(ctx, '/:version/:slug.md', first, second.slice(0, -3));
+      return;
     }
     if (parts.length === 1) {
       return cached(ctx, '/:version', HTML, () => {
@@ -121,11 +183,22 @@ export function portalRoutes(deps: Deps): Middleware {
       });
     }
     if (parts.length === 2 && isNodeSlug(second)) {
-      return cached(ctx, '/:version/:slug', HTML, () => {
-        const p = place(ctx, first);
-        readNode(catalog, PUBLIC_READER, p.state.slug, second);
-        return topicPage(site, p, second);
-      });
+      // One address, two answers: the HTML page, or its twin for a client that ranks Markdown higher.
+      if (prefersMarkdown(ctx)) {
+        const p = twin(ctx, '/:version/:slug', first, second);
+        ctx.set('Content-Location', p.links.markdown(second, p.language));
+      } else {
+        cached(ctx, '/:version/:slug', HTML, () => {
+          const p = place(ctx, first);
+          readNode(catalog, PUBLIC_READER, p.state.slug, second);
+          return topicPage(site, p, second);
+        });
+        // The page exists (else cached threw): agents that look at headers only find its twin too.
+        const p = markdownPlace(ctx, first);
+        ctx.append('Link', `<${p.links.markdown(second, p.language)}>; rel="alternate"; type="text/markdown"`);
+      }
+      ctx.vary('Accept');
+      return;
     }
     throw notFound('route', 'No such page');
   }
@@ -135,14 +208,16 @@ export function portalRoutes(deps: Deps): Middleware {
     if (path === '/robots.txt') {
       ctx.state.route = '/robots.txt';
       ctx.set('Cache-Control', `public, max-age=${config.cacheMaxAge}`);
+      // llms.txt is not at the origin's root (the portal is not): this is where agents look next.
+      ctx.set('Link', `<${originOf(ctx)}${base}/llms.txt>; rel="alternate"; type="text/plain"; title="llms.txt"`);
       varyByHost(ctx);
-      return send(ctx, 'text/plain; charset=utf-8', robots(originOf(ctx), base));
+      return send(ctx, TEXT, robots(originOf(ctx), base));
     }
     if (path !== base && !path.startsWith(`${base}/`)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.state.route = `${base}/*`;
       ctx.set('Allow', 'GET, HEAD');
-      return send(ctx, 'text/plain; charset=utf-8', 'Method not allowed: the portal\'s pages are read with GET.\n', 405);
+      return send(ctx, TEXT, 'Method not allowed: the portal\'s pages are read with GET.\n', 405);
     }
     try {
       await dispatch(ctx, path.slice(base.length).split('/').filter((p) => p !== ''));
@@ -155,7 +230,9 @@ export function portalRoutes(deps: Deps): Middleware {
       // A language the version lacks (pageLanguage names it and those the version has).
       const data = err instanceof AppError && status === 404 ? err.data : {};
       const missing = Array.isArray(data.languages) ? { path: ctx.path, requested: String(data.language), languages: data.languages as string[] } : undefined;
-      send(ctx, HTML, errorPage(site, status, missing), status);
+      // Text is asked for (a twin, llms.txt, or Markdown by Accept): the error is text too.
+      if (/\.(md|txt)$/.test(path) || prefersMarkdown(ctx)) send(ctx, TEXT, textError(status, missing), status);
+      else send(ctx, HTML, errorPage(site, status, missing), status);
     }
   };
 }

@@ -33,7 +33,10 @@ ${urls.join('\n')}
 `;
 }
 
-/** robots.txt: the portal may be crawled (not its search results, nor the API and sign-in), and where its sitemap is. */
+/**
+ * robots.txt: the portal may be crawled (not its search results, nor the API and sign-in), where its
+ * sitemap is, and (a comment: robots.txt has no field for it) where its llms.txt is.
+ */
 export function robots(origin: string, base: string): string {
   return `User-agent: *
 Allow: ${base}/
@@ -42,5 +45,6 @@ Disallow: /help/
 Disallow: /oauth/
 
 Sitemap: ${origin}${base}/sitemap.xml
+# llms.txt: ${origin}${base}/llms.txt
 `;
 }

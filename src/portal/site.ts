@@ -74,6 +74,16 @@ export class Links {
     return `${this.base}/${this.ref}/${slug}${this.query(language)}`;
   }
 
+  /** The page's Markdown twin (`{slug}.md`). */
+  markdown(slug: string, language: string): string {
+    return `${this.base}/${this.ref}/${slug}.md${this.query(language)}`;
+  }
+
+  /** The version's llms.txt, or with `full` its llms-full.txt. */
+  llms(language: string, full = false): string {
+    return `${this.base}/${this.ref}/${full ? 'llms-full' : 'llms'}.txt${this.query(language)}`;
+  }
+
   /** The search page; `offset` > 0 skips that many results of better rank ("More results"). */
   search(language: string, q?: string, offset = 0): string {
     const extra: Record<string, string> = q === undefined ? {} : { q };

@@ -5,6 +5,7 @@ import { presentTopic } from '../presenters/content.ts';
 import { html, trusted, type Html } from './html.ts';
 import { page, type Site } from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
+import { bodyLinks } from './body-links.ts';
 import { breadcrumbs, languageSwitch, navTree, pdfDialog, searchForm, versionSwitch } from './nav.ts';
 import { directionOf, languageName, linksFor, type Links } from './site.ts';
 
@@ -52,12 +53,15 @@ export function topicPage(site: Site, place: Place, slug: string): string {
   const body = html`<div class="layout">
 ${navTree(state, slug, language, links)}
 <main id="main" tabindex="-1">
+<div class="page-head">
 ${breadcrumbs(state, slug, language, links)}
+<div class="page-actions"><span id="copy-status" role="status" aria-live="polite"></span><button type="button" id="copy-markdown" hidden>Copy as Markdown</button></div>
+</div>
 ${topic.fallback ? html`<p class="notice" role="note">This page is not yet available in ${languageName(language)}; showing ${html`<span lang="${topic.language}">${languageName(topic.language)}</span>`}.</p>` : ''}
 <article class="content" lang="${topic.language}" dir="${directionOf(topic.language)}">
 <h1>${topic.title}</h1>
 ${topic.summary ? html`<p class="summary">${topic.summary}</p>` : ''}
-${trusted(renderMarkdown(topic.bodyMd))}
+${trusted(renderMarkdown(topic.bodyMd, bodyLinks(state, slug, language, links)))}
 ${children.length > 0
     ? html`<nav class="children" aria-label="In this section"><ul>${children.map(
         (c) => html`<li><a href="${links.node(c.slug, language)}">${c.picked?.translation.title ?? c.slug}</a>${c.picked?.translation.summary ? html`<span class="summary">${c.picked.translation.summary}</span>` : ''}</li>`,
@@ -75,6 +79,7 @@ ${pdfDialog(state, section, language)}`;
     title: `${topic.title} · ${state.meta.label} · ${site.portal.title}`,
     description: describe(topic.summary, topic.bodyMd),
     canonical: absolute(language),
+    markdown: links.markdown(slug, language),
     alternates: [
       ...topic.availableLanguages.filter((l) => state.meta.languages.includes(l)).map((l) => ({ language: l, href: absolute(l) })),
       { language: 'x-default', href: absolute(state.meta.languages[0]) },

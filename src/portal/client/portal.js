@@ -1,5 +1,6 @@
 // The portal's one script module. Pages are complete without it; it adds the PDF dialog
-// (?pdf=1&lang=…&topics=… opens it pre-filled) and small conveniences ("/" jumps to the search box).
+// (?pdf=1&lang=…&topics=… opens it pre-filled), "Copy as Markdown", and small conveniences ("/" jumps
+// to the search box).
 
 const body = document.body;
 const data = body.dataset;
@@ -21,6 +22,38 @@ document.addEventListener('keydown', (event) => {
 });
 
 if (dialog && opener) setUpPdfDialog(dialog, opener);
+
+const copier = document.getElementById('copy-markdown');
+const twin = document.querySelector('link[rel="alternate"][type="text/markdown"]');
+if (copier && twin && navigator.clipboard) setUpCopy(copier, twin.href);
+
+/** Copies the page's Markdown twin (the page names it) to the clipboard. */
+function setUpCopy(button, href) {
+  const status = document.getElementById('copy-status');
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    status.textContent = '';
+    const text = fetch(href, { headers: { accept: 'text/markdown' } }).then((res) => {
+      if (!res.ok) throw new Error(String(res.status));
+      return res.text();
+    });
+    try {
+      try {
+        // Safari keeps the click's permission to write only for an item made at once, its text to come.
+        await navigator.clipboard.write([new ClipboardItem({ 'text/plain': text.then((t) => new Blob([t], { type: 'text/plain' })) })]);
+      } catch {
+        // Without ClipboardItem, or when the text could not be fetched (then this throws again).
+        await navigator.clipboard.writeText(await text);
+      }
+      status.textContent = 'Copied as Markdown.';
+    } catch {
+      status.textContent = 'The page could not be copied.';
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
 
 function setUpPdfDialog(dialog, opener) {
   const form = dialog.querySelector('form');
