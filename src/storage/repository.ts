@@ -129,6 +129,14 @@ export class Repository {
     return this.head;
   }
 
+  /**
+   * Runs `read` (a git process reading the repository on its own, as upload-pack serving a clone)
+   * with no pack merge or repack removing the packs it may be reading; one waits for it to finish.
+   */
+  reading<T>(read: () => Promise<T>): Promise<T> {
+    return this.upkeep.reading(read);
+  }
+
   /** The messages of the commits on main made at or after `since`, newest first (first parents only). */
   async messagesSince(since: Date): Promise<Array<{ oid: string; message: string; time: Date }>> {
     const out: Array<{ oid: string; message: string; time: Date }> = [];
