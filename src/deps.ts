@@ -9,6 +9,7 @@ import type { SearchIndex } from './index/search.ts';
 import type { Publisher } from './publishing/publisher.ts';
 import type { Repository } from './storage/repository.ts';
 import type { Writer } from './store/writer.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** What the interfaces (the API's routes) are built with: the services made at start-up (service.ts). */
 export interface Deps {
@@ -24,4 +25,6 @@ export interface Deps {
   metrics: Metrics;
   /** The PDF fonts found at start (HELP_FONT_DIR, vendor/fonts/, the installed font packages). */
   fonts: FontCatalog;
+  /** Webhook subscriptions and their deliveries. */
+  webhooks: WebhookDispatcher;
 }

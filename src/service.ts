@@ -32,6 +32,7 @@ import { Writer } from './store/writer.ts';
 import { GitHubHost, type RepositoryHost } from './publishing/github.ts';
 import { Publisher } from './publishing/publisher.ts';
 import { RequestStore } from './publishing/requests.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export interface RunningService {
   server: Server;
@@ -96,7 +97,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing, newId);
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
-    const publisher = new Publisher(config.publishing, catalog, writer, new RequestStore(config.dataDir), repositoryHost, log, clock, newId);
+    const requests = new RequestStore(config.dataDir);
+    const publisher = new Publisher(config.publishing, catalog, writer, requests, repositoryHost, log, clock, newId);
+    const webhooks = new WebhookDispatcher(config.dataDir, config.webhooks, log);
+    requests.watch((before, after) => webhooks.requestsChanged(before, after));
     let isReady = false;
     // Nothing is known to exist until the load has listed the repository's versions.
     catalog.setLoading([]);
@@ -118,7 +122,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
     const oauth = new OAuthFront(origin, config, accounts, log);
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts }, oauth, log, () => isReady);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts, webhooks }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -129,6 +133,9 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       await loadCatalog(repo, catalog, clock, log, { search, snapshots });
       snapshots.follow(repo);
       if (catalog.all().length === 0 && config.sampleContentDir !== null) await importSample(config.sampleContentDir, writer, log);
+      // From here on every commit's changes become webhook events (the load and the sample are no news).
+      webhooks.follow(writer);
+      webhooks.start();
       isReady = true;
       // Requests recorded just before a crash are matched to their pull requests (in the background: GitHub may be slow).
       publisher.reconcile().catch((err) => log.warn({ err }, 'reconciling publish requests failed'));
@@ -155,6 +162,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         });
         await ready.catch(() => undefined);
         await writer.drain();
+        await webhooks.close();
         await snapshots.close();
         search.stop();
         indexWorkers?.close();

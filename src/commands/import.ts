@@ -16,7 +16,8 @@ export async function importDocument(writer: Writer, author: Author, version: st
   return writer.run(dryRun, version, author, (ctx) => {
     const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId, at);
     const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
-    return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state } };
+    const event = { type: 'import.completed' as const, data: { source: 'document', mode, created: diff.created.length, updated: diff.updated.length, deleted: diff.deleted.length } };
+    return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state }, event };
   });
 }
 
@@ -26,7 +27,7 @@ export async function importDocument(writer: Writer, author: Author, version: st
  * names the version's open publish requests, which it completes (requests.json follows, at once or
  * at the next start). A dry run computes the same answer without writing.
  */
-export async function importFiles(deps: { writer: Writer; publisher: Publisher }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
+export async function importFiles(deps: { writer: Writer; publisher: Publisher; portalPath?: string }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
   checkImportLimits(files);
   const wip = workingCopySlug(version);
   // Asked before the write (the host may be asked whether a pull request is merged); a request the
@@ -38,7 +39,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
   const versionPath = versionFile?.path ?? 'version.json';
   const result = await deps.writer.runVersions(dryRun, [version, wip], author, (ctx) => {
     const current = ctx.exists(version) ? ctx.read(version) : null;
-    const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId);
+    const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId, deps.portalPath);
     const { state, summary } = replaceWithFiles(current, incoming, ctx.now);
     const changes: VersionChange[] = [{ slug: version, after: state }];
     const latest = ctx.readLatest();
@@ -73,6 +74,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher }
     // The commit names the publish requests it completes: the record that they are imported.
     return {
       changes,
+      event: { type: 'import.completed' as const, data: { source: 'files', created: summary.created, updated: summary.updated, deleted: summary.deleted, publishRequests: requests } },
       message: `Import content files into ${version}: ${counts}${demoted !== null ? `; latest moves from ${demoted}` : ''}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
       result: {
         dryRun,

@@ -48,6 +48,7 @@ export class RequestStore {
   private readonly path: string;
   private requests: PublishRequest[];
   private readonly mutex = new Mutex();
+  private readonly watchers: Array<(before: readonly PublishRequest[], after: readonly PublishRequest[]) => void> = [];
 
   constructor(dataDir: string) {
     this.path = join(dataDir, 'publish-requests.json');
@@ -63,13 +64,20 @@ export class RequestStore {
     return this.requests.find((r) => r.id === id);
   }
 
+  /** Calls `watcher` with the list before and after each saved change (webhooks). */
+  watch(watcher: (before: readonly PublishRequest[], after: readonly PublishRequest[]) => void): void {
+    this.watchers.push(watcher);
+  }
+
   /** Runs `change` on the list under a lock and saves the result; returns what `change` returns. */
   update<T>(change: (requests: PublishRequest[]) => T): Promise<T> {
     return this.mutex.run(async () => {
       const copy = this.requests.map((r) => ({ ...r }));
       const result = change(copy);
       writeAtomic(this.path, `${JSON.stringify({ requests: copy }, null, 2)}\n`);
+      const before = this.requests;
       this.requests = copy;
+      for (const watcher of this.watchers) watcher(before, copy);
       return result;
     });
   }

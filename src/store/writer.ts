@@ -21,6 +21,15 @@ export interface WritePlan<T> {
   /** The commit message: what changed, in one line. */
   message: string;
   result: T;
+  /** What the commit did that its states do not show (an import finished), for the commit's listeners. */
+  event?: { type: 'import.completed'; data: Record<string, unknown> };
+}
+
+/** A commit as its listeners (webhooks) learn of it: its id, each version's states before and after, and the plan's event. */
+export interface CommittedWrite {
+  revision: string;
+  changes: ReadonlyArray<{ slug: string; before: VersionState | null; after: VersionState | null }>;
+  event?: WritePlan<unknown>['event'];
 }
 
 /** What a write's planning function gets: the current states and one stamp for everything it changes. */
@@ -53,6 +62,7 @@ export interface Author {
 export class Writer {
   private readonly locks = new KeyedMutex();
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly committed: Array<(write: CommittedWrite) => void | Promise<void>> = [];
 
   constructor(
     private readonly repo: Repository,
@@ -103,6 +113,11 @@ export class Writer {
     return dryRun ? Promise.resolve().then(() => this.preview(plan)) : this.writeVersions(versions, author, plan);
   }
 
+  /** Calls `listener` after every commit from now on; the write is answered once it has returned (a listener that fails fails nothing). */
+  onCommit(listener: (write: CommittedWrite) => void | Promise<void>): void {
+    this.committed.push(listener);
+  }
+
   /** Resolves when every write that has started has finished and no pack compaction runs (for a clean shutdown). */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -122,16 +137,17 @@ export class Writer {
 
   private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
     const ctx = this.context();
-    const { changes, message, result } = plan(ctx);
+    const { changes, message, result, event } = plan(ctx);
     for (const change of changes) this.assertMayWrite(author, change);
     // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
     const folderChanges = changes.map((change) => this.folderChange(change));
+    let revision: string;
     try {
       const started = performance.now();
       const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
       // A write whose files come out byte for byte as they were makes no commit.
       if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
-      await this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
+      revision = await this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
       this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
       if (err instanceof BranchMovedError) {
@@ -140,8 +156,11 @@ export class Writer {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed. Send it again once the cause is fixed (the server log names it, under this request id: a full disk, for example)', {}, { cause: err });
     }
+    const before = changes.map((change) => ({ slug: change.slug, before: this.catalog.entry(change.slug)?.state ?? null, after: change.after }));
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
     await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
+    // The commit is durable and in the index: a listener's failure is its own to report.
+    await Promise.all(this.committed.map((listener) => Promise.resolve().then(() => listener({ revision, changes: before, event })).catch(() => undefined)));
     return result;
   }
 
