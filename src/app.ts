@@ -12,6 +12,7 @@ import { refuseBadHost } from './http/host.ts';
 import { closeAfterUnreadBody } from './http/unread-body.ts';
 import { requestLogging } from './http/logging.ts';
 import { pushScriptRoutes } from './routes/push-script.ts';
+import { gitHttp } from './routes/git-http.ts';
 import { contentRoutes } from './routes/content.ts';
 import type { Deps } from './deps.ts';
 import { stillStarting } from './store/catalog.ts';
@@ -26,6 +27,7 @@ import { referenceRoutes } from './routes/reference.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
 import { versionRoutes } from './routes/versions.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import type { OAuthFront } from './oauth/front.ts';
 import { builtOnFirstRequest } from './http/first-request.ts';
@@ -44,6 +46,7 @@ export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
     ...translationRoutes(deps),
     ...identityRoutes(deps),
     ...pdfRoutes(deps),
+    ...webhookRoutes(deps),
     ...referenceRoutes(deps.config.basePath),
   ];
   let document: unknown;
@@ -120,6 +123,8 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
     ctx.state.cached = true;
   });
   app.use(errorBoundary(deps.config.bodyLimit));
+  // git clients: before the gate on writes while starting (a clone reads git, not the index) and before the JSON-only rule.
+  app.use(gitHttp(deps, oauth));
   // The reads that missed it, when anonymous, skip what follows up to the router (see anonymousReads).
   app.use(anonymousReads(deps.config.basePath, endpoints, cache));
   app.use(system.routes());

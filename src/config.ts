@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isHeaderToken } from './domain/names.ts';
+import { webhookConfig, type WebhookConfig } from './webhooks/config.ts';
 
 /** The project folder: one level above this module, in src/ as in the built dist/. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -84,10 +85,21 @@ export interface Config {
   readonly connectionsPerAddress: number;
   /** Seconds a request may take to arrive whole, headers and body (`HELP_REQUEST_TIMEOUT`, default 60). */
   readonly requestTimeoutSeconds: number;
+  /**
+   * git processes serving `content.git` to git clients at once, in all (`HELP_GIT_CONCURRENCY`, default 8)
+   * and per client address (`HELP_GIT_CONCURRENCY_PER_ADDRESS`, default 4); beyond: 429 with Retry-After.
+   * Each is a git upload-pack, which takes a core and memory of its own while it packs a clone.
+   */
+  readonly gitConcurrency: number;
+  readonly gitConcurrencyPerAddress: number;
+  /** Seconds one request to `content.git` may run before its git process is ended (`HELP_GIT_TIMEOUT`, default 600). */
+  readonly gitTimeoutSeconds: number;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
   /** The reader portal: HTML pages of the published versions. */
   readonly portal: PortalConfig;
+  /** Outbound webhooks: the allow-list, retries and timeouts (webhooks/config.ts). */
+  readonly webhooks: WebhookConfig;
   /**
    * A folder of PDF font files, named as served (`noto-sans-jp-400.ttf`), looked in before vendor/fonts/
    * and the font packages (`HELP_FONT_DIR`; default none): how a production install, which leaves out
@@ -390,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl,
     portal: portalConfig(env, mcp),
     publishing: publishingConfig(env),
+    webhooks: webhookConfig(env, (message) => new ConfigError(message)),
     oauth: oauthConfig(env),
     corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
     mcpPath: mcp,
@@ -401,6 +414,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies: trustedProxies(env.HELP_TRUSTED_PROXIES),
     connectionsPerAddress: integer(env, 'HELP_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
     requestTimeoutSeconds: integer(env, 'HELP_REQUEST_TIMEOUT', 60, 1, 3600),
+    gitConcurrency: integer(env, 'HELP_GIT_CONCURRENCY', 8, 1, 1000),
+    gitConcurrencyPerAddress: integer(env, 'HELP_GIT_CONCURRENCY_PER_ADDRESS', 4, 1, 1000),
+    gitTimeoutSeconds: integer(env, 'HELP_GIT_TIMEOUT', 600, 1, 86_400),
     metricsToken: env.HELP_METRICS_TOKEN ? token(env, 'HELP_METRICS_TOKEN') : null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,

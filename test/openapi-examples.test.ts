@@ -11,6 +11,7 @@ import { canonicalLanguage } from '../src/domain/names.ts';
 import { EXAMPLES, exampleRequest, type Caller, type OperationExamples } from '../src/schemas/examples.ts';
 import { KEYS, PUBLIC_URL, PUBLISHING, V1, V1_NODES, V2, V2_NODES, type StoryNode, type StoryVersion } from '../src/schemas/story.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
+import { WEBHOOK_ID } from '../src/schemas/webhook-examples.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 /**
@@ -174,7 +175,7 @@ const ISO_STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?Z/g;
 /** A stamp in a branch name: publish/v2/20261118T091530482Z. */
 const COMPACT_STAMP = /\d{8}T\d{9}Z/g;
 /** Fields whose values belong to the moment or the key of a run; only their type is compared. */
-const VOLATILE = new Set(['requestId', 'keyPrefix', 'date']);
+const VOLATILE = new Set(['requestId', 'keyPrefix', 'date', 'secret']);
 
 /**
  * A node's sortOrder (in an object with a kind or a parentSlug) is compared as a number only: the
@@ -240,6 +241,10 @@ const openRequest: Setup = async (s, keys) => {
   const { request } = await expect(s, keys, 'POST', '/versions/v2-wip/publish-request', 201);
   return { [PUBLISHING.requestId]: request.id };
 };
+const subscribed: Setup = async (s, keys) => {
+  const { webhook } = await expect(s, keys, 'POST', '/webhooks', 201, EXAMPLES.createWebhook.requests!.subscribe.value);
+  return { [WEBHOOK_ID]: webhook.id };
+};
 const cancelledRequest: Setup = async (s, keys) => {
   const ids = (await openRequest(s, keys))!;
   await expect(s, keys, 'DELETE', `/publish-requests/${ids[PUBLISHING.requestId]}`, 200);
@@ -258,6 +263,9 @@ const SETUPS: Record<string, Setup> = {
   'cancelPublishRequest 200 closed': openRequest,
   'cancelPublishRequest 409 notOpen': cancelledRequest,
   'githubWebhook 200 handled': openRequest,
+  'listWebhooks 200 one': subscribed,
+  'deleteWebhook 200 deleted': subscribed,
+  'listWebhookDeliveries 200 none': subscribed,
 };
 
 describe('The examples are what the service answers', () => {

@@ -8,6 +8,7 @@ import { AccountFile } from '../auth/accounts.ts';
 import { checkName, createAccount, describeAccount, disableAccount, setPassword, setRole } from './accounts.ts';
 import { listGrants, revokeGrants } from './grants.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
+import { webhooksMain, WEBHOOKS_USAGE } from './webhooks.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -47,7 +48,7 @@ Commands:
       Revoke what the account granted to one client (--client, its id from accounts grants), or to
       every client. A running server refuses the client's tokens from the moment this returns, and
       consent is asked again at the next sign-in.
-  check [--json]
+${WEBHOOKS_USAGE}  check [--json]
       Check the repository (git fsck --strict) and compare every snapshot with git.
       Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.
 
@@ -63,6 +64,7 @@ async function run(argv: string[]): Promise<number> {
     if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
     return pushMain(argv);
   }
+  if (argv[0] === 'webhooks' && !argv.includes('--help') && !argv.includes('-h')) return webhooksMain(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

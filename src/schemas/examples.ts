@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { UNKNOWN_KEY } from '../auth/key-file.ts';
 import { KEYS, PUBLIC_URL, PUBLISHING, STAMPS, V1, V2, V2_NODES, type StoryNode, type StoryTranslation, type StoryVersion } from './story.ts';
+import { WEBHOOK_EXAMPLES } from './webhook-examples.ts';
 
 /**
  * The examples of openapi.json, by operationId: parameter values, request bodies, and answers by
@@ -502,6 +503,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       404: NO_VERSION(),
     },
   },
+  getLinks: {
+    parameters: { version: 'v2' },
+    responses: {
+      200: { none: { summary: 'No internal link of the version is broken', value: { version: 'v2', broken: [], checked: 0 } } },
+      404: NO_VERSION(),
+    },
+  },
   getTranslation: {
     parameters: { version: 'v2', slug: 'create-account', lang: 'de' },
     responses: {
@@ -895,4 +903,5 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   getApiReference: notJson(),
   getOpenApi: notJson(),
+  ...WEBHOOK_EXAMPLES,
 };

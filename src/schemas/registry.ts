@@ -10,9 +10,10 @@ import { publishingSchemas } from './publishing.ts';
 import { importSchemas, transferSchemas } from './transfer.ts';
 import { versionSchemas } from './versions.ts';
 import { writeSchemas } from './writes.ts';
+import { webhookSchemas } from './webhooks.ts';
 
 /** Every schema with an `$id`: what ajv validates with and what openapi.json publishes. */
-export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas, ...publishingSchemas];
+export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas, ...publishingSchemas, ...webhookSchemas];
 
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });

@@ -11,6 +11,8 @@ import type { DuplicateBody, VersionCreateBody, VersionPatchBody } from '../../s
 import type { ImportFilesRequest, ImportRequest } from '../../src/schemas/transfer.ts';
 import type { VersionCreate, VersionDuplicate, VersionPatch } from '../../src/schemas/versions.ts';
 import type { NodeCreate, NodePatch, Reorder, TranslationPut } from '../../src/schemas/writes.ts';
+import type { WebhookCreate } from '../../src/schemas/webhooks.ts';
+import type { NewSubscription } from '../../src/webhooks/subscriptions.ts';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
@@ -32,4 +34,5 @@ export type Checks = [
   Expect<Matches<ReorderBody, typeof Reorder>>,
   Expect<Matches<ImportBody, typeof ImportRequest>>,
   Expect<Matches<FilesBody, typeof ImportFilesRequest>>,
+  Expect<Matches<NewSubscription, typeof WebhookCreate>>,
 ];
