@@ -27,4 +27,6 @@ export interface Deps {
   fonts: FontCatalog;
   /** Webhook subscriptions and their deliveries. */
   webhooks: WebhookDispatcher;
+  /** Aborted when the service starts to stop: work that would hold the stop (a git clone) ends. */
+  stopping: AbortSignal;
 }

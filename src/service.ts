@@ -98,7 +98,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const keys = new KeyRing(new KeyFile(config.dataDir), log);
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
     const requests = new RequestStore(config.dataDir);
-    const publisher = new Publisher(config.publishing, catalog, writer, requests, repositoryHost, log, clock, newId);
+    const publisher = new Publisher(config.publishing, catalog, writer, requests, repositoryHost, log, clock, newId, config.portal.path);
     const webhooks = new WebhookDispatcher(config.dataDir, config.webhooks, log);
     requests.watch((before, after) => webhooks.requestsChanged(before, after));
     let isReady = false;
@@ -122,7 +122,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const origin = config.publicUrl ?? localOrigin(config.host, port);
     const accounts = new AccountBook(config.dataDir, log);
     const oauth = new OAuthFront(origin, config, accounts, log);
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts, webhooks }, oauth, log, () => isReady);
+    const stopping = new AbortController();
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts, webhooks, stopping: stopping.signal }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -156,6 +157,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
+        // Requests in flight are finished, but a clone can run for minutes: its git process is ended.
+        stopping.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -263,6 +263,23 @@ describe('The time limit of a git request', () => {
   });
 });
 
+describe('Stopping while a git request runs', () => {
+  test('ends its git process: a stalled clone does not hold the stop for its time limit', { timeout: 30_000 }, async () => {
+    const s = await startTestServer({ env: { HELP_GIT_TIMEOUT: '600' } });
+    const gitdir = s.gitdir;
+    const held = stalledFetch(s, s.key);
+    try {
+      await until('an upload-pack serves the held request', () => uploadPacks(gitdir).length === 1);
+      const started = Date.now();
+      await s.close();
+      assert.ok(Date.now() - started < 10_000, `the stop took ${Date.now() - started} ms`);
+      await until('the upload-pack has exited', () => uploadPacks(gitdir).length === 0);
+    } finally {
+      held.destroy();
+    }
+  });
+});
+
 describe('Without the git command', () => {
   let s: TestServer;
   before(async () => {

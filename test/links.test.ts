@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { md, versionJson, writeFiles } from './helpers/content.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
+import { Clients, content } from './helpers/mcp.ts';
 import { fetchPushScript, lines, run } from './helpers/push-script.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -280,6 +281,39 @@ describe('Links in a publish request', () => {
       );
     } finally {
       await s.close();
+      await gh.stop();
+    }
+  });
+});
+
+describe('Links to the portal where it is set to be', () => {
+  test('with HELP_PORTAL_PATH=/docs, import-files, the tool server and publish requests check /docs/… links, and take /support/… for another page of the site', async () => {
+    const gh = await new FakeGitHub().start();
+    let s: TestServer | undefined;
+    const clients = new Clients(() => s!);
+    try {
+      s = await startTestServer({ env: { HELP_PORTAL_PATH: '/docs', HELP_PUBLISH_VIA_PR: 'on', HELP_GITHUB_REPO: `${gh.owner}/${gh.repo}`, HELP_GITHUB_TOKEN: gh.token, HELP_GITHUB_API_URL: gh.url } });
+      const body = 'See [gone](/docs/site/gone) and [elsewhere](/support/site/gone).\n';
+      const files = [
+        { path: 'version.json', content: versionJson({ label: 'Site', languages: ['en'], nav: ['a'] }) },
+        { path: 'en/a.md', content: md('A', body) },
+      ];
+      const broken = (warnings: Array<{ message: string }>) => warnings.filter((w) => w.message.startsWith('broken link')).map((w) => w.message);
+      const expected = ['broken link "/docs/site/gone": version site has no topic or section "gone"'];
+      const rest = await s.request('POST', '/versions/site/import-files?dryRun=true', { body: { files } });
+      assert.equal(rest.status, 200, rest.text);
+      assert.deepEqual(broken(rest.body.warnings), expected);
+      const client = await clients.connect(s.key);
+      const tool = content(await client.callTool({ name: 'import_files', arguments: { version: 'site', files } }));
+      assert.deepEqual(broken(tool.warnings), expected);
+      await createVersion(s, 'next', { languages: ['en'] });
+      await createNode(s, 'next', { slug: 'a', translations: { en: { title: 'A', bodyMd: body.replaceAll('/site/', '/next/') } } });
+      const dry = await s.request('POST', '/versions/next/publish-request?dryRun=true');
+      assert.equal(dry.status, 200, dry.text);
+      assert.deepEqual(broken(dry.body.warnings), ['broken link "/docs/next/gone": version next has no topic or section "gone"']);
+    } finally {
+      await clients.closeAll();
+      await s?.close();
       await gh.stop();
     }
   });

@@ -27,7 +27,7 @@ export async function importDocument(writer: Writer, author: Author, version: st
  * names the version's open publish requests, which it completes (requests.json follows, at once or
  * at the next start). A dry run computes the same answer without writing.
  */
-export async function importFiles(deps: { writer: Writer; publisher: Publisher; portalPath?: string }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
+export async function importFiles(deps: { writer: Writer; publisher: Publisher; portalPath: string }, author: Author, version: string, files: readonly IncomingFile[], dryRun: boolean) {
   checkImportLimits(files);
   const wip = workingCopySlug(version);
   // Asked before the write (the host may be asked whether a pull request is merged); a request the

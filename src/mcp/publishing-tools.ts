@@ -13,7 +13,7 @@ const TARGET: JsonSchema = { $ref: 'VersionRef', description: 'Only the requests
  * Content files, working copies and publish requests: the commands and the route's own functions,
  * so the lock, the checks and the error codes are the REST API's.
  */
-export function publishingTools({ writer, publisher, catalog }: Deps): ToolSpec[] {
+export function publishingTools({ writer, publisher, catalog, config }: Deps): ToolSpec[] {
   return [
     {
       name: 'import_files',
@@ -26,7 +26,7 @@ export function publishingTools({ writer, publisher, catalog }: Deps): ToolSpec[
       params: { version: 'VersionRef' },
       body: 'ImportFilesRequest',
       output: 'ImportFilesResult',
-      run: ({ actor, args, body }) => importFiles({ writer, publisher }, actor!, args.version, body.files, body.dryRun !== false),
+      run: ({ actor, args, body }) => importFiles({ writer, publisher, portalPath: config.portal.path }, actor!, args.version, body.files, body.dryRun !== false),
     },
     {
       name: 'create_working_copy',

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { PublishingConfig } from '../config.ts';
 import { filePaths, renderFile } from '../content/file-set.ts';
 import { readIncomingFiles } from '../content/incoming.ts';
+import { DEFAULT_PORTAL_PATH } from '../content/link-rules.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
 import type { FilesSummary } from '../domain/import-files.ts';
 import type { VersionState } from '../domain/types.ts';
@@ -38,6 +39,8 @@ export class Publisher {
     private readonly log: Logger,
     private readonly clock: Clock,
     private readonly newId: NewId = randomId,
+    /** Where the portal's pages are: links to them in content are checked as links within the version. */
+    private readonly portalPath: string = DEFAULT_PORTAL_PATH,
   ) {}
 
   get enabled(): boolean {
@@ -75,7 +78,7 @@ export class Publisher {
     const published = asTarget(source, targetSlug, target);
     const relative = [...filePaths(published)].map((path) => ({ path, content: renderFile(published, path)! }));
     const now = this.clock.time();
-    const { incoming, warnings: found } = readIncomingFiles(relative, targetSlug, target, now, this.newId);
+    const { incoming, warnings: found } = readIncomingFiles(relative, targetSlug, target, now, this.newId, undefined, this.portalPath);
     const { summary } = replaceWithFiles(target, incoming, now);
     const folder = config.pathPattern.replaceAll('{version}', targetSlug);
     // Named as the request's files are, where a reviewer finds them in the content repository.

@@ -19,7 +19,7 @@ import { GitProcesses } from './git/processes.ts';
  */
 export function gitHttp(deps: Deps, oauth: OAuthFront): Middleware {
   const repoPath = `${deps.config.basePath}/content.git`;
-  const processes = new GitProcesses({ max: deps.config.gitConcurrency, maxPerAddress: deps.config.gitConcurrencyPerAddress, timeoutMs: deps.config.gitTimeoutSeconds * 1000 });
+  const processes = new GitProcesses({ max: deps.config.gitConcurrency, maxPerAddress: deps.config.gitConcurrencyPerAddress, timeoutMs: deps.config.gitTimeoutSeconds * 1000 }, deps.stopping);
   return async (ctx, next) => {
     if (ctx.path !== repoPath && !ctx.path.startsWith(`${repoPath}/`)) return next();
     try {

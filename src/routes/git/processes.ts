@@ -43,8 +43,18 @@ export interface GitRun {
 export class GitProcesses {
   private total = 0;
   private readonly byAddress = new Map<string, number>();
+  /** How to end each process running now. */
+  private readonly running = new Set<(why: string) => void>();
 
-  constructor(private readonly limits: GitLimits) {}
+  /** `stopping`: the service is stopping; a clone must not hold the stop for up to the time limit. */
+  constructor(
+    private readonly limits: GitLimits,
+    private readonly stopping?: AbortSignal,
+  ) {
+    stopping?.addEventListener('abort', () => {
+      for (const end of this.running) end('the service is stopping');
+    });
+  }
 
   /** Refuses with 429 too_many_requests when `address`, or the service, runs as many processes as it may. */
   checkRoom(address: string): void {
@@ -64,6 +74,7 @@ export class GitProcesses {
    */
   async start(run: GitRun): Promise<{ output: Readable; exited: Promise<void> } | null> {
     if (run.res.closed) return null;
+    if (this.stopping?.aborted) throw new AppError('component_unavailable', 'The service is stopping: git requests are no longer served here; retry in a moment', { component: 'git', retryAfter: RETRY_AFTER_S });
     this.checkRoom(run.address);
     const child = spawn('git', [...run.args], {
       stdio: [run.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
@@ -85,6 +96,7 @@ export class GitProcesses {
     };
     const timer = setTimeout(() => end('time limit'), this.limits.timeoutMs);
     timer.unref();
+    this.running.add(end);
     // The response closes when it has been sent whole, or when the client left: only then is there a process to end.
     run.res.once('close', () => {
       if (!run.res.writableFinished) end('client gone');
@@ -103,6 +115,7 @@ export class GitProcesses {
       child.once('error', () => resolve());
       child.once('close', (code, sig) => {
         clearTimeout(timer);
+        this.running.delete(end);
         if (ended !== null) run.log.info({ args: run.args.slice(0, 1), reason: ended }, 'git process ended before it finished');
         else if (code !== 0) run.log.warn({ args: run.args.slice(0, 1), code, signal: sig, stderr }, 'git process failed');
         resolve();
