@@ -66,6 +66,17 @@ describe('Links that work', () => {
       assert.deepEqual(same.body.warnings.map((w: { link: string }) => w.link), ['#there'], 'an anchor of the same page is checked too');
     });
 
+    test('links in table cells and anchors of a page without links are checked too', async () => {
+      // install's German page has no link of its own: its headings are read when a link asks for one.
+      const body = '| Step | Where |\n| --- | --- |\n| Get | [here](install#herunterladen) |\n| Run | [there](install#nirgends) |\n';
+      const res = await putTranslation(s, 'v1', 'guide', 'de', { title: 'Anleitung', bodyMd: body });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        res.body.warnings.map((w: { path: string; line: number; link: string }) => `${w.path}:${w.line} ${w.link}`),
+        ['de/guide.md:7 install#nirgends'],
+      );
+    });
+
     test('creating a node answers the broken links of each translation it writes', async () => {
       const res = await s.request('POST', '/versions/v1/nodes', {
         body: { slug: 'faq', translations: { en: { title: 'FAQ', bodyMd: '# Questions\n\n[gone](../gone)\n' }, de: { title: 'FAQ', bodyMd: '[weg](weg.md)\n' } } },

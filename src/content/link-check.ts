@@ -66,7 +66,7 @@ export function resolveIn(state: VersionState, slug: string, language: string, d
   if (target.anchor === null || PAGE_IDS.includes(target.anchor)) return result(null);
   const scan = page === undefined ? null : scanOf(page);
   // Past a body's scan budget its headings are unknown: no anchor is called missing there.
-  return result(scan === null || scan.anchors.has(target.anchor) || !scan.complete ? null : 'missing_anchor');
+  return result(scan === null || scan.anchors.has(target.anchor) || !scan.anchorsComplete ? null : 'missing_anchor');
 }
 
 /** The internal links of one translation's body, checked: how many, the broken ones, and whether the whole body was read. */

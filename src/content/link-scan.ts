@@ -24,8 +24,10 @@ export interface BodyScan {
   links: ScannedLink[];
   /** The ids the portal gives the page's headings, in order. */
   anchors: ReadonlySet<string>;
-  /** False when the body was longer than the scan's budget: links and anchors past it are unknown. */
+  /** False when the body was longer than the scan's budget: links past it are unknown. */
   complete: boolean;
+  /** False when the body was longer than the scan's budget: anchors past it are unknown. */
+  anchorsComplete: boolean;
 }
 
 /** Characters of a body whose block structure is parsed, at most. */
@@ -40,6 +42,9 @@ export const MAX_LINKS = 1_000;
 /** Bare URLs (linkify) are left out: they always have a scheme, so they are never links within the service. */
 const md = markdownIt({ html: false, linkify: false, typographer: false });
 md.core.ruler.disable(['inline', 'replacements', 'smartquotes', 'text_join'], true);
+// A table's rows read as a paragraph's lines hold the same links on the same lines, and making a token
+// per cell took a third of an import's scan.
+md.block.ruler.disable(['table']);
 
 // Where each link starts in its block's text: the link rule is wrapped to note it on the link_open token.
 const linkRule = md.inline.ruler.__rules__.find((r) => r.name === 'link')!.fn;
@@ -54,10 +59,30 @@ md.inline.ruler.at('link', (state: StateInline, silent: boolean) => {
   return true;
 });
 
-const EMPTY: BodyScan = { links: [], anchors: new Set(), complete: true };
+const EMPTY: BodyScan = { links: [], anchors: new Set(), complete: true, anchorsComplete: true };
 
-/** The links and anchors of a body, within the budget above. */
+/**
+ * The links and anchors of a body, within the budget above. A body without link syntax (`](`, `][`,
+ * `]:`) has no link, and its anchors are read only when a link asks for one: most pages are no
+ * link's target with an anchor, and parsing every body's structure doubled the cost of an import.
+ */
 export function scanBody(bodyMd: string): BodyScan {
+  if (bodyMd.includes('](') || bodyMd.includes('][') || bodyMd.includes(']:')) return fullScan(bodyMd);
+  let anchorsOnly: BodyScan | undefined;
+  const read = () => (anchorsOnly ??= fullScan(bodyMd));
+  return {
+    links: [],
+    complete: true,
+    get anchors() {
+      return read().anchors;
+    },
+    get anchorsComplete() {
+      return read().anchorsComplete;
+    },
+  };
+}
+
+function fullScan(bodyMd: string): BodyScan {
   if (!bodyMd.includes(']') && !bodyMd.includes('#') && !/\n[ \t]*(?:=+|-+)[ \t]*(?:\r?\n|$)/.test(bodyMd)) return EMPTY;
   let complete = true;
   let text = bodyMd;
@@ -79,7 +104,7 @@ export function scanBody(bodyMd: string): BodyScan {
     if (token.type === 'heading_open') {
       const content = blocks[i + 1]?.content ?? '';
       budget -= content.length;
-      if (budget < 0) return { links, anchors, complete: false };
+      if (budget < 0) return { links, anchors, complete: false, anchorsComplete: false };
       anchors.add(ids.next(headingText(content)));
       continue;
     }
@@ -94,13 +119,13 @@ export function scanBody(bodyMd: string): BodyScan {
       }
       const piece = content.slice(at, end);
       budget -= piece.length;
-      if (!linksOf(piece, pieceLine, env, links)) return { links, anchors, complete: false };
+      if (!linksOf(piece, pieceLine, env, links)) return { links, anchors, complete: false, anchorsComplete: false };
       for (let k = 0; k < piece.length; k++) if (piece.charCodeAt(k) === 10) pieceLine++;
       at = end;
-      if (budget <= 0) return { links, anchors, complete: false };
+      if (budget <= 0) return { links, anchors, complete: false, anchorsComplete: false };
     }
   }
-  return { links, anchors, complete };
+  return { links, anchors, complete, anchorsComplete: complete };
 }
 
 /** Adds the links of a block's inline text to `out`; false when MAX_LINKS is reached. */
