@@ -31,6 +31,18 @@ export async function hashInSlices(hash: Hash, parts: readonly Uint8Array[]): Pr
 /** Waits for the next turn of the event loop: what was queued meanwhile (requests, I/O) runs first. */
 export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Runs a generator of steps to its end, letting other work run every `sliceMs` milliseconds; its return value. */
+export async function drainInSlices<T>(steps: Generator<unknown, T>, sliceMs: number): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since < sliceMs) continue;
+    await nextTurn();
+    since = performance.now();
+  }
+}
+
 /**
  * Where a slice of `text` that starts at `from` and holds at most `size` characters ends: never
  * between the two halves of a surrogate pair, which encoded apart become two replacement characters

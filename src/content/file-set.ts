@@ -6,7 +6,7 @@ import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
 import { lineOf, lineOfRepeat, ProblemList } from './problems.ts';
 import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
 import { isStampsPath, NODE_STAMPS, noStamps, readStampsFile, renderStampsFile, stampsPaths, translationStampsPath, type StoredStamps } from './stamps-file.ts';
-import { nextTurn } from '../slices.ts';
+import { drainInSlices } from '../slices.ts';
 
 /** Path of a translation inside a version's folder. */
 export const translationPath = (language: string, slug: string) => `${language}/${slug}.md`;
@@ -42,15 +42,7 @@ export function readFileSet(files: ReadonlyMap<string, string | Translation>, op
  * held the event loop for about 90 ms in one piece (a start without snapshots).
  */
 export async function readFileSetInSlices(files: ReadonlyMap<string, string | Translation>, opts: ReadOptions, problems: ProblemList, sliceMs: number): Promise<VersionState | null> {
-  const steps = readSteps(files, opts, problems);
-  let since = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - since < sliceMs) continue;
-    await nextTurn();
-    since = performance.now();
-  }
+  return drainInSlices(readSteps(files, opts, problems), sliceMs);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { documentOrder } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
-import { nextTurn } from '../slices.ts';
+import { drainInSlices } from '../slices.ts';
 import { translationPath } from './file-set.ts';
 import { brokenMessage, checkBody, frontMatterLines, UNCHECKED_MESSAGE, type BrokenReason } from './link-check.ts';
 import type { LinkScope } from './link-rules.ts';
@@ -71,15 +71,7 @@ export function checkVersionLinks(state: VersionState, scope: LinkScope, fileTex
 
 /** versionLinkSteps(), letting other work run every `sliceMs` milliseconds. */
 export async function checkVersionLinksInSlices(state: VersionState, scope: LinkScope, sliceMs: number): Promise<VersionLinks> {
-  const steps = versionLinkSteps(state, scope);
-  let since = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - since < sliceMs) continue;
-    await nextTurn();
-    since = performance.now();
-  }
+  return drainInSlices(versionLinkSteps(state, scope), sliceMs);
 }
 
 /** Reports a version's broken links as warnings of a content check (import-files, publish requests, the push script). */
