@@ -120,8 +120,7 @@ describe('The reader portal in a real browser', () => {
     assert.equal(await page.getAttribute('html', 'lang'), 'en');
     assert.ok(await page.isVisible('#pdf-open'), 'the script shows the PDF button');
     await screenshot(page, 'portal-topic.png');
-    await page.click('.languages summary');
-    await page.click('.languages a[hreflang="de"]');
+    await page.selectOption('#switch-language', { label: 'Deutsch' });
     await page.waitForURL(/\/support\/v1\/welcome\?lang=de$/);
     assert.equal(await page.textContent('h1'), 'Willkommen');
     assert.equal(await page.getAttribute('html', 'lang'), 'de');
@@ -143,7 +142,7 @@ describe('The reader portal in a real browser', () => {
 
   test('a topic without the chosen language shows the fallback text with a notice', async () => {
     const page = await open('/support/v1/configure?lang=de');
-    assert.match((await page.textContent('.notice')) ?? '', /This page is not yet available in Deutsch; showing English/);
+    assert.match((await page.textContent('.notice')) ?? '', /Diese Seite gibt es noch nicht auf Deutsch; angezeigt wird English\./, 'in the page\'s language');
     assert.equal(await page.getAttribute('article', 'lang'), 'en');
     await page.close();
   });
@@ -158,7 +157,7 @@ describe('The reader portal in a real browser', () => {
       assert.equal(twin, '/support/v1/welcome.md?lang=de');
       await page.click('#copy-markdown');
       await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
-      assert.equal(await page.textContent('#copy-status'), 'Copied as Markdown.');
+      assert.equal(await page.textContent('#copy-status'), 'Als Markdown kopiert.', 'said in the page\'s language');
       const copied = await page.evaluate(() => navigator.clipboard.readText());
       assert.equal(copied, await (await fetch(`${origin}${twin}`)).text());
       assert.ok(copied.startsWith(`# Willkommen\n\n${WELCOME_DE.slice(0, 20)}`), copied.slice(0, 80));
@@ -191,13 +190,13 @@ describe('The reader portal in a real browser', () => {
     const pdf = await download(page);
     assert.equal(pdf.name, 'tasklane-1-v1-de-2-topics.pdf');
     assert.match(pdf.pages[0], /Tasklane 1/, 'the title page');
-    assert.match(pdf.pages[1], /Contents[\s\S]*Willkommen\s+3[\s\S]*Anleitung[\s\S]*Configure/, 'the table of contents, with page numbers');
+    assert.match(pdf.pages[1], /Inhalt[\s\S]*Willkommen\s+3[\s\S]*Anleitung[\s\S]*Configure/, 'the table of contents, with page numbers, headed in the PDF\'s language');
     const body = pdf.pages.slice(2).join('\n');
     const at = ['Willkommen', 'Anleitung', 'Configure'].map((t) => body.indexOf(t));
     assert.ok(at.every((i) => i >= 0) && at[0] < at[1] && at[1] < at[2], `in document order: ${at}`);
-    assert.match(body, /Not yet available in Deutsch; shown in English/);
+    assert.match(body, /Noch\s+nicht\s+auf\s+Deutsch\s+verfügbar;\s+angezeigt\s+auf\s+Englisch/);
     assert.doesNotMatch(body, /Installieren|Hostile/, 'only the chosen topics');
-    assert.match(await page.textContent('#pdf-status') ?? '', /Saved tasklane-1-v1-de-2-topics\.pdf/);
+    assert.match(await page.textContent('#pdf-status') ?? '', /tasklane-1-v1-de-2-topics\.pdf gespeichert/, 'the German page\'s dialog says so in German');
     await page.close();
   });
 
@@ -240,9 +239,10 @@ describe('The reader portal in a real browser', () => {
       await page.click('#pdf-open');
       const pdf = await download(page);
       assert.equal(pdf.name, 'help-jp-ja.pdf');
-      const notice = /This help service has no font for Japanese: text in that language may show as empty boxes or be missing\./;
+      // The title page says it in English (the PDF has no Japanese type to say it in); the dialog in the page's Japanese.
+      const notice = /This help service has no font for Japanese: text in that script may show as empty boxes or be missing\./;
       assert.match(pdf.pages[0].replace(/\s+/g, ' '), notice, 'on the title page');
-      assert.match((await page.textContent('#pdf-status')) ?? '', notice, 'in the dialog');
+      assert.match((await page.textContent('#pdf-status')) ?? '', /このヘルプサービスには日本語のフォントがありません。/, 'in the dialog');
       const fonts = execFileSync('pdffonts', [pdf.file], { encoding: 'utf8', timeout: 30_000 });
       assert.match(fonts, /NotoSans-Regular/);
       assert.doesNotMatch(fonts, /NotoSansJP/);

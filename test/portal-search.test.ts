@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { escapeHtml } from '../src/portal/html.ts';
+import { fragment } from '../src/portal/open-link.ts';
 import { markRanges, resultOffset } from '../src/portal/search-page.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -26,11 +27,19 @@ function resultsOf(html: string): Shown[] {
   const list = /<ol class="results" start="\d+">([\s\S]*?)<\/ol>/.exec(html);
   if (list === null) return [];
   return [...list[1].matchAll(/<li[^>]*><h2><a href="([^"]*)">([\s\S]*?)<\/a><\/h2>(?:<p class="where">([\s\S]*?)<\/p>)?(?:<p class="snippet">([\s\S]*?)<\/p>)?<\/li>/g)].map((m) => ({
-    href: m[1],
+    href: landing(m[1]),
     title: m[2],
     where: (m[3] ?? '').replace(/<[^>]+>/g, ''),
     snippet: m[4] ?? '',
   }));
+}
+
+/** Results open through `_open`, which counts the opening for the search report and redirects: the page a result's link lands on. */
+function landing(href: string): string {
+  const m = /^(.*)\/_open\?(.*)$/.exec(href.replace(/&amp;/g, '&'));
+  if (m === null) return href;
+  const p = new URLSearchParams(m[2]);
+  return `${m[1]}/${p.get('to')}${p.has('lang') ? `?lang=${p.get('lang')}` : ''}${p.has('at') ? `#${fragment(p.get('at')!)}` : ''}`;
 }
 
 const statusOf = (html: string) => /<p class="result-count" role="status">([^<]*)<\/p>/.exec(html)?.[1] ?? '';

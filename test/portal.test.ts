@@ -58,7 +58,7 @@ describe('The reader portal (server side)', () => {
     assert.match(html, /<table>/);
     assert.match(html, /<span class="tok-k">const<\/span> x = <span class="tok-s">&quot;&lt;tag&gt;&quot;<\/span>/);
     assert.match(html, /<a class="next" rel="next" href="\/support\/v1\/only-english">/);
-    assert.doesNotMatch(html, /<script>|<script (?!type="module" src="\/support\/_assets\/portal\.[0-9a-f]{12}\.js")/, 'the only script is the portal module');
+    assert.doesNotMatch(html, /<script>|<script (?!type="module" src="\/support\/_assets\/portal\.[0-9a-f]{12}\.js"|type="application\/json" id="portal-messages")/, 'the only script is the portal module (and its messages, which are data)');
     assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=/, 'no inline styles or handlers');
   });
 
@@ -66,8 +66,9 @@ describe('The reader portal (server side)', () => {
     const html = await (await page('/support/v1/install?lang=de')).text();
     assert.match(html, /<html lang="de" dir="ltr">/);
     assert.match(html, /<h1>Installieren<\/h1>/);
-    assert.match(html, /<a href="\/support\/v1\/install" hreflang="en" lang="en">English<\/a>/);
-    assert.match(html, /<a href="\/support\/v1\/install\?lang=de" hreflang="de" lang="de" aria-current="true">Deutsch<\/a>/);
+    assert.match(html, /<form class="switch languages" action="\/support\/_go" method="get">\s*<label for="switch-language">Sprache<\/label>/);
+    assert.match(html, /<option value="\/support\/v1\/install" lang="en">English<\/option>/);
+    assert.match(html, /<option value="\/support\/v1\/install\?lang=de" lang="de" selected>Deutsch<\/option>/);
     assert.match(html, /<input type="hidden" name="lang" value="de">/, 'search stays in German');
     assert.doesNotMatch(html, /\/support\/old/, 'an archived version is not listed');
     assert.doesNotMatch(html, /\/support\/d1/, 'nor a draft');
@@ -75,7 +76,7 @@ describe('The reader portal (server side)', () => {
 
   test('a topic without a German translation shows the English text with a notice and lang attributes', async () => {
     const html = await (await page('/support/v1/only-english?lang=de')).text();
-    assert.match(html, /This page is not yet available in Deutsch; showing <span lang="en">English<\/span>\./);
+    assert.match(html, /<p class="notice" role="note">[^<]*Deutsch[^<]*<span lang="en">English<\/span>/, 'in German, naming the language shown');
     assert.match(html, /<article class="content" lang="en" dir="ltr">\s*<h1>Only English<\/h1>/);
     assert.doesNotMatch(html, /<link rel="alternate" hreflang="de"/, 'no alternate for a language the page does not have');
   });
@@ -130,12 +131,19 @@ describe('The reader portal (server side)', () => {
     assert.equal(post.headers.get('allow'), 'GET, HEAD');
   });
 
-  test('/support goes to the latest version; a version shows its first topic; latest stands for the version marked latest', async () => {
+  test('/support lists the versions; a version\'s start page shows its sections; latest stands for the version marked latest', async () => {
     const root = await page('/support');
-    assert.equal(root.status, 302);
-    assert.equal(root.headers.get('location'), '/support/latest');
+    assert.equal(root.status, 200);
+    const home = await root.text();
+    assert.match(home, /<ul class="cards versions"><li class="card latest">\s*<h3><a href="\/support\/v1">Version v1<\/a>/, 'the latest version first');
+    assert.doesNotMatch(home, /\/support\/(old|d1)/, 'no archived version, no draft');
     const start = await (await page('/support/v1')).text();
-    assert.match(start, /<h1>Install &lt;b&gt;now&lt;\/b&gt;<\/h1>/, 'the first topic in document order');
+    assert.match(start, /<h1>Version v1<\/h1>/, "the version's label");
+    assert.match(start, /<li class="card section">\s*<h3><a href="\/support\/v1\/guide">Guide<\/a><\/h3>[\s\S]*<a href="\/support\/v1\/install">Install &lt;b&gt;now&lt;\/b&gt;<\/a>/, 'a section with its first topics');
+    const go = await page('/support/_go?to=%2Fsupport%2Fv1%2Finstall%3Flang%3Dde');
+    assert.equal(go.status, 302, 'a switch without JavaScript goes to the chosen page');
+    assert.equal(go.headers.get('location'), '/support/v1/install?lang=de');
+    for (const to of ['https://evil.example/', '//evil.example/x', '/support/../x', '/support/%2E%2e/x', '/elsewhere', '/support/\\evil']) assert.equal((await page(`/support/_go?to=${encodeURIComponent(to)}`)).status, 404, to);
     const latest = await (await page('/support/latest/install?lang=de')).text();
     assert.match(latest, new RegExp(`<link rel="canonical" href="${origin}/support/v1/install\\?lang=de">`), 'canonical names the version');
     assert.match(latest, /<a href="\/support\/latest\/only-english\?lang=de">/, 'links stay on latest');
@@ -162,7 +170,8 @@ describe('The reader portal (server side)', () => {
     const js = /<script type="module" src="(\/support\/_assets\/portal\.[0-9a-f]{12}\.js)"><\/script>/.exec(html)?.[1];
     assert.ok(css && js);
     assert.equal([...html.matchAll(/rel="stylesheet"/g)].length, 1);
-    assert.equal([...html.matchAll(/<script/g)].length, 1);
+    assert.equal([...html.matchAll(/<script type="module"/g)].length, 1);
+    assert.equal([...html.matchAll(/<script/g)].length, 2, 'the module and its messages');
     const lazy = ['pdf-script', 'pdf-layout', 'pdfmake', 'courier', 'markdown-it'].map((name) => new RegExp(`data-${name}="([^"]+)"`).exec(html)?.[1]);
     for (const url of [css, js, ...lazy]) {
       assert.ok(url, 'named by the page');
@@ -182,7 +191,8 @@ describe('The reader portal (server side)', () => {
     const html = await res.text();
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.match(html, /<p class="result-count" role="status">1 page matches “installer”\.<\/p>/);
-    assert.match(html, /<h2><a href="\/support\/v1\/install#download">Install &lt;b&gt;now&lt;\/b&gt;<\/a><\/h2><p class="where"><span class="crumb">Guide<\/span>.*<span class="section">Download<\/span><\/p><p class="snippet">[^<]*<mark>installer<\/mark>/);
+    // Through _open, which counts the opened result for the search report and redirects to install#download.
+    assert.match(html, /<h2><a href="\/support\/v1\/_open\?q=installer&amp;to=install&amp;at=download">Install &lt;b&gt;now&lt;\/b&gt;<\/a><\/h2><p class="where"><span class="crumb">Guide<\/span>.*<span class="section">Download<\/span><\/p><p class="snippet">[^<]*<mark>installer<\/mark>/);
     const api = await s.request('GET', '/versions/v1/search?q=installer&lang=en&order=relevance', { key: null });
     assert.deepEqual(api.body.hits.map((h: { slug: string }) => h.slug), ['install']);
     assert.match(await (await page('/support/v1/search?q=alert')).text(), /&lt;script&gt;alert|<mark>alert<\/mark>/);
@@ -197,6 +207,8 @@ describe('The reader portal (server side)', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/xml/);
     const xml = await res.text();
+    assert.match(xml, new RegExp(`<loc>${origin}/support/v1</loc>`), "the version's start page");
+    assert.match(xml, new RegExp(`<loc>${origin}/support/v1\\?lang=de</loc>`));
     assert.match(xml, new RegExp(`<loc>${origin}/support/v1/install</loc>`));
     assert.match(xml, new RegExp(`<loc>${origin}/support/v1/install\\?lang=de</loc>`));
     assert.doesNotMatch(xml, /only-english\?lang=de/);
@@ -216,9 +228,9 @@ describe('The reader portal (server side)', () => {
 
 describe('Portal settings', () => {
   test('HELP_PORTAL_PATH, HELP_PORTAL_TITLE, HELP_PORTAL_LOGO and HELP_PORTAL_VERSIONS are read and checked', () => {
-    assert.deepEqual(loadConfig({}).portal, { path: '/support', title: 'Help', logo: null, versions: 'all' });
+    assert.deepEqual(loadConfig({}).portal, { path: '/support', title: 'Help', logo: null, versions: 'all', accent: null, favicon: null });
     const c = loadConfig({ HELP_PORTAL_PATH: '/docs/', HELP_PORTAL_TITLE: 'Tasklane Help', HELP_PORTAL_LOGO: '/logo.png', HELP_PORTAL_VERSIONS: 'v2, v1' }).portal;
-    assert.deepEqual(c, { path: '/docs', title: 'Tasklane Help', logo: '/logo.png', versions: ['v2', 'v1'] });
+    assert.deepEqual(c, { path: '/docs', title: 'Tasklane Help', logo: '/logo.png', versions: ['v2', 'v1'], accent: null, favicon: null });
     assert.equal(loadConfig({ HELP_PORTAL_VERSIONS: 'latest' }).portal.versions, 'latest');
     for (const env of [{ HELP_PORTAL_PATH: '/help/v1' }, { HELP_PORTAL_PATH: 'support' }, { HELP_PORTAL_PATH: '/oauth' }, { HELP_PORTAL_PATH: '/mcp' }, { HELP_PORTAL_LOGO: 'javascript:alert(1)' }, { HELP_PORTAL_LOGO: 'http://x/logo.png' }, { HELP_PORTAL_VERSIONS: 'v1,../x' }]) {
       assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
@@ -242,7 +254,7 @@ describe('Portal settings', () => {
       assert.match(html, /<title>Title intro · Version v2 · Tasklane Help<\/title>/);
       assert.equal((await fetch(`${origin}/docs/v1/intro`)).status, 404);
       assert.equal((await fetch(`${origin}/support/v2/intro`)).status, 404);
-      assert.equal((await fetch(`${origin}/docs`, { redirect: 'manual' })).headers.get('location'), '/docs/v2');
+      assert.match(await (await fetch(`${origin}/docs`, { redirect: 'manual' })).text(), /<a href="\/docs\/v2">Version v2<\/a>/);
     } finally {
       await s.close();
     }

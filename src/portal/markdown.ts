@@ -51,10 +51,12 @@ function createRenderer(): MarkdownIt {
       tokens[i].meta = { text };
     }
   });
-  md.renderer.rules.heading_close = (tokens, idx) => {
+  md.renderer.rules.heading_close = (tokens, idx, _options, e) => {
     const open = tokens[idx - 2];
     const id = String(open.attrGet('id') ?? '');
-    const label = `Link to “${(open.meta as { text?: string } | null)?.text ?? ''}”`;
+    const text = (open.meta as { text?: string } | null)?.text ?? '';
+    // The page's language names the link (heading.anchor); the heading's text tells the links apart.
+    const label = (e as RenderEnv | undefined)?.anchorLabel ? `${(e as RenderEnv).anchorLabel}: ${text}` : `Link to “${text}”`;
     return ` <a class="anchor" href="#${escapeHtml(id)}" aria-label="${escapeHtml(label)}">#</a></${tokens[idx].tag}>\n`;
   };
   // Wide tables scroll inside their own box, which the keyboard can reach.
@@ -95,9 +97,11 @@ export type LinkCheck = (destination: string) => { href: string } | { broken: st
 interface RenderEnv {
   links?: LinkCheck;
   inBroken?: boolean;
+  /** The accessible name of the headings' anchor links, in the page's language. */
+  anchorLabel?: string;
 }
 
 /** The HTML of a Markdown body: safe to put into a page as it is. `links` decides the page's internal links. */
-export function renderMarkdown(markdown: string, links?: LinkCheck): string {
-  return renderer.render(markdown, { links } satisfies RenderEnv);
+export function renderMarkdown(markdown: string, links?: LinkCheck, anchorLabel?: string): string {
+  return renderer.render(markdown, { links, anchorLabel } satisfies RenderEnv);
 }

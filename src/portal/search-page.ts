@@ -1,10 +1,11 @@
 import type { RankedHit, RankedResult } from '../index/rank-types.ts';
 import { html, type Html } from './html.ts';
+import { openLink } from './open-link.ts';
 import { page, type Site } from './layout.ts';
-import { navTree, pdfDialog } from './nav.ts';
 import { canonicalLanguage } from '../domain/names.ts';
+import { messagesFor, type Translate } from './i18n/messages.ts';
 import { languageName, linksFor, type Links } from './site.ts';
-import { controls, type Place } from './topic-page.ts';
+import { controls, sideColumn, type Place } from './topic-page.ts';
 
 /** Results on one page of search results; "More results" asks for the next as many. */
 export const RESULTS_PER_PAGE = 10;
@@ -49,12 +50,11 @@ export function markRanges(snippet: string, ranges: ReadonlyArray<readonly [numb
   return html`${parts}`;
 }
 
-/** A heading's id as a URL fragment: letters of every script stay readable, anything else is escaped. */
-const fragment = (anchor: string) => anchor.replace(/[^\p{L}\p{N}\p{M}_-]/gu, (c) => encodeURIComponent(c));
 
 /** One result: the title linked to the passage's section, where it sits (ancestors, then the section), the snippet. */
-function result(hit: RankedHit, language: string, links: Links): Html {
-  const href = `${links.node(hit.slug, language)}${hit.heading ? `#${fragment(hit.heading.anchor)}` : ''}`;
+function result(hit: RankedHit, language: string, links: Links, q: string): Html {
+  // Through `_open`, which counts the opened result for the search report (open-link.ts).
+  const href = openLink(links, q, hit.slug, language, hit.heading?.anchor);
   const trail = [
     ...hit.breadcrumbs.map((b) => html`<span class="crumb">${b.title}</span>`),
     ...(hit.heading ? [html`<span class="crumb">${hit.title}</span>`, html`<span class="section">${hit.heading.text}</span>`] : []),
@@ -64,71 +64,64 @@ function result(hit: RankedHit, language: string, links: Links): Html {
   return html`<li${hit.language !== language ? html` lang="${hit.language}"` : ''}><h2><a href="${href}">${hit.title}</a></h2>${where}${text}</li>`;
 }
 
-const pages = (n: number) => (n === 1 ? '1 page matches' : `${n} pages match`);
-
 /** The results from `offset` on, how many matched, and the links to the results before and after. */
-function results(found: RankedResult & { offset: number }, q: string, language: string, links: Links): Html {
+function results(found: RankedResult & { offset: number }, q: string, language: string, links: Links, t: Translate): Html {
   const { hits, total, partial, offset } = found;
   const shown = hits.length;
   const more = offset + shown < total;
   let count: string;
-  if (total === 0) count = `No pages match “${q}”.`;
+  if (total === 0) count = t('search.none', { query: q });
   else {
-    count = `${partial ? 'At least ' : ''}${pages(total)} “${q}”.`;
-    if (shown === 0) count += ' There are no more results.';
-    else if (offset > 0 || more) count += ` Showing ${offset + 1}–${offset + shown}.`;
+    const n = total.toLocaleString(language);
+    count = partial ? (total === 1 ? t('search.atLeastOne', { query: q }) : t('search.atLeastMany', { count: n, query: q })) : total === 1 ? t('search.one', { query: q }) : t('search.many', { count: n, query: q });
+    if (shown === 0) count += ` ${t('search.noMore')}`;
+    else if (offset > 0 || more) count += ` ${t('search.showing', { from: offset + 1, to: offset + shown })}`;
   }
   const previous = offset > 0 && total > 0 ? links.search(language, q, Math.max(0, Math.min(offset, total) - RESULTS_PER_PAGE)) : null;
   const next = more && shown > 0 ? links.search(language, q, offset + shown) : null;
+  const suggestion = found.suggestion;
+  let didYouMean: Html | string = '';
+  if (suggestion) {
+    const [before, after = ''] = t('search.suggestion', { suggestion: '\u0000' }).split('\u0000');
+    didYouMean = html`<p class="suggestion">${before}<a href="${links.search(language, suggestion)}">${suggestion}</a>${after}</p>`;
+  }
   return html`<p class="result-count" role="status">${count}</p>
-${found.suggestion ? html`<p class="suggestion">Did you mean <a href="${links.search(language, found.suggestion)}">${found.suggestion}</a>?</p>` : ''}
-${partial ? html`<p class="notice">Some matches of very short words may be missing: type more letters.</p>` : ''}
-${shown > 0 ? html`<ol class="results" start="${offset + 1}">${hits.map((hit) => result(hit, language, links))}</ol>` : ''}
+${didYouMean}
+${partial ? html`<p class="notice">${t('search.partial')}</p>` : ''}
+${shown > 0 ? html`<ol class="results" start="${offset + 1}">${hits.map((hit) => result(hit, language, links, q))}</ol>` : ''}
 ${previous !== null || next !== null
-    ? html`<nav class="result-pages" aria-label="Result pages">${previous !== null ? html`<a class="previous" rel="prev" href="${previous}">Previous results</a>` : ''}${next !== null ? html`<a class="more" rel="next" href="${next}">More results</a>` : ''}</nav>`
+    ? html`<nav class="result-pages" aria-label="${t('search.pages')}">${previous !== null ? html`<a class="previous" rel="prev" href="${previous}">${t('search.previous')}</a>` : ''}${next !== null ? html`<a class="more" rel="next" href="${next}">${t('search.more')}</a>` : ''}</nav>`
     : ''}`;
 }
 
 /** The search results page of a version: its topics ranked by relevance to `q`, ten at a time. */
 export function searchPage(site: Site, place: Place, q: string, outcome: Outcome): string {
   const { state, language } = place;
+  const t = messagesFor(language);
   const links = linksFor(site.portal, state, place.ref);
   let found: Html | string = '';
   let range = '';
-  if (outcome !== null && 'problem' in outcome) found = html`<p class="notice" role="alert">${outcome.problem}</p>`;
+  if (outcome !== null && 'problem' in outcome) found = html`<p class="notice" role="alert">${outcome.problem === 'too-long' ? t('search.tooLong', { max: 200 }) : outcome.problem}</p>`;
   else if (outcome !== null) {
-    found = results(outcome, q, language, links);
-    if (outcome.offset > 0 && outcome.hits.length > 0) range = `, results ${outcome.offset + 1}–${outcome.offset + outcome.hits.length}`;
+    found = results(outcome, q, language, links, t);
+    if (outcome.offset > 0 && outcome.hits.length > 0) range = `, ${t('search.resultsRange', { from: outcome.offset + 1, to: outcome.offset + outcome.hits.length })}`;
   }
-  // The tree comes after the results, so a phone shows them first (the stylesheet keeps it on the left of wide screens).
-  const body = html`<div class="layout results-first">
+  const body = html`<div class="layout">
+${sideColumn(site, place, links, null, (l) => links.search(l, q || undefined), t)}
 <main id="main" tabindex="-1">
-<h1>${q ? html`Search results` : 'Search'}</h1>
+<h1>${q ? t('search.results') : t('search.title')}</h1>
 ${found}
 </main>
-${navTree(state, null, language, links)}
-</div>
-${pdfDialog(state, null, language)}`;
+</div>`;
   return page(site, {
-    title: `${q ? `${q} – Search${range}` : 'Search'} · ${state.meta.label} · ${site.portal.title}`,
+    title: `${q ? `${q} – ${t('search.title')}${range}` : t('search.title')} · ${state.meta.label} · ${site.portal.title}`,
     language,
     noindex: true,
     home: links.version(language),
-    controls: controls(place, links, null, (l) => links.search(l, q || undefined), q),
+    controls: controls(links, language, t, q),
+    drawer: true,
     body,
     data: { version: state.slug, ref: place.ref, slug: '', lang: language, section: '' },
-  });
-}
-
-/** A version without any page yet. */
-export function emptyVersionPage(site: Site, place: Place): string {
-  const links = linksFor(site.portal, place.state, place.ref);
-  return page(site, {
-    title: `${place.state.meta.label} · ${site.portal.title}`,
-    language: place.language,
-    home: links.version(place.language),
-    controls: controls(place, links, null, (l) => links.version(l)),
-    body: html`<div class="layout"><main id="main" tabindex="-1"><h1>${place.state.meta.label}</h1><p>This version has no pages yet.</p></main></div>`,
   });
 }
 
@@ -149,21 +142,22 @@ function shownLanguage(requested: string): string {
  * The page of a path that shows nothing: status 404 (or 503, 500), never a hint of what a draft holds.
  * A published version asked for in another language links the same page in the languages it has.
  */
-export function errorPage(site: Site, status: number, missing?: MissingLanguage): string {
+export function errorPage(site: Site, status: number, missing?: MissingLanguage, language = 'en'): string {
+  const t = messagesFor(language);
   const [title, text] =
     missing !== undefined
-      ? ['Not available in this language', `This help is not available in ${shownLanguage(missing.requested)}. Read it in:`]
+      ? [t('error.language.title'), t('error.language.text', { language: shownLanguage(missing.requested) })]
       : status === 404
-        ? ['Page not found', 'There is no published page at this address. It may have moved, or the version may not be published.']
+        ? [t('error.404.title'), t('error.404.text')]
         : status === 503
-          ? ['Not available right now', 'This part of the help cannot be shown at the moment. Please try again shortly.']
-          : ['Something went wrong', 'The page could not be shown. Please try again later.'];
+          ? [t('error.503.title'), t('error.503.text')]
+          : [t('error.500.title'), t('error.500.text')];
   const choices = missing ? html`<ul>${missing.languages.map((l) => html`<li><a href="${missing.path}?lang=${encodeURIComponent(l)}" hreflang="${l}" lang="${l}">${languageName(l)}</a></li>`)}</ul>` : html``;
   return page(site, {
     title: `${title} · ${site.portal.title}`,
-    language: 'en',
+    language,
     noindex: true,
     home: site.portal.path,
-    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>${text}</p>${choices}<p><a href="${site.portal.path}">Go to the help start page</a></p></main></div>`,
+    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>${text}</p>${choices}<p><a href="${site.portal.path}">${t('error.home')}</a></p></main></div>`,
   });
 }

@@ -7,13 +7,20 @@ import { Links } from './site.ts';
 export const SITEMAP_MAX = 50_000;
 
 /**
- * sitemap.xml: every page of the listed versions in every language it is translated into, under
+ * sitemap.xml: each listed version's start page in its languages, and every page of the listed
+ * versions in every language it is translated into, under
  * the version's own slug (not `latest`), with the date of its last change and its alternates.
  */
 export function sitemap(origin: string, base: string, versions: readonly VersionState[]): string {
   const urls: string[] = [];
   for (const state of versions) {
     const links = new Links(base, state.slug, state.meta.languages[0]);
+    // The version's start page, in each of its languages.
+    const starts = state.meta.languages.map((l) => `    <xhtml:link rel="alternate" hreflang="${l}" href="${escapeHtml(origin + links.version(l))}"/>`).join('\n');
+    for (const language of state.meta.languages) {
+      if (urls.length === SITEMAP_MAX) break;
+      urls.push(`  <url>\n    <loc>${escapeHtml(origin + links.version(language))}</loc>\n${starts}\n  </url>`);
+    }
     for (const slug of documentOrder(state)) {
       const translations = state.translations.get(slug);
       if (!translations) continue;

@@ -37,10 +37,60 @@ export function uncoveredIn(bundle) {
   return (bundle.template.uncoveredLanguages ?? []).filter((language) => used.has(language));
 }
 
-/** What a reader is told, in the dialog and on the title page, when some text of the PDF has no font. */
-export function unfontedNotice(languages) {
-  const names = languages.map((language) => languageName(language, 'en'));
-  return `This help service has no font for ${names.join(', ')}: text in ${names.length > 1 ? 'these languages' : 'that language'} may show as empty boxes or be missing.`;
+/** The PDF's own text in English: what a language without a catalogue reads. */
+const ENGLISH = {
+  'pdf.contents': 'Contents',
+  'pdf.fallback': 'Not yet available in {language}; shown in {shown}.',
+  'pdf.page': '{page} / {pages}',
+  'pdf.noFont': 'This help service has no font for {languages}: text in that script may show as empty boxes or be missing.',
+};
+
+/**
+ * The PDF's own text in `language`, from a table by language (the portal's catalogues, which the
+ * served script carries as PDF_TEXTS): the tag, then its language and script (zh-TW → zh-Hant), then
+ * its language (pt-BR → pt), else English, key by key.
+ */
+export function pdfTexts(table, language) {
+  const tags = [language];
+  try {
+    // zh-TW reads the Traditional catalogue (zh-Hant), zh-CN the Simplified one (zh).
+    const full = new Intl.Locale(language).maximize();
+    tags.push(`${full.language}-${full.script}`, full.language);
+  } catch {
+    tags.push(String(language).split('-')[0]);
+  }
+  const found = tags.map((tag) => table?.[tag]).find((t) => t !== undefined) ?? {};
+  return { ...ENGLISH, ...found, language };
+}
+
+const fill = (text, vars) => text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+
+/**
+ * What a reader is told, in the dialog and on the title page, when some text of the PDF has no font:
+ * in the language of `texts` (from pdfTexts, or the page's messages with their `language`).
+ */
+export function unfontedNotice(languages, texts = pdfTexts(null, 'en')) {
+  const inLanguage = texts.language ?? 'en';
+  const names = languages.map((language) => languageName(language, inLanguage));
+  let list = names.join(', ');
+  try {
+    list = new Intl.ListFormat(inLanguage, { type: 'conjunction' }).format(names);
+  } catch {
+    // An engine without ListFormat: commas.
+  }
+  return fill(texts['pdf.noFont'] ?? ENGLISH['pdf.noFont'], { languages: list });
+}
+
+/** The title page's date (`2026-03-01`) as the language writes it, medium length. */
+export function formatDate(language, iso) {
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  try {
+    // Without the bidi marks Intl puts in some languages' dates (Arabic): the PDF has no glyph for them.
+    return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(date).replace(/[\u200e\u200f\u061c]/g, '');
+  } catch {
+    return iso;
+  }
 }
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
@@ -246,23 +296,39 @@ const languageName = (language, inLanguage) => {
   }
 };
 
+/**
+ * A line of the PDF's own text (the contents heading, a note, the date) as a block in the font of the
+ * PDF's language (a note sits in an entry of another language, set in that one's font): right-to-left
+ * text in visual order when the document measures words (see rightToLeft), else as it is.
+ */
+function ownText(text, style, font, ctx, alignment) {
+  const look = STYLES[style] ?? {};
+  if (!(ctx.measure && RTL_CHAR.test(text))) return { text, style, font, ...(alignment ? { alignment } : {}) };
+  const lines = rightToLeft([{ text }], { font, size: look.fontSize ?? BODY_SIZE, bold: look.bold === true, width: A4_TEXT_WIDTH, measure: ctx.measure });
+  const aligned = lines.map((line) => ({ ...line, alignment: alignment ?? line.alignment }));
+  return aligned.length === 1 ? { ...aligned[0], style, font } : { stack: aligned, style, font };
+}
+
 /** The whole document definition of a bundle. */
 export function buildDocument(bundle, ctx) {
   const t = bundle.template;
+  // The PDF's own words in its language (ctx.texts from pdfTexts), English without them, and English
+  // when the service has no font for that language (a notice saying so must be readable).
+  const texts = uncoveredIn(bundle).includes(bundle.language) ? pdfTexts(null, 'en') : (ctx.texts ?? pdfTexts(null, bundle.language));
   const content = [];
   if (t.titlePage) {
     content.push({
       stack: [
         { text: t.title, style: 'title' },
         { text: t.subtitle, style: 'subtitle' },
-        { text: t.date, style: 'date' },
-        ...(uncoveredIn(bundle).length > 0 ? [{ text: unfontedNotice(uncoveredIn(bundle)), style: 'note', alignment: 'center', margin: [0, 30, 0, 0] }] : []),
+        ownText(formatDate(bundle.language, t.date), 'date', t.fontFamily, ctx, 'center'),
+        ...(uncoveredIn(bundle).length > 0 ? [{ ...ownText(unfontedNotice(uncoveredIn(bundle), texts), 'note', t.fontFamily, ctx, 'center'), margin: [0, 30, 0, 0] }] : []),
       ],
       margin: [0, 180, 0, 0],
       pageBreak: 'after',
     });
   }
-  if (t.tableOfContents) content.push({ toc: { title: { text: 'Contents', style: 'tocTitle' }, textMargin: [0, 2, 0, 2] }, pageBreak: 'after' });
+  if (t.tableOfContents) content.push({ toc: { title: ownText(texts['pdf.contents'], 'tocTitle', t.fontFamily, ctx), textMargin: [0, 2, 0, 2] }, pageBreak: 'after' });
   bundle.entries.forEach((entry, n) => {
     const font = ctx.fonts.familyFor(entry.language);
     const level = Math.min(entry.level, 3);
@@ -272,7 +338,7 @@ export function buildDocument(bundle, ctx) {
     const rtlTitle = ctx.measure && RTL_CHAR.test(entry.title);
     const titleText = rtlTitle ? rightToLeft([{ text: entry.title }], { font, size: 20, bold: true, width: Infinity, measure: ctx.measure })[0].text : entry.title;
     const stack = [{ text: titleText, ...heading, ...(rtlTitle ? { alignment: 'right' } : {}) }];
-    if (entry.fallback) stack.push({ text: `Not yet available in ${languageName(bundle.language, bundle.language)}; shown in ${languageName(entry.language, entry.language)}.`, style: 'note' });
+    if (entry.fallback) stack.push(ownText(fill(texts['pdf.fallback'], { language: languageName(bundle.language, bundle.language), shown: languageName(entry.language, bundle.language) }), 'note', t.fontFamily, ctx));
     if (entry.summary) stack.push(textOrRtl([{ text: [{ text: entry.summary }] }], { style: 'summary' }, c, font, STYLES.summary.fontSize, A4_TEXT_WIDTH));
     if (entry.bodyMd) stack.push(...blocks(ctx.md.parse(entry.bodyMd, {}), 0, null, c, font).nodes);
     content.push({ stack, font, pageBreak: n > 0 && entry.level === 1 ? 'before' : undefined });
@@ -280,12 +346,14 @@ export function buildDocument(bundle, ctx) {
   const rtl = t.direction === 'rtl';
   return {
     info: { title: t.subtitle && t.subtitle !== t.title ? `${t.title} – ${t.subtitle}` : t.title, creator: 'Help portal', producer: 'pdfmake' },
+    // The document's language (/Lang), for screen readers and text-to-speech.
+    language: bundle.language,
     pageSize: t.pageSize,
     pageMargins: [56, 64, 56, 64],
     content,
     defaultStyle: { font: t.fontFamily, fontSize: BODY_SIZE, lineHeight: 1.3, alignment: rtl ? 'right' : 'left' },
     header: (page) => (page === 1 && t.titlePage ? null : { text: t.header, style: 'running', margin: [56, 28, 56, 0], alignment: rtl ? 'right' : 'left' }),
-    footer: (page, pages) => (page === 1 && t.titlePage ? null : { text: t.footer.replace('{page}', String(page)).replace('{pages}', String(pages)), style: 'running', alignment: 'center', margin: [56, 24, 56, 0] }),
+    footer: (page, pages) => (page === 1 && t.titlePage ? null : { text: fill(t.footer === '{page} / {pages}' ? texts['pdf.page'] : t.footer, { page, pages }), style: 'running', alignment: 'center', margin: [56, 24, 56, 0] }),
     styles: STYLES,
   };
 }

@@ -11,6 +11,23 @@ export class PdfProblem extends Error {
   }
 }
 
+/**
+ * The page's interface text in its language, from the JSON element every portal page carries for its
+ * scripts (English already stands in for a key its language lacks): the dialog's progress and errors.
+ */
+let pageMessages = null;
+function say(key, vars = {}) {
+  if (pageMessages === null) {
+    try {
+      pageMessages = JSON.parse(document.getElementById('portal-messages')?.textContent ?? '{}');
+    } catch {
+      pageMessages = {};
+    }
+  }
+  const text = pageMessages[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+}
+
 const scripts = new Map();
 /** Loads a classic script of this origin once (pdfmake's browser build sets window.pdfMake). */
 function loadScript(src) {
@@ -19,7 +36,7 @@ function loadScript(src) {
       const s = document.createElement('script');
       s.src = src;
       s.onload = resolve;
-      s.onerror = () => reject(new PdfProblem('The PDF library could not be loaded.'));
+      s.onerror = () => reject(new PdfProblem(say('pdf.libraryFailed')));
       document.head.append(s);
     }));
   }
@@ -42,9 +59,9 @@ async function fetchBundle(api, version, language, topics) {
   if (res.ok) return res.json();
   const error = (await res.json().catch(() => ({}))).error ?? {};
   if (error.code === 'invalid_selection' && error.max) {
-    throw new PdfProblem(`This selection holds ${error.topics} topics, and a PDF can hold at most ${error.max}. Choose a section, or fewer topics.`, error);
+    throw new PdfProblem(say('pdf.tooMany', { topics: error.topics, max: error.max }), error);
   }
-  throw new PdfProblem(error.message ? `The PDF could not be prepared: ${error.message}` : `The PDF could not be prepared (status ${res.status}).`, error);
+  throw new PdfProblem(error.message ? say('pdf.prepareFailed', { reason: error.message }) : say('pdf.prepareStatus', { status: res.status }), error);
 }
 
 const fontFiles = new Map();
@@ -109,7 +126,7 @@ async function loadImage(url) {
  */
 export async function downloadPdf(options) {
   const { onProgress } = options;
-  onProgress(null, 'Preparing the selection…');
+  onProgress(null, say('pdf.preparing'));
   const [bundle] = await Promise.all([
     fetchBundle(options.api, options.version, options.language, options.topics),
     loadScript(options.assets.pdfmake),
@@ -120,13 +137,15 @@ export async function downloadPdf(options) {
   // Fonts and images come from this origin only.
   pdfMake.setUrlAccessPolicy((url) => sameOrigin(url));
 
-  const { buildDocument, fontsOf, uncoveredIn, unfontedNotice } = await import(options.assets.layout);
+  const { buildDocument, fontsOf, uncoveredIn, unfontedNotice, pdfTexts, PDF_TEXTS } = await import(options.assets.layout);
+  // The PDF's own words in its language, which the dialog may have set apart from the page's.
+  const texts = pdfTexts(PDF_TEXTS, bundle.language);
   const fonts = fontsOf(bundle);
-  onProgress(0, 'Loading fonts…');
-  await loadFonts(pdfMake, fonts.files, (n, of) => onProgress((0.3 * n) / of, `Loading fonts (${n} of ${of})…`));
+  onProgress(0, say('pdf.fonts'));
+  await loadFonts(pdfMake, fonts.files, (n, of) => onProgress((0.3 * n) / of, say('pdf.fontsProgress', { n, total: of })));
   pdfMake.setFonts({ ...fonts.definitions, Courier: { normal: 'Courier', bold: 'Courier-Bold', italics: 'Courier-Oblique', bolditalics: 'Courier-BoldOblique' } });
 
-  onProgress(0.3, 'Loading images…');
+  onProgress(0.3, say('pdf.images'));
   const md = markdownit({ html: false, linkify: false });
   const images = new Map();
   for (const entry of bundle.entries) {
@@ -138,14 +157,14 @@ export async function downloadPdf(options) {
     }
   }
 
-  onProgress(0.35, 'Laying out pages…');
+  onProgress(0.35, say('pdf.layout'));
   const rtl = bundle.template.direction === 'rtl' || bundle.entries.some((e) => RTL_TEXT.test(e.title + e.bodyMd));
   const measure = rtl ? await measurer(fonts.definitions) : null;
-  const docDefinition = buildDocument(bundle, { md, images, fonts, measure, width: 0, pageBase: `${location.origin}${options.portal}/${bundle.version.slug}/` });
-  pdfMake.setProgressCallback((fraction) => onProgress(0.4 + 0.55 * fraction, `Laying out pages (${Math.round(fraction * 100)} %)…`));
+  const docDefinition = buildDocument(bundle, { md, images, fonts, measure, texts, width: 0, pageBase: `${location.origin}${options.portal}/${bundle.version.slug}/` });
+  pdfMake.setProgressCallback((fraction) => onProgress(0.4 + 0.55 * fraction, say('pdf.layoutProgress', { percent: Math.round(fraction * 100) })));
   const pdf = pdfMake.createPdf(docDefinition);
   await pdf.download(bundle.filename);
   const unfonted = uncoveredIn(bundle);
-  onProgress(1, `Saved ${bundle.filename}.${unfonted.length > 0 ? ` ${unfontedNotice(unfonted)}` : ''}`);
+  onProgress(1, `${say('pdf.saved', { filename: bundle.filename })}${unfonted.length > 0 ? ` ${unfontedNotice(unfonted, pdfTexts(PDF_TEXTS, document.documentElement.lang || 'en'))}` : ''}`);
   return { filename: bundle.filename, topics: bundle.entries.filter((e) => !e.heading && e.kind === 'topic').length, uncovered: unfonted };
 }
