@@ -1,0 +1,203 @@
+import type { Logger } from 'pino';
+import { AppError } from '../errors.ts';
+import { isAncestor } from '../storage/git-history.ts';
+import type { Repository } from '../storage/repository.ts';
+import { backfill } from './history-backfill.ts';
+import { entriesOf, fileChangesOfStates, nodeTableOf, touchedNodes, type Change, type EntryFacts } from './history-changes.ts';
+import { HistoryFile, type CommitRecord } from './history-file.ts';
+import type { CommittedWrite, Writer } from './writer.ts';
+
+/** One commit: who made it, when and why. */
+export interface CommitInfo {
+  revision: string;
+  author: string;
+  at: string;
+  message: string;
+}
+
+/** A change to a node or one of its translations, at a commit (by its place in the index). */
+export interface NodeEntry {
+  commit: number;
+  change: Change;
+  from?: string;
+  slug: string;
+  language: string | null;
+  blob?: string | null;
+}
+
+interface VersionHistory {
+  /** The commits that changed the version, oldest first. */
+  commits: Array<{ commit: number; change: 'created' | 'updated' | 'deleted' }>;
+  /** Per node id, its entries, oldest first. */
+  nodes: Map<string, NodeEntry[]>;
+  /** The node that last had each slug (a deleted node's history is still found by its slug). */
+  slugs: Map<string, string>;
+}
+
+/** Seconds a client is asked to wait while the index is read back from git. */
+const BUILDING_RETRY_SECONDS = 2;
+
+/**
+ * Per version, node and language, the commits that changed it: kept in memory, recorded as each
+ * commit is made (from the write's states before and after), appended to `history.jsonl`, and read
+ * back from git log only for what the file lacks. Requests read it; none walks the log.
+ */
+export class HistoryIndex {
+  private readonly commits: CommitInfo[] = [];
+  private readonly byRevision = new Map<string, number>();
+  private readonly versions = new Map<string, VersionHistory>();
+  private readonly file: HistoryFile;
+  /** Commits made while the index is read back from git: recorded once it is. */
+  private pending: CommitRecord[] | null = null;
+  /** Resolves once the index covers main (immediately when the file did). */
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    dataDir: string,
+    private readonly repo: Repository,
+    private readonly log: Logger,
+  ) {
+    this.file = new HistoryFile(dataDir);
+  }
+
+  /** Loads the file and, in the background, reads from git log whatever it lacks up to main's head. */
+  open(): void {
+    const head = this.repo.headCommit;
+    const stored = this.file.read();
+    for (const c of stored ?? []) this.add(c);
+    const last = this.commits.at(-1)?.revision ?? null;
+    if (head === null || last === head) {
+      // No commit at all: a file left from another repository names nothing that exists.
+      if (head === null && this.commits.length > 0) this.reset();
+      if (stored === null || head === null) this.file.rewrite([]);
+      return;
+    }
+    this.pending = [];
+    this.ready = this.catchUp(head, stored === null ? null : last).catch((err: unknown) => {
+      this.log.error({ err }, 'history index could not be read from git log; history answers 503 until the next start');
+      throw err;
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  private async catchUp(head: string, last: string | null): Promise<void> {
+    const started = Date.now();
+    const from = last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
+    if (from === null) {
+      this.log.info({ reason: last === null ? 'no history index in the data directory' : 'the history index does not match main' }, 'building the history index from git log (requests are answered meanwhile)');
+      this.reset();
+    } else this.log.info({ since: from }, 'history index is behind main: reading the newer commits from git log');
+    // Listeners of commits to different versions may run out of commit order, so the file's last line
+    // need not be the newest commit it holds: what it holds already is not added twice.
+    const records = (await backfill(this.repo.gitdir, head, from)).filter((r) => !this.byRevision.has(r.revision));
+    for (const r of records) this.add(r);
+    const pending = this.pending ?? [];
+    this.pending = null;
+    for (const r of pending) this.add(r);
+    if (from === null) this.file.rewrite([...records, ...pending]);
+    else this.file.append([...records, ...pending]);
+    this.log.info({ commits: records.length, ms: Date.now() - started }, 'history index built from git log');
+  }
+
+  /** Records every commit the writer makes from now on. */
+  follow(writer: Writer): void {
+    writer.onCommit((write) => this.record(write));
+  }
+
+  /** Records one commit (called under the written versions' locks, after the ref is durable). */
+  record(write: CommittedWrite): void {
+    const versions: CommitRecord['versions'] = write.changes.map(({ slug, before, after }) => {
+      // The same tree before and after (a translation written): only the nodes whose translations changed are compared.
+      const sameTree = before !== null && after !== null && before.nodes === after.nodes;
+      const beforeNodes = sameTree ? touchedNodes(before, after) : nodeTableOf(before);
+      const afterNodes = sameTree ? beforeNodes : nodeTableOf(after);
+      const files = fileChangesOfStates(before, after, beforeNodes, afterNodes);
+      const folder = this.repo.folder(slug);
+      const blobOf = (language: string, node: string) => {
+        const lang = folder?.entries.get(language);
+        const entry = lang?.kind === 'tree' ? lang.tree.entries.get(`${node}.md`) : undefined;
+        return entry?.oid ?? null;
+      };
+      return { version: slug, change: before === null ? 'created' : after === null ? 'deleted' : 'updated', entries: entriesOf(beforeNodes, afterNodes, files, blobOf) };
+    });
+    // Git keeps whole seconds: the same time a read back from the log gives.
+    const at = new Date(Math.floor(Date.parse(write.at) / 1000) * 1000).toISOString();
+    const record: CommitRecord = { revision: write.revision, author: write.author, at, message: write.message, versions };
+    if (this.pending !== null) {
+      this.pending.push(record);
+      return;
+    }
+    this.add(record);
+    try {
+      this.file.append([record]);
+    } catch (err) {
+      this.log.warn({ err }, 'history index file could not be appended to; the next start reads the commit from git log');
+    }
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  /** Throws 503 while the index is still being read back from git. */
+  assertReady(): void {
+    if (this.pending !== null) throw new AppError('history_building', 'The history index is still being read from git (a first start on this data directory, or after a restore); retry in a moment', { retryAfter: BUILDING_RETRY_SECONDS });
+  }
+
+  /** The commit a full or unique abbreviated (at least 7 characters) id names, by its place in the index; -1 when none. */
+  find(revision: string): number {
+    const exact = this.byRevision.get(revision);
+    if (exact !== undefined || revision.length === 40) return exact ?? -1;
+    let found = -1;
+    for (let i = this.commits.length - 1; i >= 0; i--) {
+      if (!this.commits[i].revision.startsWith(revision)) continue;
+      if (found >= 0) return -1;
+      found = i;
+    }
+    return found;
+  }
+
+  commit(index: number): CommitInfo {
+    return this.commits[index];
+  }
+
+  /** The id of the node that last had `slug` in `version`, if any did. */
+  nodeIdOf(version: string, slug: string): string | undefined {
+    return this.versions.get(version)?.slugs.get(slug);
+  }
+
+  /** A node's entries, oldest first (empty when it has none). */
+  nodeEntries(version: string, id: string): readonly NodeEntry[] {
+    return this.versions.get(version)?.nodes.get(id) ?? [];
+  }
+
+  /** The commits that changed a version, oldest first. */
+  versionEntries(version: string): ReadonlyArray<{ commit: number; change: 'created' | 'updated' | 'deleted' }> {
+    return this.versions.get(version)?.commits ?? [];
+  }
+
+  private reset(): void {
+    this.commits.length = 0;
+    this.byRevision.clear();
+    this.versions.clear();
+  }
+
+  private add(record: CommitRecord): void {
+    const index = this.commits.length;
+    this.commits.push({ revision: record.revision, author: record.author, at: record.at, message: record.message });
+    this.byRevision.set(record.revision, index);
+    for (const v of record.versions) {
+      let history = this.versions.get(v.version);
+      if (!history) this.versions.set(v.version, (history = { commits: [], nodes: new Map(), slugs: new Map() }));
+      history.commits.push({ commit: index, change: v.change });
+      for (const e of v.entries) this.addEntry(history, index, e);
+    }
+  }
+
+  private addEntry(history: VersionHistory, commit: number, e: EntryFacts): void {
+    let list = history.nodes.get(e.id);
+    if (!list) history.nodes.set(e.id, (list = []));
+    list.push({ commit, change: e.change, slug: e.slug, language: e.language, ...(e.from !== undefined ? { from: e.from } : {}), ...(e.language !== null ? { blob: e.blob ?? null } : {}) });
+    history.slugs.set(e.slug, e.id);
+  }
+}
