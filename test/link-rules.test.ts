@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolveLink, type LinkScope } from '../src/content/link-rules.ts';
+import { headingsOf } from '../src/content/headings.ts';
 import { MAX_LINKS, scanBody } from '../src/content/link-scan.ts';
 import { renderMarkdown } from '../src/portal/markdown.ts';
 
@@ -73,6 +74,54 @@ describe('Scanning a body', () => {
     const rendered = [...renderMarkdown(body).matchAll(/<h\d id="([^"]+)"/g)].map((m) => m[1]);
     assert.deepEqual(rendered, ['install', 'setup-now', 'install-1', 'main-1', 'über-uns-x']);
     assert.deepEqual([...scanBody(body).anchors], rendered);
+  });
+
+  test('underlined headings (setext) are headings of the page where the portal renders them, and code and rules are not', () => {
+    const body = [
+      'Getting started',
+      '===============',
+      '',
+      'Two lines',
+      'of *title*',
+      '---',
+      '',
+      '```',
+      'Not a heading',
+      '---',
+      '```',
+      '',
+      '    Indented code',
+      '    ---',
+      '',
+      '- A list item',
+      '---',
+      '',
+      'Text before a rule',
+      '',
+      '---',
+      '',
+      '## Getting started',
+      '',
+      'Last',
+      '----  ',
+    ].join('\n');
+    const rendered = [...renderMarkdown(body).matchAll(/<h\d id="([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(rendered, ['getting-started', 'two-linesof-title', 'getting-started-1', 'last']);
+    assert.deepEqual(headingsOf(body).map((h) => [h.text, h.anchor, h.plain]), [
+      ['Getting started', 'getting-started', 'Getting started'],
+      ['Two linesof title', 'two-linesof-title', 'Two lines'],
+      ['Getting started', 'getting-started-1', 'Getting started'],
+      ['Last', 'last', 'Last'],
+    ]);
+    assert.deepEqual([...scanBody(`${body}\n\n[self](#last)`).anchors], rendered);
+  });
+
+  test('links in fenced code, in indented code and past a blank line are found where the portal renders them', () => {
+    const body = ['[a](one)', '', '```', '[b](in-code)', '', 'still code', '[c](in-code)', '```', '', '- item', '', '  [d](two)', '', '    [e](still-the-item)', '', 'para', '', '    [f](indented-code)', '', '[g](three)'].join('\n');
+    assert.deepEqual(
+      scanBody(body).links.map((l) => `${l.line} ${l.destination}`),
+      ['0 one', '11 two', '13 still-the-item', '19 three'],
+    );
   });
 
   test('a body of more links than the limit stops at it and says so', () => {

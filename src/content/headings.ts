@@ -7,7 +7,7 @@ import { plainText } from './plain-text.ts';
  */
 
 /** Ids the portal's page layout uses itself: a heading never takes one (it gets `-1`). */
-export const PAGE_IDS = ['main', 'q', 'tree', 'pdf-dialog', 'pdf-form', 'pdf-title', 'pdf-topics', 'pdf-topics-status', 'pdf-lang', 'pdf-progress', 'pdf-bar', 'pdf-status', 'pdf-error', 'pdf-submit', 'pdf-cancel', 'pdf-open'];
+export const PAGE_IDS = ['main', 'q', 'tree', 'pdf-dialog', 'pdf-form', 'pdf-title', 'pdf-topics', 'pdf-topics-status', 'pdf-lang', 'pdf-progress', 'pdf-bar', 'pdf-status', 'pdf-error', 'pdf-submit', 'pdf-cancel', 'pdf-open', 'copy-status', 'copy-markdown', 'drawer', 'drawer-close', 'drawer-backdrop', 'menu-button', 'toc', 'announcer', 'portal-messages', 'switch-version', 'switch-language', 'home-q'];
 
 /** A heading's id: its text in lower case, words joined by `-` (letters of every script kept). */
 export function slugify(text: string): string {
@@ -54,8 +54,8 @@ export function headingText(markdown: string): string {
   return inlineText(inline.parseInline(markdown, {})[0]);
 }
 
-/** Characters that may start inline Markdown (emphasis, code, links, images, HTML, entities, escapes, autolinks, line breaks) or a bare URL. */
-const INLINE_SYNTAX = /[*_`[\]!<>&\\~:|]|\s{2}/;
+/** Characters that may start inline Markdown (emphasis, code, links, images, HTML, entities, escapes, autolinks, line breaks, the soft breaks of a heading of several lines) or a bare URL. */
+const INLINE_SYNTAX = /[*_`[\]!<>&\\~:|\n]|\s{2}/;
 
 /** The text and code of an inline token's children (the portal's heading ids are made from this). */
 export function inlineText(token: Token | undefined): string {
@@ -67,33 +67,101 @@ export function inlineText(token: Token | undefined): string {
 const MAX_HEADINGS = 500;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const ATX = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
+/** A setext underline: `===` makes a first-level heading of the paragraph above it, `---` a second. */
+const SETEXT = /^ {0,3}(?:=+|-+)[ \t]*$/;
+/** Lines that start a block of their own, so they are no line of a paragraph that an underline could make a heading. */
+const THEMATIC = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+const LIST_OR_QUOTE = /^ {0,3}(?:[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>)/;
 
 /**
- * The ATX headings (`## Text`) of a Markdown body, outside fenced code, with their anchors; the
- * first MAX_HEADINGS. One pass over the lines, so linear in the body.
+ * The headings (`## Text`, and a paragraph underlined with `===` or `---`) of a Markdown body,
+ * outside fenced and indented code, with their anchors; the first MAX_HEADINGS. One pass over the
+ * lines, so linear in the body. Headings inside block quotes and list items indented four or more
+ * columns are not read (the portal shows them, rarely seen in help content).
  */
 export function headingsOf(markdown: string): Heading[] {
+  return headingScan(markdown).headings;
+}
+
+/**
+ * headingsOf(), the id of every heading the portal renders (those without text too, in order), and
+ * whether the whole body was read (false when it stopped at `max` headings).
+ */
+export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: Heading[]; anchors: string[]; complete: boolean } {
   const out: Heading[] = [];
+  const anchors: string[] = [];
   const ids = new HeadingIds();
   let fence: string | null = null;
-  for (let s = 0; s < markdown.length && out.length < MAX_HEADINGS; ) {
+  // The lines of the paragraph being read, while it is one an underline can make a heading (a
+  // paragraph begun by a list item or a quote is not: its underline is a rule or its own text).
+  let paragraph: string[] | null = null;
+  let inParagraph = false;
+  let s = 0;
+  for (; s < markdown.length && anchors.length < max; ) {
     let e = markdown.indexOf('\n', s);
     if (e < 0) e = markdown.length;
-    // Most lines start with neither: look no further.
-    const c = markdown.charCodeAt(s + (markdown.charCodeAt(s) === 32 ? markdown.slice(s, s + 4).search(/[^ ]|$/) : 0));
-    if (c === 35 /* # */ || c === 96 /* ` */ || c === 126 /* ~ */) {
-      const line = markdown.slice(s, e).replace(/\r$/, '');
-      const f = FENCE.exec(line);
-      if (f) {
-        if (fence === null) fence = f[1];
-        else if (f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (fence === null && ATX.test(line)) {
+    const line = markdown.charCodeAt(e - 1) === 13 ? markdown.slice(s, e - 1) : markdown.slice(s, e);
+    const next = e + 1;
+    const indent = indentOf(line);
+    if (fence !== null) {
+      const f = indent < 4 ? FENCE.exec(line) : null;
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
+    } else if (indent < 0) {
+      paragraph = null;
+      inParagraph = false;
+    } else if (indent >= 4) {
+      // A paragraph's continuation, or indented code.
+      if (paragraph !== null) paragraph.push(line);
+    } else {
+      const c = line.charCodeAt(indent);
+      const f = c === 96 /* ` */ || c === 126 /* ~ */ ? FENCE.exec(line) : null;
+      if (f && !(f[1][0] === '`' && line.slice(indent + f[1].length).includes('`'))) {
+        fence = f[1];
+        paragraph = null;
+        inParagraph = false;
+      } else if (c === 35 /* # */ && ATX.test(line)) {
         const content = line.replace(/^ {0,3}#{1,6}(?:[ \t]+|$)/, '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
-        const text = headingText(content);
-        if (text.trim() !== '') out.push({ text: text.trim(), anchor: ids.next(text), plain: plainText(line) });
+        add(out, anchors, ids, content, line);
+        paragraph = null;
+        inParagraph = false;
+      } else if ((c === 61 /* = */ || c === 45 /* - */) && paragraph !== null && SETEXT.test(line)) {
+        add(out, anchors, ids, paragraph.map((l) => l.trim()).join('\n'), paragraph[0]);
+        paragraph = null;
+        inParagraph = false;
+      } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && THEMATIC.test(line)) {
+        paragraph = null;
+        inParagraph = false;
+      } else if (LIST_OR_QUOTE.test(line)) {
+        paragraph = null;
+        inParagraph = true;
+      } else if (paragraph !== null) {
+        paragraph.push(line);
+      } else if (!inParagraph) {
+        paragraph = [line];
+        inParagraph = true;
       }
     }
-    s = e + 1;
+    s = next;
   }
-  return out;
+  return { headings: out, anchors, complete: s >= markdown.length };
+}
+
+function add(out: Heading[], anchors: string[], ids: HeadingIds, content: string, line: string): void {
+  const text = headingText(content);
+  // A heading without text is no section to list, but the portal gives it an id all the same.
+  const anchor = ids.next(text);
+  anchors.push(anchor);
+  if (text.trim() !== '') out.push({ text: text.trim(), anchor, plain: plainText(line) });
+}
+
+/** Columns of white space a line starts with (a tab to the next multiple of 4); -1 when the line is blank. */
+function indentOf(line: string): number {
+  let col = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) col++;
+    else if (c === 9) col += 4 - (col % 4);
+    else return col;
+  }
+  return -1;
 }

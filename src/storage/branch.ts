@@ -42,18 +42,24 @@ export function installHooks(gitdir: string): void {
  * deleted right after it was written, and the commit with it.
  */
 export class BranchLock {
+  private closed = false;
+
   private constructor(
     readonly path: string,
-    private readonly handle: fs.promises.FileHandle,
+    private readonly fd: number,
   ) {}
 
-  /** Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open. */
+  /**
+   * Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open.
+   * Creating, writing and closing the lock are synchronous calls (they do not wait for the disk);
+   * its fsync and its rename go to the thread pool.
+   */
   static async take(gitdir: string): Promise<BranchLock> {
     const path = lockPath(gitdir);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        return new BranchLock(path, await fs.promises.open(path, 'wx', 0o644));
+        return new BranchLock(path, fs.openSync(path, 'wx', 0o644));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -63,20 +69,31 @@ export class BranchLock {
 
   /** Writes the branch's new commit into the lock file and makes it durable (not yet the branch). */
   async write(oid: string): Promise<void> {
-    await this.handle.writeFile(`${oid}\n`);
-    await this.handle.sync();
+    const bytes = Buffer.from(`${oid}\n`, 'latin1');
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.fd, bytes, at, bytes.length - at);
+    await new Promise<void>((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
   }
 
   /** Renames the lock over the branch: the branch now points at what write() wrote. */
   async commit(): Promise<void> {
-    await this.handle.close();
+    this.close();
     await fs.promises.rename(this.path, join(this.path, '..', BRANCH_NAME));
   }
 
   /** Lets the lock go without changing the branch. */
   async release(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
-    await fs.promises.rm(this.path, { force: true });
+    try {
+      this.close();
+    } catch {
+      // The lock file goes all the same.
+    }
+    fs.rmSync(this.path, { force: true });
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
   }
 }
 

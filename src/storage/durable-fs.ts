@@ -14,15 +14,59 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+const fsyncFd = (fd: number) =>
+  new Promise<void>((resolve, reject) => {
+    fs.fsync(fd, (err) => (err ? reject(err) : resolve()));
+  });
+
+/** Folders kept open for their fsyncs, by path (the few every commit syncs: objects/pack/, refs/heads/). */
+const openDirs = new Map<string, { fd: number; ino: number; dev: number }>();
+const MAX_OPEN_DIRS = 16;
+
+/**
+ * fsyncDir() for a folder synced at every commit: its descriptor is kept open, which saves an open
+ * and a close (two trips through the thread pool) per commit. The descriptor is checked to be the
+ * folder's still (the same inode), so a folder removed and made again is opened again.
+ */
+export async function fsyncKeptDir(dir: string): Promise<void> {
+  const now = fs.statSync(dir);
+  let kept = openDirs.get(dir);
+  if (kept !== undefined && (kept.ino !== now.ino || kept.dev !== now.dev)) {
+    openDirs.delete(dir);
+    fs.closeSync(kept.fd);
+    kept = undefined;
+  }
+  if (kept === undefined) {
+    if (openDirs.size >= MAX_OPEN_DIRS) {
+      const [oldest, entry] = openDirs.entries().next().value as [string, { fd: number }];
+      openDirs.delete(oldest);
+      fs.closeSync(entry.fd);
+    }
+    const fd = fs.openSync(dir, 'r');
+    const stat = fs.fstatSync(fd);
+    kept = { fd, ino: stat.ino, dev: stat.dev };
+    openDirs.set(dir, kept);
+  }
+  await fsyncFd(kept.fd);
+}
+
 /**
  * Large files are flushed in slices of this size: one flush of tens of MB would hold up the small
  * fsyncs of every write waiting behind it on the disk.
  */
 const FLUSH_SLICE = 4 << 20;
 
+/**
+ * Up to this size a file is created and written with synchronous calls (they reach the page cache,
+ * not the disk: tens of microseconds), and only its fsync waits on the thread pool. Each trip
+ * through the pool cost more than the call itself, and a commit made about ten of them.
+ */
+const SYNC_WRITE_BYTES = 1 << 20;
+
 /** Writes `data` to a new temp file and fsyncs it; the file is not visible anywhere until published. */
 export async function stageFile(tempDir: string, data: string | Uint8Array): Promise<string> {
   const temp = join(tempDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  if (typeof data === 'string' ? data.length <= SYNC_WRITE_BYTES / 3 : data.length <= SYNC_WRITE_BYTES) return stageSmall(temp, data);
   const handle = await fs.promises.open(temp, 'w');
   try {
     if (typeof data === 'string' || data.length <= FLUSH_SLICE) await handle.writeFile(data);
@@ -53,7 +97,23 @@ export async function stageFile(tempDir: string, data: string | Uint8Array): Pro
  */
 export async function publishFiles(dir: string, files: ReadonlyArray<{ temp: string; name: string }>): Promise<void> {
   for (const f of files) await fs.promises.rename(f.temp, join(dir, f.name));
-  await fsyncDir(dir);
+  await fsyncKeptDir(dir);
+}
+
+async function stageSmall(temp: string, data: string | Uint8Array): Promise<string> {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(temp, 'w');
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+    await fsyncFd(fd);
+    fs.closeSync(fd);
+    return temp;
+  } catch (err) {
+    if (fd !== null) fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /** Removes staged files that will not be published (after a failure). */
