@@ -3,7 +3,11 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { anonymousReads, endpoint, mount, type Endpoint } from './http/api.ts';
 import { authenticate } from './http/auth.ts';
-import { generationFor, ResponseCache, runOf } from './http/cache.ts';
+import { generationFor, ResponseCache, tagFor } from './http/cache.ts';
+import { replicationMiddleware } from './http/replication.ts';
+import { ancestry } from './replica/ancestry.ts';
+import { replicationHealth } from './replica/replication.ts';
+import { replicationRoutes } from './routes/replication.ts';
 import { ClientAddresses } from './http/client-address.ts';
 import { cors, PREFLIGHT_ROUTE } from './http/cors.ts';
 import { refuseNonJson } from './http/body.ts';
@@ -26,8 +30,13 @@ import { publishingRoutes } from './routes/publishing.ts';
 import { referenceRoutes } from './routes/reference.ts';
 import { searchRoutes } from './routes/search.ts';
 import { translationRoutes } from './routes/translations.ts';
+import { translationStatusRoutes } from './routes/translation-status.ts';
 import { versionRoutes } from './routes/versions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { historyRoutes } from './routes/history.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
+import { attentionRoutes } from './routes/attention.ts';
+import { countSearches } from './http/search-counting.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import type { OAuthFront } from './oauth/front.ts';
 import { builtOnFirstRequest } from './http/first-request.ts';
@@ -44,9 +53,14 @@ export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
     ...pushScriptRoutes(),
     ...nodeRoutes(deps),
     ...translationRoutes(deps),
+    ...translationStatusRoutes(deps),
     ...identityRoutes(deps),
     ...pdfRoutes(deps),
     ...webhookRoutes(deps),
+    ...replicationRoutes(deps),
+    ...historyRoutes(deps),
+    ...feedbackRoutes(deps),
+    ...attentionRoutes(deps),
     ...referenceRoutes(deps.config.basePath),
   ];
   let document: unknown;
@@ -83,7 +97,7 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: deps.config.basePath });
-  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, runOf(deps.catalog), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes, deps.config.publicUrl === null ? 'Authorization, Host' : 'Authorization');
+  const cache = new ResponseCache(generationFor(deps.catalog, deps.config.basePath), deps.config.cacheMaxAge, tagFor(deps.replication.tags, deps.config.basePath), (lookup) => deps.metrics.cacheLookup(lookup), deps.config.answerCacheBytes, deps.config.publicUrl === null ? 'Authorization, Host' : 'Authorization');
   const endpoints = apiEndpoints(deps, oauth.issuer);
   mount(api, endpoints, deps.config.bodyLimit, cache);
 
@@ -99,7 +113,8 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
     ctx.status = ok ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
     const known = ctx.state.actor !== null;
-    ctx.body = { ok, ...(known ? { head: deps.repo.headCommit } : {}), versions, ...(known ? named : {}), ...(allBroken ? { problem: `every version's stored data is broken (${versions.broken}); GET a version with a key for the reason, and see the log` } : {}) };
+    // The revision is on every answer (X-Content-Revision); a replica adds its lag and its last contact with the primary.
+    ctx.body = { ok, ...(known ? { head: deps.repo.headCommit } : {}), replication: replicationHealth(deps.replication, known), versions, ...(known ? named : {}), ...(allBroken ? { problem: `every version's stored data is broken (${versions.broken}); GET a version with a key for the reason, and see the log` } : {}) };
   });
 
   // Every limit per address keys on ctx.ip: the connection's address, or a trusted proxy's word for it.
@@ -107,6 +122,8 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
   app.use(deps.metrics.middleware());
   app.use(requestLogging(log));
   app.use(closeAfterUnreadBody());
+  // Before the answer cache: a search answered from it is a search too.
+  app.use(countSearches(deps.searchReport, deps.catalog, deps.config.basePath));
   // Before anything that could copy the Host into an answer (or answer from a cache keyed by it).
   app.use(refuseBadHost());
   // The authorization server answers its own preflights; the API's CORS rules are for the API and the tool server.
@@ -117,6 +134,8 @@ export function createApp(deps: Deps, oauth: OAuthFront, log: Logger, isReady: (
     return typeof template === 'string' ? template : PREFLIGHT_ROUTE;
   });
   app.use((ctx, next) => (isOAuthPath(ctx.path) ? next() : apiCors(ctx, next)));
+  // Before the answer cache: every answer carries its revision, a read may wait for one, and a replica sends writes to its primary.
+  app.use(replicationMiddleware({ replication: deps.replication, basePath: deps.config.basePath, mcpPath: deps.config.mcpPath, bodyLimit: deps.config.bodyLimit, keys: deps.keys, isAncestor: ancestry(deps.repo.gitdir), stopping: deps.stopping }));
   // Hot anonymous reads are answered here, before everything that could not change their answer.
   app.use((ctx, next) => {
     if (!cache.answerAnonymous(ctx)) return next();

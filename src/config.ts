@@ -1,10 +1,13 @@
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AA_RATIO, contrast, darkVariant, LIGHT_BACKGROUND, parseHex, textOn, toHex } from './domain/contrast.ts';
 import { isHeaderToken } from './domain/names.ts';
 import { webhookConfig, type WebhookConfig } from './webhooks/config.ts';
+import { replicaConfig, type ReplicaConfig } from './replica/config.ts';
+import { feedbackConfig, type FeedbackConfig } from './feedback/config.ts';
 
 /** The project folder: one level above this module, in src/ as in the built dist/. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -100,6 +103,10 @@ export interface Config {
   readonly portal: PortalConfig;
   /** Outbound webhooks: the allow-list, retries and timeouts (webhooks/config.ts). */
   readonly webhooks: WebhookConfig;
+  /** The primary this service follows as a read replica (`HELP_REPLICA_OF`, `HELP_REPLICA_KEY`, replica/config.ts); null: it is a primary. */
+  readonly replica: ReplicaConfig | null;
+  /** Reader feedback and the search report: limits, sizes, the switch (feedback/config.ts). */
+  readonly feedback: FeedbackConfig;
   /**
    * A folder of PDF font files, named as served (`noto-sans-jp-400.ttf`), looked in before vendor/fonts/
    * and the font packages (`HELP_FONT_DIR`; default none): how a production install, which leaves out
@@ -122,6 +129,13 @@ export interface PortalConfig {
    * and working copies are never shown, whatever this says.
    */
   readonly versions: 'all' | 'latest' | readonly string[];
+  /**
+   * The brand colour of links and buttons (`HELP_PORTAL_ACCENT`, a hex colour; default the portal's
+   * blue): `light` passes WCAG AA on the light background (checked at start), `dark` is derived to pass on the dark one.
+   */
+  readonly accent: { readonly light: string; readonly dark: string; readonly lightText: string; readonly darkText: string } | null;
+  /** A file served as the pages' icon (`HELP_PORTAL_FAVICON`: an .svg, .png or .ico file; default the portal's own). */
+  readonly favicon: string | null;
 }
 
 /** Who may say, in `X-Forwarded-For`, which address a request came from. */
@@ -295,7 +309,36 @@ function portalConfig(env: NodeJS.ProcessEnv, mcp: string): PortalConfig {
     if (bad !== undefined) throw new ConfigError(`HELP_PORTAL_VERSIONS takes all, latest or version slugs separated by commas; ${JSON.stringify(bad)} is not a slug`);
     versions = Object.freeze(slugs);
   }
-  return Object.freeze({ path, title, logo, versions });
+  return Object.freeze({ path, title, logo, versions, accent: portalAccent(env.HELP_PORTAL_ACCENT), favicon: portalFavicon(env.HELP_PORTAL_FAVICON) });
+}
+
+/** HELP_PORTAL_ACCENT: refused when links in it would be hard to read on the light background. */
+function portalAccent(raw: string | undefined): PortalConfig['accent'] {
+  if (raw === undefined || raw.trim() === '') return null;
+  const rgb = parseHex(raw);
+  if (rgb === null) throw new ConfigError(`HELP_PORTAL_ACCENT must be a hex colour such as #0b57c2, not ${JSON.stringify(raw)}`);
+  const ratio = contrast(rgb, parseHex(LIGHT_BACKGROUND)!);
+  if (ratio < AA_RATIO) {
+    throw new ConfigError(`HELP_PORTAL_ACCENT ${raw.trim()} has a contrast of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1 against the light background ${LIGHT_BACKGROUND}; WCAG AA needs at least ${AA_RATIO}:1 for text: choose a darker colour`);
+  }
+  const dark = darkVariant(rgb);
+  return Object.freeze({ light: toHex(rgb), dark: toHex(dark), lightText: textOn(rgb), darkText: textOn(dark) });
+}
+
+/** HELP_PORTAL_FAVICON: a readable .svg, .png or .ico file. */
+function portalFavicon(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const file = resolve(raw.trim());
+  if (!/\.(svg|png|ico)$/i.test(file)) throw new ConfigError(`HELP_PORTAL_FAVICON must name an .svg, .png or .ico file, not ${JSON.stringify(raw)}`);
+  let isFile = false;
+  try {
+    accessSync(file, constants.R_OK);
+    isFile = statSync(file).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new ConfigError(`HELP_PORTAL_FAVICON names ${file}, which is not a readable file`);
+  return file;
 }
 
 /** HELP_FONT_DIR: an existing folder, so that a mistyped path stops the start instead of leaving PDFs without their fonts. */
@@ -403,6 +446,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     portal: portalConfig(env, mcp),
     publishing: publishingConfig(env),
     webhooks: webhookConfig(env, (message) => new ConfigError(message)),
+    replica: replicaConfig(env, (message) => new ConfigError(message)),
+    feedback: feedbackConfig(env, (message) => new ConfigError(message)),
     oauth: oauthConfig(env),
     corsOrigins: originList('HELP_CORS_ORIGINS', env.HELP_CORS_ORIGINS),
     mcpPath: mcp,

@@ -33,6 +33,13 @@ import { GitHubHost, type RepositoryHost } from './publishing/github.ts';
 import { Publisher } from './publishing/publisher.ts';
 import { RequestStore } from './publishing/requests.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { PrimaryKeys } from './http/primary-keys.ts';
+import { cloneIfNew, startReplication } from './replica/start.ts';
+import { HistoryIndex } from './store/history-index.ts';
+import { RevisionReader } from './store/revision-reader.ts';
+import { FeedbackStore } from './feedback/feedback-store.ts';
+import { SearchReport } from './feedback/search-report.ts';
+import { RateLimit } from './oauth/rate-limit.ts';
 
 export interface RunningService {
   server: Server;
@@ -84,6 +91,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, closeIndexWaitMs: options.snapshotIndexWaitMs, timing: metrics.timing });
     snapshots.preload();
+    // A replica's first start clones its primary's repository (before opening it, as if it had always been here).
+    await cloneIfNew(config.replica, join(config.dataDir, 'content.git'), log);
     const repo = await Repository.open(join(config.dataDir, 'content.git'), { gcEvery: config.gcEvery, repackShare: config.repackShare, timing: metrics.timing });
     const snapshotted = snapshots.slugs();
     if (repo.headCommit === null && snapshotted.length > 0) {
@@ -95,12 +104,20 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const clock = options.clock ?? new Clock();
     const newId = options.newId ?? randomId;
     const writer = new Writer(repo, catalog, clock, config.publishing !== null, metrics.timing, newId);
-    const keys = new KeyRing(new KeyFile(config.dataDir), log);
+    // A replica's keys are its primary's, each checked there (http/primary-keys.ts).
+    const keys = config.replica ? new PrimaryKeys(new KeyFile(config.dataDir), config.replica, log) : new KeyRing(new KeyFile(config.dataDir), log);
+    const replication = startReplication({ replica: config.replica, catalog, repo, writer, log, settings: JSON.stringify([config.portal, config.publicUrl, config.basePath, config.mcpPath, config.cacheMaxAge]) });
     const repositoryHost = config.publishing ? (options.host ?? new GitHubHost(config.publishing)) : null;
     const requests = new RequestStore(config.dataDir);
     const publisher = new Publisher(config.publishing, catalog, writer, requests, repositoryHost, log, clock, newId, config.portal.path);
     const webhooks = new WebhookDispatcher(config.dataDir, config.webhooks, log);
+    const history = new HistoryIndex(config.dataDir, repo, log);
+    const revisions = new RevisionReader(repo, catalog);
     requests.watch((before, after) => webhooks.requestsChanged(before, after));
+    const warn = (message: string, data: Record<string, unknown>) => log.warn(data, message);
+    const feedback = new FeedbackStore(config.dataDir, config.feedback.maxBytes, new RateLimit(config.feedback.perAddressPerHour, 3_600_000), () => clock.time(), warn);
+    const searchReport = new SearchReport(config.dataDir, config.feedback.searchReport, config.feedback.reportQueries, () => clock.time(), warn);
+    searchReport.start();
     let isReady = false;
     // Nothing is known to exist until the load has listed the repository's versions.
     catalog.setLoading([]);
@@ -123,7 +140,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const accounts = new AccountBook(config.dataDir, log);
     const oauth = new OAuthFront(origin, config, accounts, log);
     const stopping = new AbortController();
-    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts, webhooks, stopping: stopping.signal }, oauth, log, () => isReady);
+    const app = createApp({ config, clock, catalog, search, writer, repo, keys, accounts, publisher, metrics, fonts, webhooks, feedback, searchReport, history, revisions, replication, stopping: stopping.signal }, oauth, log, () => isReady);
     server.on('request', app.callback());
     keys.start();
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -133,7 +150,12 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       const started = Date.now();
       await loadCatalog(repo, catalog, clock, log, { search, snapshots });
       snapshots.follow(repo);
-      if (catalog.all().length === 0 && config.sampleContentDir !== null) await importSample(config.sampleContentDir, writer, log);
+      // Before the sample's commit: every commit from here on is recorded as it is made (what the file lacks is read from git log in the background).
+      history.open();
+      history.follow(writer);
+      replication.begin();
+      // A replica holds what its primary has, and nothing of its own.
+      if (catalog.all().length === 0 && config.sampleContentDir !== null && config.replica === null) await importSample(config.sampleContentDir, writer, log);
       // From here on every commit's changes become webhook events (the load and the sample are no news).
       webhooks.follow(writer);
       webhooks.start();
@@ -159,6 +181,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       (closing ??= (async () => {
         // Requests in flight are finished, but a clone can run for minutes: its git process is ended.
         stopping.abort();
+        await replication.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -166,6 +189,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await ready.catch(() => undefined);
         await writer.drain();
         await webhooks.close();
+        await history.ready.catch(() => undefined);
+        history.close();
+        await feedback.settled();
+        await searchReport.close();
         await snapshots.close();
         search.stop();
         indexWorkers?.close();

@@ -15,7 +15,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['content', 'storage'],
   ['index'],
   ['store'],
-  ['config.ts', 'auth', 'publishing', 'pdf', 'metrics.ts', 'webhooks'],
+  ['config.ts', 'auth', 'publishing', 'pdf', 'metrics.ts', 'webhooks', 'replica', 'feedback'],
   ['commands', 'queries', 'deps.ts'],
   ['presenters', 'schemas'],
   ['http', 'oauth'],

@@ -217,11 +217,15 @@ describe('the built server (npm start)', () => {
       assert.match(out, /"title":"Erste Schritte"/, 'the tree in German');
       assert.match(out, /"title":"Installieren"/, 'the topic in German');
       assert.match(out, /docs-team: /, 'the writes are commits by the key');
-      // Then the portal shows the version the walk-through marked latest.
-      const portal = await fetch(`${origin}/support`);
+      // Then the portal's start page offers the version the walk-through marked latest first, and its topic reads.
+      const home = await fetch(`${origin}/support`);
+      const start = await home.text();
+      assert.equal(home.status, 200, start);
+      const firstCard = /<li class="card[^"]*">\s*<h3><a href="([^"]+)">([^<]+)<\/a>/.exec(start);
+      assert.deepEqual(firstCard?.slice(1), ['/support/v2', 'Version 2'], 'the version marked latest comes first');
+      const portal = await fetch(`${origin}/support/latest/install`);
       const page = await portal.text();
       assert.equal(portal.status, 200, page);
-      assert.match(portal.url, /\/support\/(v2|latest)\b/, 'the portal opens at the version marked latest');
       assert.match(page, /Get the installer\./, page);
       const german = await fetch(`${portal.url}${portal.url.includes('?') ? '&' : '?'}lang=de`);
       assert.match(await german.text(), /Laden Sie das Installationsprogramm\./, 'and in German with ?lang=de');

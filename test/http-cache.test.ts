@@ -148,7 +148,7 @@ describe('The answer cache before the router: hits are the same answers, cheaper
     assert.deepEqual(withoutDate(hit), withoutDate(miss));
     assert.deepEqual(
       miss.headers.map(([k]) => k).filter((k) => !['date', 'connection', 'keep-alive'].includes(k)),
-      ['x-request-id', 'x-content-type-options', 'etag', 'vary', 'cache-control', 'content-type', 'content-length'],
+      ['x-request-id', 'x-content-type-options', 'x-content-revision', 'etag', 'vary', 'cache-control', 'content-type', 'content-length'],
     );
     assert.equal(JSON.parse(hit.body.toString('utf8')).language, 'en');
     // The log tells a hit from a miss; both keep their line.

@@ -39,14 +39,14 @@ describe('Links that work', () => {
       const res = await putTranslation(s, 'v1', 'guide', 'de', { title: 'Anleitung', summary: 'Alles', bodyMd: body });
       assert.equal(res.status, 200, res.text);
       assert.equal(s.commitCount(), commits + 1);
-      // The file is `---`, title, summary, `---`: the body's line 3 is the file's line 7.
+      // The file is `---`, title, summary, basedOn (the English text it follows), `---`: the body's line 3 is the file's line 8.
       assert.deepEqual(res.body.warnings, [
-        { code: 'broken_link', path: 'de/guide.md', line: 7, link: '../setup', message: 'broken link "../setup": version v1 has no topic or section "setup"' },
-        { code: 'broken_link', path: 'de/guide.md', line: 8, link: 'install#nowhere', message: 'broken link "install#nowhere": "install" has no heading with the anchor "#nowhere" (its headings: #herunterladen)' },
+        { code: 'broken_link', path: 'de/guide.md', line: 8, link: '../setup', message: 'broken link "../setup": version v1 has no topic or section "setup"' },
+        { code: 'broken_link', path: 'de/guide.md', line: 9, link: 'install#nowhere', message: 'broken link "install#nowhere": "install" has no heading with the anchor "#nowhere" (its headings: #herunterladen)' },
       ]);
       const stored = s.git('show', 'HEAD:v1/de/guide.md').split('\n');
-      assert.match(stored[6], /\.\.\/setup/);
-      assert.match(stored[7], /install#nowhere/);
+      assert.match(stored[7], /\.\.\/setup/);
+      assert.match(stored[8], /install#nowhere/);
     });
 
     test('a German page linking an English-only anchor is checked against the page a German reader gets', async () => {
@@ -73,7 +73,7 @@ describe('Links that work', () => {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(
         res.body.warnings.map((w: { path: string; line: number; link: string }) => `${w.path}:${w.line} ${w.link}`),
-        ['de/guide.md:7 install#nirgends'],
+        ['de/guide.md:8 install#nirgends'],
       );
     });
 
@@ -84,7 +84,7 @@ describe('Links that work', () => {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(
         res.body.warnings.map((w: { path: string; line: number; link: string }) => `${w.path}:${w.line} ${w.link}`),
-        ['en/faq.md:6 ../gone', 'de/faq.md:4 weg.md'],
+        ['en/faq.md:6 ../gone', 'de/faq.md:5 weg.md'],
       );
     });
   });
@@ -110,7 +110,7 @@ describe('Links that work', () => {
           { path: 'en/source.md', line: 5, link: 'missing', target: 'missing', reason: 'missing_topic' },
           { path: 'en/source.md', line: 6, link: 'target#nope', target: 'target', anchor: 'nope', reason: 'missing_anchor' },
           { path: 'en/source.md', line: 7, link: 'target?lang=fr', target: 'target', language: 'fr', reason: 'missing_language' },
-          { path: 'de/source.md', line: 5, link: '../de/target.md', target: 'target', language: 'de', reason: 'missing_language' },
+          { path: 'de/source.md', line: 6, link: '../de/target.md', target: 'target', language: 'de', reason: 'missing_language' },
         ],
         checked: 6,
       });
@@ -126,7 +126,7 @@ describe('Links that work', () => {
       assert.equal(renamed.status, 200, renamed.text);
       assert.deepEqual(
         renamed.body.warnings.map((w: { path: string; line: number; link: string }) => `${w.path}:${w.line} ${w.link}`),
-        ['en/source.md:4 target#steps', 'en/source.md:6 target#nope', 'en/source.md:7 target?lang=fr', 'de/source.md:4 ../target', 'de/source.md:5 ../de/target.md'],
+        ['en/source.md:4 target#steps', 'en/source.md:6 target#nope', 'en/source.md:7 target?lang=fr', 'de/source.md:5 ../target', 'de/source.md:6 ../de/target.md'],
       );
       const after = await report('r1');
       assert.ok(after.broken.filter((b: { target: string }) => b.target === 'target').every((b: { reason: string }) => b.reason === 'missing_topic'), JSON.stringify(after));
@@ -151,7 +151,7 @@ describe('Links that work', () => {
       assert.deepEqual(res.body.removed, ['target']);
       assert.deepEqual(
         res.body.warnings.map((w: { code: string; path: string; line: number; link: string }) => `${w.code} ${w.path}:${w.line} ${w.link}`),
-        ['broken_link en/source.md:4 target#steps', 'broken_link de/source.md:4 ../target'],
+        ['broken_link en/source.md:4 target#steps', 'broken_link de/source.md:5 ../target'],
       );
       assert.equal((await report('r1')).broken.length, 2);
     });

@@ -12,7 +12,9 @@ import { Clients, content, toolError } from './helpers/mcp.ts';
 import { createNode, createVersion, startTestServer, waitForKey, type TestServer } from './helpers/server.ts';
 
 const SAMPLE = fileURLToPath(new URL('../content-sample', import.meta.url));
-const READ_TOOLS = ['list_versions', 'get_tree', 'get_topic', 'list_nodes', 'get_translation', 'search', 'fetch', 'export_version', 'get_pdf_bundle', 'whoami'];
+const READ_TOOLS = ['list_versions', 'get_tree', 'get_topic', 'list_nodes', 'get_translation', 'get_translation_status', 'search', 'fetch', 'export_version', 'get_pdf_bundle', 'whoami', 'submit_feedback', 'get_attention', 'get_history'];
+/** Shown to anonymous callers, yet not read-only: feedback, which is no content. */
+const ANONYMOUS_WRITES = ['submit_feedback'];
 const WRITE_TOOLS = [
   'create_version', 'update_version', 'duplicate_version', 'delete_version', 'create_node', 'update_node', 'delete_node', 'put_translation', 'delete_translation', 'reorder',
   'import_version', 'import_files', 'create_working_copy', 'create_publish_request', 'list_publish_requests', 'cancel_publish_request',
@@ -81,7 +83,7 @@ describe('Tool server (MCP)', () => {
       assert.ok(tool.title && tool.description && tool.description.length > 40, tool.name);
       const a = tool.annotations!;
       assert.equal(a.title, tool.title);
-      if (READ_TOOLS.includes(tool.name)) {
+      if (READ_TOOLS.includes(tool.name) && !ANONYMOUS_WRITES.includes(tool.name)) {
         assert.deepEqual([a.readOnlyHint, a.openWorldHint], [true, false], tool.name);
       } else if (tool.name === 'list_publish_requests') {
         // It needs help:write, as its route does, but changes nothing.
@@ -113,7 +115,7 @@ describe('Tool server (MCP)', () => {
     assert.deepEqual(Object.keys(byName.get('search')!.inputSchema.properties!).sort(), ['language', 'limit', 'offset', 'order', 'q', 'version']);
     assert.deepEqual(byName.get('fetch')!.inputSchema.required, ['id']);
     assert.deepEqual(Object.keys(byName.get('get_pdf_bundle')!.inputSchema.properties!).sort(), ['language', 'limit', 'topics', 'version']);
-    assert.deepEqual(Object.keys(byName.get('import_version')!.inputSchema.properties!).sort(), ['document', 'dryRun', 'mode', 'nodes', 'version']);
+    assert.deepEqual(Object.keys(byName.get('import_version')!.inputSchema.properties!).sort(), ['document', 'dryRun', 'mode', 'nodes', 'redirects', 'removed', 'version']);
     // The tree's schema is recursive: its entries refer to themselves through $defs.
     const tree = byName.get('get_tree')!.outputSchema as unknown as { $defs: Record<string, any> };
     assert.equal(tree.$defs.TreeEntry.properties.children.items.$ref, '#/$defs/TreeEntry');

@@ -12,6 +12,7 @@ import { EXAMPLES, exampleRequest, type Caller, type OperationExamples } from '.
 import { KEYS, PUBLIC_URL, PUBLISHING, V1, V1_NODES, V2, V2_NODES, type StoryNode, type StoryVersion } from '../src/schemas/story.ts';
 import { FakeGitHub } from './helpers/fake-github.ts';
 import { WEBHOOK_ID } from '../src/schemas/webhook-examples.ts';
+import { IMPORT_REVISION } from '../src/schemas/history-examples.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 /**
@@ -175,7 +176,7 @@ const ISO_STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?Z/g;
 /** A stamp in a branch name: publish/v2/20261118T091530482Z. */
 const COMPACT_STAMP = /\d{8}T\d{9}Z/g;
 /** Fields whose values belong to the moment or the key of a run; only their type is compared. */
-const VOLATILE = new Set(['requestId', 'keyPrefix', 'date', 'secret']);
+const VOLATILE = new Set(['requestId', 'keyPrefix', 'date', 'secret', 'revision']);
 
 /**
  * A node's sortOrder (in an object with a kind or a parentSlug) is compared as a number only: the
@@ -245,6 +246,15 @@ const subscribed: Setup = async (s, keys) => {
   const { webhook } = await expect(s, keys, 'POST', '/webhooks', 201, EXAMPLES.createWebhook.requests!.subscribe.value);
   return { [WEBHOOK_ID]: webhook.id };
 };
+/** The story's import of v2 under this run's commit id. */
+const importRevision: Setup = async (s, keys) => {
+  const { history } = await expect(s, keys, 'GET', '/versions/v2/history', 200);
+  return { [IMPORT_REVISION]: history.find((e: { message: string }) => e.message.startsWith('Import')).revision };
+};
+const editedEnglish: Setup = async (s, keys) => {
+  await expect(s, keys, 'PUT', '/versions/v2/topics/keyboard-shortcuts/translations/en', 200, { title: 'Shortcuts', bodyMd: 'Edited.\n' });
+  return importRevision(s, keys);
+};
 const cancelledRequest: Setup = async (s, keys) => {
   const ids = (await openRequest(s, keys))!;
   await expect(s, keys, 'DELETE', `/publish-requests/${ids[PUBLISHING.requestId]}`, 200);
@@ -266,6 +276,8 @@ const SETUPS: Record<string, Setup> = {
   'listWebhooks 200 one': subscribed,
   'deleteWebhook 200 deleted': subscribed,
   'listWebhookDeliveries 200 none': subscribed,
+  'getHistoryDiff 200 created': importRevision,
+  'restoreNode 200 restored': editedEnglish,
 };
 
 describe('The examples are what the service answers', () => {

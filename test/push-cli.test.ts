@@ -370,7 +370,8 @@ describe('GET /cli/help-push.mjs', () => {
     // One file: every module it loads is one of Node's own.
     // Block comments load nothing: markdown-it's (bundled for the link check) show `import MarkdownIt from 'markdown-it'` as usage.
     const code = text.replace(/\/\*[\s\S]*?\*\//g, '');
-    const loaded = [...code.matchAll(/\bfrom\s*["']([^"']+)["']|\b(?:__)?require\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+    // A `from "…"` counts at the start of an import or export statement, not inside a message's text.
+    const loaded = [...code.matchAll(/(?:^|[;\n])\s*(?:import|export)\s[^'"`;]*?\bfrom\s*["']([^"']+)["']|\b(?:__)?require\(\s*["']([^"']+)["']\s*\)|\bimport\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2] ?? m[3]);
     assert.ok(loaded.length > 0);
     assert.deepEqual(loaded.filter((name) => !name.startsWith('node:') && !builtinModules.includes(name)), [], 'only Node.js modules');
     // The validation code inside is the service's; gray-matter's evaluating engine is left out.

@@ -35,6 +35,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** More environment for the service (e.g. a larger HELP_BODY_LIMIT). */
   env?: Record<string, string>;
+  /** What node runs (default the build, dist/main.js; a scenario run on its own may run the sources through tsx). */
+  entry?: string[];
 }
 
 /**
@@ -51,7 +53,7 @@ export async function startService(opts: StartOptions): Promise<ServiceChild> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const started = now();
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...SERVICE_NODE_FLAGS, 'dist/main.js'], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...SERVICE_NODE_FLAGS, ...(opts.entry ?? ['dist/main.js'])], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

@@ -9,6 +9,7 @@ import { checkName, createAccount, describeAccount, disableAccount, setPassword,
 import { listGrants, revokeGrants } from './grants.ts';
 import { CliError, createKey, listKeys, revokeKey, UsageError } from './keys.ts';
 import { webhooksMain, WEBHOOKS_USAGE } from './webhooks.ts';
+import { attentionMain, ATTENTION_USAGE } from './attention.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -48,7 +49,7 @@ Commands:
       Revoke what the account granted to one client (--client, its id from accounts grants), or to
       every client. A running server refuses the client's tokens from the moment this returns, and
       consent is asked again at the next sign-in.
-${WEBHOOKS_USAGE}  check [--json]
+${WEBHOOKS_USAGE}${ATTENTION_USAGE}  check [--json]
       Check the repository (git fsck --strict) and compare every snapshot with git.
       Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.
 
@@ -65,6 +66,7 @@ async function run(argv: string[]): Promise<number> {
     return pushMain(argv);
   }
   if (argv[0] === 'webhooks' && !argv.includes('--help') && !argv.includes('-h')) return webhooksMain(argv.slice(1));
+  if (argv[0] === 'attention' && !argv.includes('--help') && !argv.includes('-h')) return attentionMain(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

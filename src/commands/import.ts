@@ -1,8 +1,9 @@
 import type { IncomingFile } from '../content/file-import.ts';
 import { checkImportLimits, readImportFiles } from '../content/import-check.ts';
 import { lineAt } from '../content/problems.ts';
-import { applyImport, type ImportMode, type ImportNode } from '../domain/import.ts';
+import { applyImport, type ImportMode, type ImportNode, type OldAddresses } from '../domain/import.ts';
 import { replaceWithFiles } from '../domain/import-files.ts';
+import { minorSlugs } from '../content/translation-base.ts';
 import { demoteLatest } from '../domain/versions.ts';
 import { importedTrailer, type Publisher } from '../publishing/publisher.ts';
 import { workingCopySlug } from '../publishing/working-copies.ts';
@@ -12,12 +13,13 @@ import type { Author, VersionChange, Writer } from '../store/writer.ts';
  * Imports an export document: `merge` upserts, `replace` also deletes what the document leaves out.
  * A dry run computes the same answer without writing.
  */
-export async function importDocument(writer: Writer, author: Author, version: string, nodes: readonly ImportNode[], mode: ImportMode, dryRun: boolean, at = 'body/nodes') {
+export async function importDocument(writer: Writer, author: Author, version: string, nodes: readonly ImportNode[], mode: ImportMode, dryRun: boolean, at = 'body/nodes', old: OldAddresses = {}) {
   return writer.run(dryRun, version, author, (ctx) => {
-    const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId, at);
+    const { state, diff } = applyImport(ctx.read(version), nodes, mode, ctx.now, ctx.newId, at, old);
     const counts = `${diff.created.length} created, ${diff.updated.length} updated, ${diff.deleted.length} deleted`;
     const event = { type: 'import.completed' as const, data: { source: 'document', mode, created: diff.created.length, updated: diff.updated.length, deleted: diff.deleted.length } };
-    return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state }, event };
+    // A document states each translation's base (its export's), as files state theirs.
+    return { changes: [{ slug: version, after: state }], message: `Import ${nodes.length} node(s) into ${version} (${mode}): ${counts}`, result: { diff, state }, event, bases: { basesStated: true, imported: true } };
   });
 }
 
@@ -41,6 +43,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher; 
     const current = ctx.exists(version) ? ctx.read(version) : null;
     const { incoming, warnings } = readImportFiles(files, version, current, ctx.now, ctx.newId, deps.portalPath);
     const { state, summary } = replaceWithFiles(current, incoming, ctx.now);
+    const minor = minorSlugs(incoming);
     const changes: VersionChange[] = [{ slug: version, after: state }];
     const latest = ctx.readLatest();
     const demoted = state.meta.isLatest && latest && latest.slug !== version ? latest.slug : null;
@@ -74,6 +77,7 @@ export async function importFiles(deps: { writer: Writer; publisher: Publisher; 
     // The commit names the publish requests it completes: the record that they are imported.
     return {
       changes,
+      bases: { minor, imported: true },
       event: { type: 'import.completed' as const, data: { source: 'files', created: summary.created, updated: summary.updated, deleted: summary.deleted, publishRequests: requests } },
       message: `Import content files into ${version}: ${counts}${demoted !== null ? `; latest moves from ${demoted}` : ''}${dropCopy ? `; discard working copy ${wip}` : ''}${importedTrailer(requests)}`,
       result: {

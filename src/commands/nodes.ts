@@ -4,6 +4,7 @@ import { placements, reorder } from '../domain/reorder.ts';
 import type { Placement } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Author, Writer } from '../store/writer.ts';
+import { alignBases } from '../content/translation-base.ts';
 
 /** A node write's outcome: the version as written and the node's slug in it (new after a rename). */
 export interface NodeWritten {
@@ -13,16 +14,21 @@ export interface NodeWritten {
 
 export function createNode(writer: Writer, author: Author, version: string, input: NodeCreateInput): Promise<NodeWritten> {
   return writer.write(version, author, (ctx) => {
-    const state = addNode(ctx.read(version), input, ctx.now, ctx.newId());
+    // Aligned here rather than only by the writer, so the answer (its link warnings' lines) is the files as stored.
+    const before = ctx.read(version);
+    const state = alignBases(before, addNode(before, input, ctx.now, ctx.newId()));
     return { changes: [{ slug: version, after: state }], message: `Create ${input.kind ?? 'topic'} ${input.slug} in ${version}`, result: { state, slug: input.slug } };
   });
 }
 
-export function updateNode(writer: Writer, author: Author, version: string, slug: string, input: NodePatchInput, pre: Precondition | null): Promise<NodeWritten> {
+/** `minorEdit`: the change of the primary text outdates none of its translations (translation-base.ts). */
+export function updateNode(writer: Writer, author: Author, version: string, slug: string, input: NodePatchInput, pre: Precondition | null, minorEdit = false): Promise<NodeWritten> {
   return writer.write(version, author, (ctx) => {
-    const state = patchNode(ctx.read(version), slug, input, pre, ctx.now);
+    const before = ctx.read(version);
+    const bases = { minor: minorEdit ? new Set([input.slug ?? slug]) : undefined };
+    const state = alignBases(before, patchNode(before, slug, input, pre, ctx.now), bases);
     const what = Object.keys(input).join(', ') || 'nothing';
-    return { changes: [{ slug: version, after: state }], message: `Update node ${slug} in ${version}: ${what}`, result: { state, slug: input.slug ?? slug } };
+    return { changes: [{ slug: version, after: state }], message: `Update node ${slug} in ${version}: ${what}`, result: { state, slug: input.slug ?? slug }, bases };
   });
 }
 

@@ -4,9 +4,11 @@ import { documentOrder } from '../domain/tree.ts';
 import type { NodeRec, Translation, VersionState } from '../domain/types.ts';
 import { parseMarkdownFile, renderMarkdownFile } from './markdown-file.ts';
 import { lineOf, lineOfRepeat, ProblemList } from './problems.ts';
-import { parseVersionFile, renderVersionFile, VERSION_FILE } from './version-file.ts';
+import { parseVersionFile, redirectLine, renderVersionFile, VERSION_FILE } from './version-file.ts';
+import { settleRedirects, withRedirects } from '../domain/redirects.ts';
 import { isStampsPath, NODE_STAMPS, noStamps, readStampsFile, renderStampsFile, stampsPaths, translationStampsPath, type StoredStamps } from './stamps-file.ts';
 import { drainInSlices } from '../slices.ts';
+import { markMinor } from './translation-base.ts';
 
 /** Path of a translation inside a version's folder. */
 export const translationPath = (language: string, slug: string) => `${language}/${slug}.md`;
@@ -133,7 +135,9 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
       continue;
     }
     if (md.bodyMd.trim() === '' && parsed.nodes.get(slug)!.kind === 'topic') problems.warn(path, 'the topic has an empty body');
-    byLanguage.set(language, { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? opts.fallbackStamp });
+    const record: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? opts.fallbackStamp, ...(md.basedOn !== undefined ? { basedOn: md.basedOn } : {}) };
+    if (md.minor) markMinor(record);
+    byLanguage.set(language, record);
     translations.set(slug, byLanguage);
   }
 
@@ -151,6 +155,13 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
     if (ids.has(node.id)) problems.error(VERSION_FILE, `node "${node.slug}" repeats id ${quoted}`, () => lineOfRepeat(versionText, quoted) ?? lineOf(versionText, JSON.stringify(node.slug)));
     ids.add(node.id);
   }
+  // A loop or a redirect to no node is the file's error; an old slug a node has taken again is dropped, and said.
+  const redirects = settleRedirects(parsed.redirects, parsed.removed, (slug) => parsed.nodes.has(slug), (p) => {
+    const from = parsed.redirects[p.index].from;
+    const line = () => redirectLine(versionText, from);
+    if (p.kind === 'live') problems.warn(VERSION_FILE, `"redirects": ${p.message}`, line);
+    else problems.error(VERSION_FILE, `"redirects": ${p.message}`, line);
+  });
   if (problems.hasErrors) return null;
   restamp(translations, stamps);
 
@@ -182,7 +193,7 @@ function* readSteps(files: ReadonlyMap<string, string | Translation>, opts: Read
     createdAt: stamps.createdAt ?? parsed.meta.createdAt ?? opts.fallbackStamp,
     updatedAt: stamps.updatedAt ?? parsed.meta.updatedAt ?? opts.fallbackStamp,
   };
-  return { slug: opts.slug, meta, nodes, roots: parsed.roots, translations };
+  return withRedirects({ slug: opts.slug, meta, nodes, roots: parsed.roots, translations }, redirects);
 }
 
 /**
@@ -254,6 +265,7 @@ export function changedPaths(before: VersionState | null, after: VersionState | 
   if (before === null) return [...storedPaths(after)];
   const out: string[] = [];
   if (before.meta !== after.meta || before.nodes !== after.nodes || before.roots !== after.roots) out.push(VERSION_FILE, NODE_STAMPS);
+  else if (before.redirects !== after.redirects) out.push(VERSION_FILE);
   if (before.translations === after.translations) return out;
   const languages = new Set<string>();
   const changed = (language: string, slug: string) => {

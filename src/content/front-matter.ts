@@ -20,7 +20,7 @@ export interface FrontMatter {
   content: string;
 }
 
-const KEYS = ['title', 'summary', 'updatedAt'];
+const KEYS = ['title', 'summary', 'updatedAt', 'basedOn'];
 
 /** What gray-matter and js-yaml give for `text`, when its front matter is of the common shape; null otherwise. */
 export function simpleFrontMatter(text: string): FrontMatter | null {

@@ -5,7 +5,7 @@ import { readFrontMatter, simpleFrontMatter } from './front-matter.ts';
 import { lineAt, textProblem, type ProblemList } from './problems.ts';
 
 /** Frontmatter keys of `{lang}/{slug}.md`; anything else is kept out of the model and reported as a warning. */
-const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt']);
+const KNOWN_KEYS = new Set(['title', 'summary', 'updatedAt', 'basedOn', 'minor']);
 export const TITLE_MAX = 200;
 /** A summary at most, in characters: the API's limit (src/schemas/common.ts), and a file's. */
 export const SUMMARY_MAX = 2000;
@@ -72,13 +72,15 @@ export function renderMarkdownFile(t: Translation, stamped = false): string {
   const data: Record<string, string> = { title: t.title };
   if (t.summary !== '') data.summary = t.summary;
   if (stamped) data.updatedAt = t.updatedAt;
+  // Quoted, as a blob id may start with a digit (or read as a number): the common shape then reads it without YAML.
+  const base = t.basedOn === undefined ? '' : `basedOn: "${t.basedOn}"\n`;
   const keys = Object.keys(data);
   const last = keys[keys.length - 1];
   // A last value that ends in a line break would be dumped as a block scalar kept to its end (`|+`),
   // and the front matter's closing "\n---" takes that block's final line break: quoted, it stays.
-  if (!data[last].endsWith('\n')) return `---\n${yaml.dump(data, { lineWidth: -1 })}---\n${t.bodyMd}`;
+  if (!data[last].endsWith('\n')) return `---\n${yaml.dump(data, { lineWidth: -1 })}${base}---\n${t.bodyMd}`;
   const head = keys.length > 1 ? yaml.dump(Object.fromEntries(keys.slice(0, -1).map((k) => [k, data[k]])), { lineWidth: -1 }) : '';
-  return `---\n${head}${yaml.dump({ [last]: data[last] }, { lineWidth: -1, forceQuotes: true, quotingType: '"' })}---\n${t.bodyMd}`;
+  return `---\n${head}${yaml.dump({ [last]: data[last] }, { lineWidth: -1, forceQuotes: true, quotingType: '"' })}${base}---\n${t.bodyMd}`;
 }
 
 export interface ParsedMarkdown {
@@ -86,6 +88,10 @@ export interface ParsedMarkdown {
   summary: string;
   bodyMd: string;
   updatedAt: string | null;
+  /** `basedOn`: the primary text's revision this translation was brought in line with (translation-base.ts). */
+  basedOn?: string;
+  /** `minor: true`: the writer says this change of a primary text outdates no translation. Never stored. */
+  minor?: true;
 }
 
 /** Reads `{lang}/{slug}.md`; reports problems with their line and returns null when the file is unusable. */
@@ -138,7 +144,7 @@ export function parseMarkdownFile(path: string, text: string, problems: ProblemL
     return null;
   }
   closingLineProblem(path, text, problems);
-  return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems) };
+  return { title, summary, bodyMd: parsed.content, updatedAt: readStamp(path, data.updatedAt, text, problems), ...(readMinor(path, data.minor, text, problems) ? { minor: true as const } : {}), ...readBase(path, data.basedOn, text, problems) };
 }
 
 /** A title or summary written plain with " #" in it: YAML reads the rest of the line as a comment. */
@@ -207,6 +213,21 @@ function fullFrontMatter(path: string, text: string, problems: ProblemList): { d
     problems.error(path, `invalid YAML frontmatter: ${reason}${hint}`, mark?.line !== undefined ? mark.line + 1 : undefined);
     return null;
   }
+}
+
+/** A revision as the service writes it: a git object id (40 hex digits). Anything else is a warning, and the translation's base is unknown. */
+function readBase(path: string, value: unknown, text: string, problems: ProblemList): { basedOn?: string } {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'string' && /^[0-9a-f]{40}$/.test(value)) return { basedOn: value };
+  problems.warn(path, 'frontmatter "basedOn" is not a revision the service wrote (40 hexadecimal digits) and is ignored: the translation counts as brought in line when it is next written', () => frontmatterLine(text, 'basedOn'));
+  return {};
+}
+
+function readMinor(path: string, value: unknown, text: string, problems: ProblemList): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (value === true) return true;
+  problems.warn(path, `frontmatter "minor" must be true or false, not ${yamlKind(value)}, and is ignored`, () => frontmatterLine(text, 'minor'));
+  return false;
 }
 
 function readStamp(path: string, value: unknown, text: string, problems: ProblemList): string | null {

@@ -1,6 +1,7 @@
 import { fileStamp } from '../domain/stamps.ts';
 import { canonicalLanguage, ICON_MAX, ICON_PATTERN, isNodeId, isNodeSlug, isWindowsReserved } from '../domain/names.ts';
 import { MAX_DEPTH } from '../domain/tree.ts';
+import type { Redirect } from '../domain/redirects.ts';
 import type { NodeKind, VersionMeta, VersionState, VersionStatus } from '../domain/types.ts';
 import { jsonSyntaxError } from './json-syntax.ts';
 import { lineAt, lineOf, lineOfRepeat, textProblem, type LineRef, type ProblemList } from './problems.ts';
@@ -35,10 +36,13 @@ export interface ParsedVersionFile {
   meta: Omit<VersionMeta, 'createdAt' | 'updatedAt'> & { createdAt: string | null; updatedAt: string | null };
   nodes: Map<string, NavNode>;
   roots: string[];
+  /** `redirects` as written (slugs checked; chains and targets are checked against the nodes by the reader of the set). */
+  redirects: Redirect[];
+  removed: string[];
 }
 
 const STATUSES: readonly VersionStatus[] = ['draft', 'published', 'archived'];
-const KNOWN_KEYS = new Set(['label', 'status', 'isLatest', 'languages', 'sortOrder', 'hidden', 'workingCopyOf', 'createdAt', 'updatedAt', 'nav']);
+const KNOWN_KEYS = new Set(['label', 'status', 'isLatest', 'languages', 'sortOrder', 'hidden', 'workingCopyOf', 'createdAt', 'updatedAt', 'nav', 'redirects', 'removed']);
 const ENTRY_KEYS = new Set(['slug', 'kind', 'id', 'icon', 'sortOrder', 'updatedAt', 'children']);
 const iconRe = new RegExp(ICON_PATTERN);
 
@@ -46,7 +50,7 @@ const iconRe = new RegExp(ICON_PATTERN);
  * Writes `version.json` from a state: the version's fields and the whole navigation tree. Stamps stay
  * out (the service keeps them in `.stamps/nodes.json`); `stamped` writes them as files did before.
  */
-export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots'>, stamped = false): string {
+export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | 'roots' | 'redirects'>, stamped = false): string {
   // A key equal to the entry's index is left out: it is what a reader assumes, and a file whose
   // writers never set keys stays free of them.
   const entry = (slug: string, index: number): NavEntry => {
@@ -68,6 +72,11 @@ export function renderVersionFile(state: Pick<VersionState, 'meta' | 'nodes' | '
     doc.updatedAt = m.updatedAt;
   }
   doc.nav = state.roots.map(entry);
+  // One line per old slug, in order of slug; a live node's slug is never written as an old one.
+  const moved = [...(state.redirects?.moved ?? [])].filter(([from, to]) => !state.nodes.has(from) && state.nodes.has(to));
+  if (moved.length > 0) doc.redirects = Object.fromEntries(moved);
+  const removed = (state.redirects?.removed ?? []).filter((slug) => !state.nodes.has(slug));
+  if (removed.length > 0) doc.removed = removed;
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
@@ -118,6 +127,7 @@ export function parseVersionFile(path: string, given: string, problems: ProblemL
   const roots: string[] = [];
   if (!Array.isArray(nav)) problems.error(path, '"nav" must be an array', where('nav'));
   else readNav(nav, null, 'nav', { path, text, problems, nodes }, roots);
+  const { redirects, removed } = readRedirects(path, text, d, problems);
   // With problems reported, the rest is still returned (valid entries only) so that the Markdown
   // files can be checked against it in the same pass.
 
@@ -135,7 +145,47 @@ export function parseVersionFile(path: string, given: string, problems: ProblemL
     },
     nodes,
     roots,
+    redirects,
+    removed,
   };
+}
+
+/** The line of an old slug in `redirects` (or, with `key` "removed", of a slug in `removed`). */
+export function redirectLine(text: string, slug: string, key: 'redirects' | 'removed' = 'redirects'): number | undefined {
+  // The key itself (a nav entry may be named "redirects"), then the slug as a key of it, or as an item of "removed".
+  const start = new RegExp(`"${key}"\\s*:`).exec(text);
+  if (start === null) return undefined;
+  const quoted = JSON.stringify(slug).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const found = new RegExp(key === 'redirects' ? `${quoted}\\s*:` : quoted, 'g');
+  found.lastIndex = start.index + start[0].length;
+  const at = found.exec(text);
+  return at === null ? undefined : lineAt(text, at.index);
+}
+
+/** `redirects` (an object of old slug → slug) and `removed` (a list of slugs), each slug checked. */
+function readRedirects(path: string, text: string, d: Record<string, unknown>, problems: ProblemList): { redirects: Redirect[]; removed: string[] } {
+  const redirects: Redirect[] = [];
+  const removed: string[] = [];
+  const given = d.redirects ?? {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) problems.error(path, '"redirects" must be an object of old slug → slug, such as { "setup": "install" }', lineOf(text, '"redirects"'));
+  else {
+    for (const [from, to] of Object.entries(given)) {
+      const line = () => redirectLine(text, from);
+      if (!isNodeSlug(from)) problems.error(path, `"redirects": the old slug ${JSON.stringify(from)} is not a valid node slug (lowercase letters, digits, - and _)`, line);
+      else if (typeof to !== 'string' || !isNodeSlug(to)) problems.error(path, `"redirects"."${from}" must be the slug of a node, not ${JSON.stringify(to)}`, line);
+      else if (from === to) problems.error(path, `"redirects"."${from}" loops: it redirects to itself`, line);
+      else redirects.push({ from, to });
+    }
+  }
+  const gone = d.removed ?? [];
+  if (!Array.isArray(gone)) problems.error(path, '"removed" must be an array of slugs', lineOf(text, '"removed"'));
+  else {
+    for (const slug of gone) {
+      if (typeof slug === 'string' && isNodeSlug(slug)) removed.push(slug);
+      else problems.error(path, `"removed" has ${JSON.stringify(slug)}, which is not a valid node slug`, () => redirectLine(text, String(slug), 'removed'));
+    }
+  }
+  return { redirects, removed };
 }
 
 function readLanguages(path: string, value: unknown, problems: ProblemList, line: LineRef): string[] {

@@ -1,3 +1,4 @@
+import { afterDelete, afterRename, NO_REDIRECTS, redirectList, redirectsOf, settleRedirects, withRedirects } from './redirects.ts';
 import { sortOrderOf } from './tree.ts';
 import type { NodeRec, Translation, TranslationsOf, VersionState } from './types.ts';
 
@@ -33,9 +34,12 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
   let unchanged = 0;
   const nodes = new Map<string, NodeRec>();
   const translations = new Map<string, TranslationsOf>();
+  const renamedFrom = renamesById(current, incoming);
   for (const [slug, node] of incoming.nodes) {
-    const before = current?.nodes.get(slug);
+    const oldSlug = renamedFrom.get(slug) ?? slug;
+    const before = current?.nodes.get(oldSlug);
     const fieldsSame =
+      oldSlug === slug &&
       before !== undefined &&
       before.id === node.id &&
       before.kind === node.kind &&
@@ -43,7 +47,7 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
       before.parentSlug === node.parentSlug &&
       sortOrderOf(current!, slug) === sortOrderOf(incoming, slug);
     nodes.set(slug, { ...node, updatedAt: fieldsSame ? before.updatedAt : now });
-    const old = current?.translations.get(slug);
+    const old = current?.translations.get(oldSlug);
     const next = new Map<string, Translation>();
     let textSame = old !== undefined && old.size === (incoming.translations.get(slug)?.size ?? 0);
     for (const [language, t] of incoming.translations.get(slug) ?? []) {
@@ -59,15 +63,51 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
     else if (fieldsSame && textSame) unchanged++;
     else slugs.updated.push(slug);
   }
-  for (const slug of current?.nodes.keys() ?? []) if (!incoming.nodes.has(slug)) slugs.deleted.push(slug);
+  const renamed = new Set(renamedFrom.values());
+  for (const slug of current?.nodes.keys() ?? []) if (!incoming.nodes.has(slug) && !renamed.has(slug)) slugs.deleted.push(slug);
   const fields = { ...incoming.meta, status: 'published' as const, hidden: false, workingCopyOf: null };
   const sameFields =
     current !== null &&
     (['label', 'status', 'isLatest', 'sortOrder', 'hidden', 'workingCopyOf'] as const).every((k) => current.meta[k] === fields[k]) &&
     current.meta.languages.join() === fields.languages.join();
   const meta = { ...fields, createdAt: current?.meta.createdAt ?? now, updatedAt: sameFields ? current.meta.updatedAt : now };
+  const redirects = filesRedirects(current, incoming, renamedFrom, slugs.deleted);
   return {
-    state: { slug: incoming.slug, meta, nodes, roots: incoming.roots, translations },
+    state: withRedirects({ slug: incoming.slug, meta, nodes, roots: incoming.roots, translations }, redirects),
     summary: { created: slugs.created.length, updated: slugs.updated.length, deleted: slugs.deleted.length, unchanged, slugs },
   };
+}
+
+/**
+ * Nodes the files give a new slug, found by id: new slug → old slug. A node whose slug the files no
+ * longer have, and whose id a node under a slug the version does not have yet carries, was renamed
+ * (a writer renamed its files and its nav entry, keeping the id).
+ */
+function renamesById(current: VersionState | null, incoming: VersionState): Map<string, string> {
+  const out = new Map<string, string>();
+  if (current === null) return out;
+  const goneById = new Map<string, string>();
+  for (const node of current.nodes.values()) if (!incoming.nodes.has(node.slug)) goneById.set(node.id, node.slug);
+  for (const node of incoming.nodes.values()) {
+    const old = current.nodes.has(node.slug) ? undefined : goneById.get(node.id);
+    if (old !== undefined) out.set(node.slug, old);
+  }
+  return out;
+}
+
+/**
+ * The version's redirects after the files: those it had, the renames the files make, then those
+ * the files' version.json gives (which win for the same old slug); redirects to deleted nodes go
+ * (their addresses kept as removed when the version was published), and a node wins over an old slug.
+ * Those the version had are kept although the files lack them: a content repository learns of a
+ * rename made by import-files only from the service's next publish request.
+ */
+function filesRedirects(current: VersionState | null, incoming: VersionState, renamedFrom: ReadonlyMap<string, string>, deleted: readonly string[]) {
+  let r = current === null ? NO_REDIRECTS : redirectsOf(current);
+  for (const [to, from] of renamedFrom) r = afterRename(r, from, to);
+  r = afterDelete(r, deleted, current?.meta.status === 'published');
+  const given = redirectsOf(incoming);
+  const merged = new Map([...r.moved, ...given.moved]);
+  // The files' own redirects were checked when they were read; what is left cannot loop, and is settled quietly.
+  return settleRedirects(redirectList({ moved: merged, removed: [] }), [...r.removed, ...given.removed], (slug) => incoming.nodes.has(slug), () => {});
 }

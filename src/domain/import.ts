@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { afterCreate, afterDelete, afterRename, redirectList, redirectsOf, remembersRemovals, settleRedirects, withRedirects, type Redirect } from './redirects.ts';
 import { assertLanguageEnabled } from './translations.ts';
 import { sortOrderOf, TreeDraft, type Placement } from './tree.ts';
 import { primaryLanguage, type NodeKind, type Translation, type VersionState } from './types.ts';
@@ -13,7 +14,7 @@ export interface ImportNode {
   parentSlug?: string | null;
   icon?: string | null;
   sortOrder?: number;
-  translations?: Record<string, { title: string; summary?: string; bodyMd?: string }>;
+  translations?: Record<string, { title: string; summary?: string; bodyMd?: string; basedOn?: string }>;
 }
 
 export interface ImportDiff {
@@ -21,6 +22,8 @@ export interface ImportDiff {
   updated: string[];
   unchanged: string[];
   deleted: string[];
+  /** Nodes a `replace` document gives a new slug, found by id (also listed in `updated`, by their new slug). */
+  renamed?: Redirect[];
   updatedTranslations: Array<{ slug: string; language: string }>;
   deletedTranslations: Array<{ slug: string; language: string }>;
 }
@@ -39,7 +42,18 @@ interface Offending {
  * anything changes; the answer names each offending slug (and language), and the field at fault
  * below `at`, where the request holds the nodes (`body/nodes`, `body/document/nodes`).
  */
-export function applyImport(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, now: string, newId: () => string, at = 'body/nodes'): { state: VersionState; diff: ImportDiff } {
+export function applyImport(
+  given: VersionState,
+  nodes: readonly ImportNode[],
+  mode: ImportMode,
+  now: string,
+  newId: () => string,
+  at = 'body/nodes',
+  old: OldAddresses = {},
+): { state: VersionState; diff: ImportDiff } {
+  // Only `replace` says that the nodes it leaves out go: there a node's id under a new slug is that node renamed. A merge keeps every node, so it adds one.
+  const renamed = mode === 'replace' ? renamesById(given, nodes) : [];
+  const state = renamed.length === 0 ? given : withRenames(given, renamed, now);
   check(state, nodes, mode, at);
   const inDoc = new Map(nodes.map((n) => [n.slug, n]));
   const draft = new TreeDraft(state);
@@ -86,7 +100,7 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
     for (const [language, t] of Object.entries(n.translations ?? {})) {
       const existing = old?.get(language);
       const same = existing && existing.title === t.title && existing.summary === (t.summary ?? '') && existing.bodyMd === (t.bodyMd ?? '');
-      const value: Translation = same ? existing : { title: t.title, summary: t.summary ?? '', bodyMd: t.bodyMd ?? '', updatedAt: now };
+      const value: Translation = same ? existing : { title: t.title, summary: t.summary ?? '', bodyMd: t.bodyMd ?? '', updatedAt: now, ...(t.basedOn !== undefined ? { basedOn: t.basedOn } : {}) };
       if (!same) updatedTranslations.push({ slug: n.slug, language });
       next.set(language, value);
     }
@@ -109,7 +123,73 @@ export function applyImport(state: VersionState, nodes: readonly ImportNode[], m
     nodesOut.set(n.slug, { ...node, updatedAt: fieldsChanged ? now : before.updatedAt });
     (fieldsChanged || textChanged ? updated : unchanged).push(n.slug);
   }
-  return { state: after, diff: { created, updated, unchanged, deleted, updatedTranslations, deletedTranslations } };
+  // A renamed node is updated, whatever else the document changes of it.
+  for (const { to } of renamed) {
+    const i = unchanged.indexOf(to);
+    if (i < 0) continue;
+    unchanged.splice(i, 1);
+    updated.push(to);
+  }
+  const redirects = importRedirects(given, renamed, created, deleted, old, (slug) => nodesOut.has(slug), at.replace(/nodes$/, ''));
+  const diff: ImportDiff = { created, updated, unchanged, deleted, ...(renamed.length > 0 ? { renamed } : {}), updatedTranslations, deletedTranslations };
+  return { state: withRedirects(after, redirects), diff };
+}
+
+/** What an import document says of old addresses: `redirects` and `removed`, as export writes them. */
+export interface OldAddresses {
+  redirects?: readonly Redirect[];
+  removed?: readonly string[];
+}
+
+/** Nodes of the document that carry the id of a node the document leaves out, under a slug the version does not have: renamed. */
+function renamesById(state: VersionState, nodes: readonly ImportNode[]): Redirect[] {
+  const inDoc = new Set(nodes.map((n) => n.slug));
+  const byId = new Map([...state.nodes.values()].filter((n) => !inDoc.has(n.slug)).map((n) => [n.id, n.slug]));
+  const out: Redirect[] = [];
+  for (const n of nodes) {
+    const from = n.id === undefined || state.nodes.has(n.slug) ? undefined : byId.get(n.id);
+    if (from === undefined) continue;
+    byId.delete(n.id!);
+    out.push({ from, to: n.slug });
+  }
+  return out;
+}
+
+/** The version with those nodes renamed (and stamped), before the document is applied to it. */
+function withRenames(state: VersionState, renamed: readonly Redirect[], now: string): VersionState {
+  const draft = new TreeDraft(state);
+  const translations = new Map(state.translations);
+  for (const { from, to } of renamed) {
+    draft.rename(from, to);
+    draft.update(to, { updatedAt: now });
+    const moved = translations.get(from);
+    translations.delete(from);
+    if (moved) translations.set(to, moved);
+  }
+  return { ...state, ...draft.finish(), translations };
+}
+
+/**
+ * The version's redirects after an import: those it had, its renames, its deletions, then the
+ * document's own (which win for the same old slug). A document's redirect that loops or leads to
+ * no node refuses the import, naming it; one whose old slug is a node is dropped (the node wins).
+ */
+function importRedirects(state: VersionState, renamed: readonly Redirect[], created: readonly string[], deleted: readonly string[], old: OldAddresses, isNode: (slug: string) => boolean, at: string) {
+  let r = redirectsOf(state);
+  for (const { from, to } of renamed) r = afterRename(r, from, to);
+  r = afterCreate(afterDelete(r, deleted, remembersRemovals(state)), created);
+  if (old.redirects === undefined && old.removed === undefined) return r;
+  const given = old.redirects ?? [];
+  const offending: Offending[] = [];
+  const settled = settleRedirects(given, old.removed ?? [], isNode, (p) => {
+    if (p.kind !== 'live') offending.push({ slug: given[p.index].from, problem: p.message, field: `${at}redirects/${p.index}/${p.kind === 'loop' ? 'from' : 'to'}` });
+  });
+  if (offending.length > 0) {
+    throw new AppError('invalid_document', `The import document has ${offending.length} problem(s); first: ${offending[0].slug}: ${offending[0].problem}`, { offending });
+  }
+  const ownFroms = new Set(settled.moved.keys());
+  const kept = redirectList(r).filter((x) => !ownFroms.has(x.from));
+  return settleRedirects([...kept, ...redirectList(settled)], [...r.removed, ...settled.removed], isNode, () => {});
 }
 
 function check(state: VersionState, nodes: readonly ImportNode[], mode: ImportMode, at: string): void {

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import { assertUnchanged, type Precondition } from './preconditions.ts';
+import { afterCreate, afterDelete, afterRename, redirectsOf, remembersRemovals, withRedirects } from './redirects.ts';
 import { assertLanguageEnabled, nodeUpdatedAt, requireNode, withTranslations, type TranslationInput } from './translations.ts';
 import { TreeDraft } from './tree.ts';
 import { primaryLanguage, type NodeKind, type Translation, type VersionState } from './types.ts';
@@ -38,7 +39,8 @@ export function createNode(state: VersionState, input: NodeCreateInput, now: str
     const t = input.translations[language];
     byLanguage.set(language, { title: t.title, summary: t.summary ?? '', bodyMd: t.bodyMd ?? '', updatedAt: now });
   }
-  return withTranslations({ ...state, ...draft.finish() }, input.slug, byLanguage);
+  // A new node under an old slug wins over its redirect.
+  return withTranslations(withRedirects({ ...state, ...draft.finish() }, afterCreate(redirectsOf(state), [input.slug])), input.slug, byLanguage);
 }
 
 /** PATCH: renames, moves, changes kind or icon, and merges translations field by field. */
@@ -72,7 +74,7 @@ export function patchNode(state: VersionState, slug: string, input: NodePatchInp
     const moved = translations.get(slug);
     translations.delete(slug);
     if (moved) translations.set(current, moved);
-    next = { ...next, translations };
+    next = withRedirects({ ...next, translations }, afterRename(redirectsOf(state), slug, current));
   }
   if (input.translations !== undefined) next = mergeTranslations(next, current, input.translations, now);
   return next;
@@ -105,6 +107,7 @@ export function deleteNode(state: VersionState, slug: string, pre: Precondition 
   const removed = draft.remove(slug);
   const translations = new Map(state.translations);
   for (const s of removed) translations.delete(s);
-  return { state: { ...state, ...draft.finish(), translations }, removed };
+  const redirects = afterDelete(redirectsOf(state), removed, remembersRemovals(state));
+  return { state: withRedirects({ ...state, ...draft.finish(), translations }, redirects), removed };
 }
 

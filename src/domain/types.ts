@@ -38,6 +38,12 @@ export interface Translation {
   readonly summary: string;
   readonly bodyMd: string;
   readonly updatedAt: string;
+  /**
+   * The revision of the primary-language text this one was last brought in line with (the git blob
+   * id of that text's file; see content/translation-base.ts). On the primary translation itself, set
+   * only after minor edits: the revision its translations are still compared against.
+   */
+  readonly basedOn?: string;
 }
 
 export type TranslationsOf = ReadonlyMap<string, Translation>;
@@ -49,6 +55,18 @@ export interface VersionState {
   readonly roots: readonly string[];
   /** node slug → language → translation. Replaced (not mutated) on every translation change. */
   readonly translations: ReadonlyMap<string, TranslationsOf>;
+  /** Old slugs of renamed nodes and slugs of deleted published ones (domain/redirects.ts); absent: none. */
+  readonly redirects?: Redirects;
+}
+
+/**
+ * What readers of a version's old addresses get: `moved` maps a renamed node's old slug to its
+ * slug now (always one hop, never a live slug), `removed` lists the slugs of published nodes since
+ * deleted (the portal answers 410 for them), both sorted so version.json changes by lines.
+ */
+export interface Redirects {
+  readonly moved: ReadonlyMap<string, string>;
+  readonly removed: readonly string[];
 }
 
 export const primaryLanguage = (meta: VersionMeta) => meta.languages[0];

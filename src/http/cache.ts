@@ -1,8 +1,9 @@
-import { hash, randomUUID } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../store/catalog.ts';
+import type { ContentTags } from '../store/content-tags.ts';
 import { canReadUnpublished, type Actor } from './actor.ts';
 import { JsonEncoder, ownBytes } from './encoded-json.ts';
 
@@ -30,18 +31,11 @@ export type Visibility = 'public' | 'all';
 export const visibilityOf = (actor: Actor | null): Visibility => (canReadUnpublished(actor) ? 'all' : 'public');
 
 /**
- * Generations (and version stamps) count again from the start when the service starts, so the
- * validators of one start must not match the next one's: a client holding an answer from before a
- * write and a restart would get 304 for content that changed. Each index (one per start) gets an id.
+ * The weak validator of what `ctx`'s URL answers to `visibility` as of `tag` (a content tag:
+ * store/content-tags.ts). Generations count from the start of each process, so they key the
+ * process's own caches but never a validator: the same content must give the same validator on
+ * every replica and after a restart, and changed content another.
  */
-const runs = new WeakMap<object, string>();
-export function runOf(index: object): string {
-  let run = runs.get(index);
-  if (run === undefined) runs.set(index, (run = randomUUID()));
-  return run;
-}
-
-/** The weak validator of what `ctx`'s URL answers to `visibility` as of `tag` (the run and a generation or a version stamp). */
 export const etagOf = (tag: string, visibility: Visibility, ctx: Context, key = keyOf(visibility, ctx)): string => `W/"${hash('sha1', `${tag}|${key}`, 'base64url')}"`;
 
 /** The validator headers of every cached public read (`vary`: more than Authorization when the answer also varies by something else). */
@@ -76,8 +70,8 @@ export class ResponseCache {
     /** The generation the answer at the request's URL depends on (generationFor). */
     private readonly generation: (ctx: Context) => number,
     maxAge: number,
-    /** What tells this start's validators from another's (see runOf). */
-    private readonly run: string,
+    /** The content tag of what the answer at the request's URL reads (tagFor): what its validator is derived from. */
+    private readonly tagOf: (ctx: Context) => string,
     private readonly observe: (lookup: CacheLookup) => void = () => {},
     /** Bytes of answers kept (HELP_ANSWER_CACHE_MB); 0 keeps none. */
     maxBytes = 64 * 1024 * 1024,
@@ -123,7 +117,7 @@ export class ResponseCache {
       this.observe('hit');
       return this.send(ctx, visibility, entry.etag, entry.body, entry.headers);
     }
-    const etag = etagOf(`${this.run}|${generation}`, visibility, ctx, key);
+    const etag = etagOf(this.tagOf(ctx), visibility, ctx, key);
     if (matches(ctx, etag)) {
       this.observe('not_modified');
       return this.send(ctx, visibility, etag, null);
@@ -140,7 +134,8 @@ export class ResponseCache {
       this.lru.set(key, { generation, etag, body, route: typeof route === 'string' ? route : undefined, headers: res.headers });
       return this.send(ctx, visibility, etag, body, res.headers);
     }
-    this.send(ctx, visibility, etag, pieces, res.headers);
+    // Not kept: a redirect (an old slug's 301) is answered with its own status.
+    this.send(ctx, visibility, etag, pieces, res.headers, res.status);
   }
 
   /** The JSON of an answer that is not cached (a write's), its long marked strings encoded in slices (encoded-json.ts). */
@@ -164,7 +159,7 @@ export class ResponseCache {
    * Both paths answer through here, so a cached answer carries the same status and headers, in the
    * same order, as the one that filled the cache. `body` null: the caller's `If-None-Match` matched (304).
    */
-  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | readonly Buffer[] | null, headers?: Record<string, string>): void {
+  private send(ctx: Context, visibility: Visibility, etag: string, body: Buffer | readonly Buffer[] | null, headers?: Record<string, string>, status = 200): void {
     // Straight onto the response: the same headers Koa's setters would write, without their lookups.
     const res = ctx.res;
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -175,7 +170,7 @@ export class ResponseCache {
       ctx.status = 304;
       return;
     }
-    ctx.status = 200;
+    ctx.status = status;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     if (Buffer.isBuffer(body) || body.length === 1) {
       ctx.body = Buffer.isBuffer(body) ? body : body[0];
@@ -238,20 +233,37 @@ export function anonymousWithoutBody(ctx: Context): boolean {
  * version. A write to one draft then leaves the cached answers of every other version current.
  */
 export function generationFor(catalog: Pick<Catalog, 'generation' | 'versionGeneration'>, basePath: string): (ctx: Context) => number {
-  const prefix = `${basePath}/versions/`;
+  const versionOf = versionOfPath(basePath);
   return (ctx) => {
-    const path = ctx.path;
-    if (!path.startsWith(prefix)) return catalog.generation;
+    const slug = versionOf(ctx.path);
+    return slug === null ? catalog.generation : catalog.versionGeneration(slug);
+  };
+}
+
+/** The content tag of what the answer at a URL reads: the version's folder below `/versions/{version}/`, else every version (as generationFor). */
+export function tagFor(tags: Pick<ContentTags, 'version' | 'all'>, basePath: string): (ctx: Context) => string {
+  const versionOf = versionOfPath(basePath);
+  return (ctx) => {
+    const slug = versionOf(ctx.path);
+    return slug === null ? tags.all() : tags.version(slug);
+  };
+}
+
+/** The one version whose routes a path is below (not `latest`, which follows every version), or null. */
+function versionOfPath(basePath: string): (path: string) => string | null {
+  const prefix = `${basePath}/versions/`;
+  return (path) => {
+    if (!path.startsWith(prefix)) return null;
     const end = path.indexOf('/', prefix.length);
-    if (end < 0) return catalog.generation;
+    if (end < 0) return null;
     let slug: string;
     try {
       // The router decodes the slug it hands the route; the scope must be the same version.
       slug = decodeURIComponent(path.slice(prefix.length, end));
     } catch {
-      return catalog.generation;
+      return null;
     }
-    return slug === 'latest' ? catalog.generation : catalog.versionGeneration(slug);
+    return slug === 'latest' ? null : slug;
   };
 }
 

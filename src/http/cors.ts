@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 
 /** Headers a browser may send with a credentialed request, and the ones its script may read back. */
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match, Mcp-Protocol-Version';
-const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate, Link';
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-Unmodified-Since, If-None-Match, Mcp-Protocol-Version, X-Min-Revision';
+const EXPOSE_HEADERS = 'ETag, X-Request-Id, WWW-Authenticate, Link, X-Content-Revision';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** The metrics' route label of a preflight for a path no route template matches (never the raw path). */
 export const PREFLIGHT_ROUTE = '(preflight)';
@@ -34,7 +34,7 @@ export function cors(trustedOrigins: ReadonlySet<string>, also?: { path: string;
         // Anonymous reads with conditional headers preflight too; nothing else is allowed.
         ctx.set('Access-Control-Allow-Origin', '*');
         ctx.set('Access-Control-Allow-Methods', 'GET, HEAD');
-        ctx.set('Access-Control-Allow-Headers', 'If-None-Match');
+        ctx.set('Access-Control-Allow-Headers', 'If-None-Match, X-Min-Revision');
       }
       ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE));
       return;

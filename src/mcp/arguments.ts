@@ -19,6 +19,7 @@ const TYPED_QUERY: Record<string, JsonSchema> = {
   'VersionsQuery/includeWorkingCopies': { type: 'boolean', description: 'true adds the hidden working copies (with a credential).' },
   'VersionsQuery/limit': { type: 'integer', minimum: 1, maximum: 1000, description: 'At most this many versions; the answer\'s nextCursor is then the next page\'s cursor.' },
   'PdfBundleQuery/limit': { type: 'integer', minimum: 1, maximum: 200, description: 'Only the first N topics.' },
+  'NodeHistoryQuery/limit': { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per answer (default 20); the answer\'s next is then the next page\'s cursor.' },
   'DryRunQuery/dryRun': { type: 'boolean', description: 'true checks and reports without writing.' },
 };
 

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { textChars } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
-import { readerOf, requireCredential, type Actor } from '../http/actor.ts';
+import { readerOf, requireCredential, requireScope, type Actor } from '../http/actor.ts';
 import { language } from '../http/languages.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import { exportObject } from '../presenters/export.ts';
@@ -9,11 +9,17 @@ import { presentNodeList } from '../presenters/nodes.ts';
 import { presentVersion } from '../presenters/versions.ts';
 import { mayListBodies, readNode, readTranslation } from '../queries/content.ts';
 import { listVersions, pageVersions, versionByRef } from '../queries/versions.ts';
+import { translationStatus, withDiffs } from '../queries/translation-status.ts';
 import { describeCredential } from '../routes/identity.ts';
 import { pdfBundle } from '../routes/pdf.ts';
 import type { AnswerBudget } from './budget.ts';
 import { searchTools } from './search-tools.ts';
+import { feedbackTools } from './feedback-tools.ts';
+import { historyTools } from './history-tools.ts';
 import type { ToolSpec } from './tool.ts';
+
+/** Characters of diff text in one get_translation_status answer: a model reads all of it. */
+const TOOL_DIFF_BUDGET = 50_000;
 
 const EXPORT_INSTEAD = 'GET the API\'s /export, which streams it (compressed for clients that accept gzip)';
 
@@ -91,6 +97,20 @@ export function readTools(deps: Deps): ToolSpec[] {
         return presentTranslation(state, args.slug, lang, translation);
       },
     },
+    {
+      name: 'get_translation_status',
+      title: 'Missing and outdated translations',
+      description: 'Per language of a version: the nodes without a translation, and the translations whose primary-language text changed since they were last written, each with that text\'s unified diff since (all diffs within 50,000 characters; past that, diffOmitted "budget": ask for one language). Writing a translation brings it in line.',
+      write: false,
+      params: { version: 'VersionRef' },
+      query: 'TranslationStatusQuery',
+      output: 'TranslationStatusReport',
+      run: async ({ actor, args }) => {
+        const state = versionByRef(catalog, readerOf(requireScope(actor, 'help:read')), args.version);
+        const lang = args.lang === undefined ? undefined : language(args.lang, 'arguments/language');
+        return withDiffs(state, translationStatus(state, lang), deps.repo, TOOL_DIFF_BUDGET);
+      },
+    },
     ...searchTools(deps),
     {
       name: 'export_version',
@@ -125,6 +145,8 @@ export function readTools(deps: Deps): ToolSpec[] {
       output: { type: 'object', allOf: [{ $ref: 'Whoami' }] },
       run: ({ actor }) => describeCredential(deps, requireCredential(actor)),
     },
+    ...feedbackTools(deps),
+    ...historyTools(deps),
   ];
 }
 

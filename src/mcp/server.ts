@@ -146,7 +146,7 @@ function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context
     const tool = visible.find((t) => t.spec.name === request.params.name);
     // A plain error with a code: McpError would write "MCP error -32602:" into the message too.
     if (!tool) throw Object.assign(new Error(`No tool "${request.params.name}"; tools/list names the tools`), { code: ErrorCode.InvalidParams });
-    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), requestId: ctx.state.requestId, log: requestLog(ctx), answer: budget, count: (name, outcome) => metrics.toolCall(name, outcome) });
+    return callTool(tool.spec, request.params.arguments ?? {}, { actor, origin: originOf(ctx, config), address: ctx.ip, requestId: ctx.state.requestId, log: requestLog(ctx), answer: budget, count: (name, outcome) => metrics.toolCall(name, outcome) });
   });
   return server;
 }

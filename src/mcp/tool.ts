@@ -17,6 +17,8 @@ export interface ToolCall {
   body: Args;
   /** The service's public origin, for absolute URLs in answers. */
   origin: string;
+  /** The client's address, for limits kept per address (feedback). */
+  address: string;
   /** What the request may still be answered with: a tool that knows its answer's size before building it refuses there. */
   answer: AnswerBudget;
 }
@@ -34,7 +36,8 @@ export interface ToolSpec {
   write: boolean;
   /**
    * Whether a repeated call changes nothing more, whether it deletes, whether it reaches beyond the
-   * service; `readOnly` for a tool that needs help:write without changing anything (listing publish requests).
+   * service; `readOnly` true for a tool that needs help:write without changing anything (listing publish
+   * requests), false for one that changes something without it (feedback, which is no content).
    */
   hints?: { idempotent?: boolean; destructive?: boolean; openWorld?: boolean; readOnly?: boolean };
   /** The route's path parameters: argument name → registry schema. */
@@ -91,7 +94,7 @@ export function listing(spec: ToolSpec): Tool {
     // patterns of every field answered were more than half of what tools/list put into a model's context.
     outputSchema: selfContained(typeof spec.output === 'string' ? registrySchema(spec.output) : spec.output, { shapeOnly: true }) as Tool['outputSchema'],
     annotations:
-      spec.write && hints.readOnly !== true
+      (spec.write && hints.readOnly !== true) || hints.readOnly === false
         ? { title: spec.title, readOnlyHint: false, destructiveHint: hints.destructive === true, idempotentHint: hints.idempotent === true, openWorldHint: hints.openWorld === true }
         : { title: spec.title, readOnlyHint: true, openWorldHint: hints.openWorld === true },
   };

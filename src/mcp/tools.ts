@@ -21,12 +21,14 @@ export function mcpTools(deps: Deps): McpTool[] {
   return [...readTools(deps), ...writeTools(deps)].map((spec) => ({ spec, listing: listing(spec) }));
 }
 
-/** The tools a caller is shown: anonymous callers see the reads only. */
+/** The tools a caller is shown: anonymous callers see those that need no help:write (the reads, and feedback on a page). */
 export const visibleTools = (tools: readonly McpTool[], actor: Actor | null) => (actor === null ? tools.filter((t) => !t.spec.write) : tools);
 
 export interface CallContext {
   actor: Actor | null;
   origin: string;
+  /** The client's address (ctx.ip). */
+  address: string;
   requestId: unknown;
   log: Logger;
   /** The HTTP request's answer budget, shared by every call of a batch. */
@@ -70,11 +72,11 @@ export async function callTool(tool: ToolSpec, given: Record<string, unknown>, c
 }
 
 /** A tool's result, and how it ended: `ok`, or the code of the error it answers. */
-async function runTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, requestId, log, answer }: CallContext): Promise<{ result: CallToolResult; outcome: string }> {
+async function runTool(tool: ToolSpec, given: Record<string, unknown>, { actor, origin, address, requestId, log, answer }: CallContext): Promise<{ result: CallToolResult; outcome: string }> {
   try {
     if (tool.write) requireScope(actor, 'help:write');
     const { args, body } = readArguments(tool, given);
-    const value = await tool.run({ actor, args, body, origin, answer });
+    const value = await tool.run({ actor, args, body, origin, address, answer });
     // Once built (the value shares the stored strings) and before anything is serialized; the check and
     // the charge are one synchronous step, so calls running at once cannot all pass the same check.
     if (tool.write) answer.count(value);

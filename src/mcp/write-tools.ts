@@ -27,7 +27,7 @@ const precondition = (args: Args): Precondition | null =>
   args.expectedUpdatedAt === undefined ? null : expectedPrecondition(args.expectedUpdatedAt, 'arguments/expectedUpdatedAt');
 
 /** `version` and `expectedUpdatedAt` are arguments, not fields of the change. */
-const fieldsOf = ({ expectedUpdatedAt: _stamp, ...fields }: Args) => fields;
+const fieldsOf = ({ expectedUpdatedAt: _stamp, minorEdit: _minor, ...fields }: Args) => fields;
 
 /**
  * A write to `latest` writes the version marked latest when the call is made, as an agent that read
@@ -120,7 +120,7 @@ export function writeTools(deps: Deps): ToolSpec[] {
       body: 'NodePatch',
       output: 'NodeWriteResult',
       run: async ({ actor, args, body }) => {
-        const { state, slug } = await updateNode(writer, actor!, args.version, args.slug, nodeInput(fieldsOf(body), 'arguments'), precondition(args));
+        const { state, slug } = await updateNode(writer, actor!, args.version, args.slug, nodeInput(fieldsOf(body), 'arguments'), precondition(args), body.minorEdit === true);
         return presentNodeWrite(state, slug);
       },
     },
@@ -146,7 +146,7 @@ export function writeTools(deps: Deps): ToolSpec[] {
       output: 'TranslationPutResult',
       run: async ({ actor, args, body }) => {
         const lang = language(args.language, 'arguments/language');
-        return { translation: await putTranslation(writer, actor!, args.version, args.slug, lang, fieldsOf(body) as TranslationInput, precondition(args)) };
+        return { translation: await putTranslation(writer, actor!, args.version, args.slug, lang, fieldsOf(body) as TranslationInput, precondition(args), body.minorEdit === true) };
       },
     },
     {

@@ -2,10 +2,10 @@ import type { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Deps } from '../deps.ts';
-import { isNodeSlug } from '../domain/names.ts';
-import { documentOrder } from '../domain/tree.ts';
+import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
+import type { VersionState } from '../domain/types.ts';
 import { AppError, notFound } from '../errors.ts';
-import { etagOf, matches, runOf } from '../http/cache.ts';
+import { etagOf, matches } from '../http/cache.ts';
 import { requestLog } from '../http/logging.ts';
 import { textStream } from '../http/stream.ts';
 import { readNode } from '../queries/content.ts';
@@ -13,13 +13,16 @@ import { untilSearchable } from '../routes/search.ts';
 import { PUBLIC_READER } from '../queries/reader.ts';
 import { Assets } from './assets.ts';
 import type { Site } from './layout.ts';
-import { emptyVersionPage, errorPage, RESULTS_PER_PAGE, resultOffset, searchPage, type Outcome } from './search-page.ts';
+import { errorPage, RESULTS_PER_PAGE, resultOffset, searchPage, type Outcome } from './search-page.ts';
 import { robots, sitemap } from './seo.ts';
 import { linksFor, listedVersions, pageLanguage, portalVersion } from './site.ts';
 import { llmsFull, llmsTxt } from './llms.ts';
 import { topicPage, type Place } from './topic-page.ts';
+import { latestFirst, portalHome, versionHome } from './home-page.ts';
 import { prefersMarkdown, textError } from './text-answers.ts';
 import { pageMarkdown, type MarkdownPlace } from './twin.ts';
+import { answerOldAddress } from './old-addresses.ts';
+import { answerReaderSignals, countPortalSearch } from './reader-signals.ts';
 
 /**
  * Pages load their own stylesheet and script only (no inline code, nothing from elsewhere but
@@ -45,8 +48,9 @@ const YEAR = 31_536_000;
 export function portalRoutes(deps: Deps): Middleware {
   const { catalog, config } = deps;
   const base = config.portal.path;
-  const site: Site = { portal: config.portal, assets: new Assets(), apiBase: config.basePath };
-  const run = runOf(catalog);
+  const site: Site = { portal: config.portal, assets: new Assets(config.portal), apiBase: config.basePath };
+  // Validators from the content (store/content-tags.ts): the same page has the same one on every replica.
+  const tags = deps.replication.tags;
   // Rendered pages by their validator (which covers the generation, host and URL).
   const rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (v, k) => v.length + k.length });
   const originOf = (ctx: Context) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
@@ -59,7 +63,7 @@ export function portalRoutes(deps: Deps): Middleware {
    * Answers a page (or sitemap) built by `render`, or 304 when the caller holds it. `tag` is what the
    * answer depends on besides its URL: by default every version (a page's version switch lists them).
    */
-  function cached(ctx: Context, route: string, type: string, render: () => string, tag = `${run}|${catalog.generation}|portal`): void {
+  function cached(ctx: Context, route: string, type: string, render: () => string, tag = `${tags.all()}|portal`): void {
     ctx.state.route = `${base}${route}`;
     const etag = etagOf(tag, 'public', ctx);
     let body = rendered.get(etag);
@@ -101,7 +105,7 @@ export function portalRoutes(deps: Deps): Middleware {
    * (and their validators) current, as the API's answers about one version; through `latest`, every
    * version, as the mark may move.
    */
-  const versionTag = (p: MarkdownPlace, kind: string) => `${run}|${p.links.ref === 'latest' ? `all:${catalog.generation}` : `${p.state.slug}:${catalog.versionGeneration(p.state.slug)}`}|${kind}`;
+  const versionTag = (p: MarkdownPlace, kind: string) => `${p.links.ref === 'latest' ? tags.all() : tags.version(p.state.slug)}|${kind}`;
 
   /** A page's Markdown twin. */
   function twin(ctx: Context, route: string, ref: string, slug: string): MarkdownPlace {
@@ -125,10 +129,18 @@ export function portalRoutes(deps: Deps): Middleware {
   async function dispatch(ctx: Context, parts: string[]): Promise<void> {
     const [first, second] = parts;
     if (parts.length === 0) {
-      ctx.state.route = base;
-      const target = defaultRef();
+      return cached(ctx, '', HTML, () => {
+        const versions = listedVersions(catalog, config.portal);
+        return portalHome(site, versions, homeLanguage(versions, single(ctx.query.lang)));
+      });
+    }
+    if (parts.length === 1 && first === '_go') {
+      // The switches' forms without JavaScript: on to the chosen page of this portal, nowhere else.
+      ctx.state.route = `${base}/_go`;
+      const to = single(ctx.query.to) ?? '';
+      if (!isPortalAddress(to, base)) throw notFound('route', 'No such page');
       ctx.set('Cache-Control', 'no-cache');
-      return ctx.redirect(`${base}/${target}`);
+      return ctx.redirect(to);
     }
     if (parts.length === 2 && first === '_assets') {
       ctx.state.route = `${base}/_assets/:file`;
@@ -156,29 +168,30 @@ export function portalRoutes(deps: Deps): Middleware {
       varyByHost(ctx);
       return send(ctx, TEXT, matches(ctx, etag) ? null : textStream(llmsFull(p)));
     }
+    // A renamed topic's old address (301) or a deleted one's (410), where the page's own path would say 404.
+    if (parts.length === 2 && second !== 'search' && answerOldAddress(ctx, { catalog, portal: config.portal, site, maxAge: config.cacheMaxAge, send }, first, second)) return;
     if (parts.length === 2 && second.endsWith('.md') && isNodeSlug(second.slice(0, -3))) {
       twin(ctx, '/:version/:slug.md', first, second.slice(0, -3));
       return;
     }
     if (parts.length === 1) {
       return cached(ctx, '/:version', HTML, () => {
-        const p = place(ctx, first);
-        const order = documentOrder(p.state);
-        const start = order.find((s) => p.state.nodes.get(s)!.kind === 'topic') ?? order[0];
-        return start === undefined ? emptyVersionPage(site, p) : topicPage(site, p, start);
+        return versionHome(site, place(ctx, first));
       });
     }
     if (parts.length === 2 && second === 'search') {
       const { slug } = place(ctx, first).state;
       if (deps.search.isIndexing(slug)) await untilSearchable(deps.search, slug);
+      countPortalSearch(deps, slug, place(ctx, first).language, ctx.query);
       // Kept by the whole URL, so each `offset` is a page of its own (see cached).
       return cached(ctx, '/:version/search', HTML, () => {
         const p = place(ctx, first);
         const q = (single(ctx.query.q) ?? '').trim();
         const offset = resultOffset(single(ctx.query.offset));
         let outcome: Outcome = null;
-        if (q.length > 200) outcome = { problem: 'The search text is too long: at most 200 characters.' };
+        if (q.length > 200) outcome = { problem: 'too-long' };
         else if (q !== '') outcome = { ...deps.search.ranked(p.state, p.language, q, { limit: RESULTS_PER_PAGE, offset }), offset };
+        if (outcome !== null && 'total' in outcome) deps.searchReport.results(p.state.slug, p.language, q, outcome.total);
         return searchPage(site, p, q, outcome);
       });
     }
@@ -214,6 +227,7 @@ export function portalRoutes(deps: Deps): Middleware {
       return send(ctx, TEXT, robots(originOf(ctx), base));
     }
     if (path !== base && !path.startsWith(`${base}/`)) return next();
+    if (await answerReaderSignals(ctx, deps, site)) return;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.state.route = `${base}/*`;
       ctx.set('Allow', 'GET, HEAD');
@@ -238,3 +252,15 @@ export function portalRoutes(deps: Deps): Middleware {
 }
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value);
+
+/** The start page's language: the one asked for when a listed version has it, else the primary language of the first version shown. */
+function homeLanguage(versions: readonly VersionState[], requested: string | undefined): string {
+  const asked = requested === undefined ? null : canonicalLanguage(requested);
+  if (asked !== null && versions.some((v) => v.meta.languages.includes(asked))) return asked;
+  return latestFirst(versions)[0]?.meta.languages[0] ?? 'en';
+}
+
+/** A path below the portal's own (with its query), and nothing that a browser could take for another origin. */
+export function isPortalAddress(to: string, base: string): boolean {
+  return to.length <= 1000 && to.startsWith(`${base}/`) && !/[\\\s]|\/\/|\/(?:\.|%2e){1,2}(?:[/?#]|$)/i.test(to);
+}

@@ -2,6 +2,7 @@ import { ancestors, documentOrder, nestedTree, orderIndexOf, sortOrderOf } from 
 import { languagesOf, pickTranslation } from '../domain/translations.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
+import { outdatedFields } from '../content/translation-base.ts';
 
 function link(state: VersionState, slug: string, language: string) {
   const picked = pickTranslation(state, slug, language);
@@ -61,6 +62,7 @@ export function presentTopic<B = string>(state: VersionState, slug: string, lang
     summary: t?.summary ?? '',
     bodyMd: t ? (body ? body(t) : t.bodyMd) : '',
     updatedAt: t?.updatedAt ?? node.updatedAt,
+    ...outdatedFields(state, slug, picked?.language ?? language, t),
     availableLanguages: languagesOf(state, slug),
     breadcrumbs: ancestors(state, slug).map((s) => link(state, s, language)),
     neighbours: { previous: neighbour(state, slug, -1, language), next: neighbour(state, slug, 1, language) },
@@ -75,6 +77,7 @@ export function presentTranslation<B = string>(state: VersionState, slug: string
     summary: t.summary,
     bodyMd: body ? body(t) : t.bodyMd,
     updatedAt: t.updatedAt,
+    ...outdatedFields(state, slug, language, t),
     availableLanguages: languagesOf(state, slug),
   };
 }

@@ -3,15 +3,16 @@ import { languagesOf, nodeUpdatedAt, textChars } from '../domain/translations.ts
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import type { VersionState } from '../domain/types.ts';
 import { presentVersion } from './versions.ts';
+import { redirectList, redirectsOf } from '../domain/redirects.ts';
 import { sliceEnd } from '../slices.ts';
 
 /** One node of the export document: its fields and every translation with its body. */
 export function exportNode(state: VersionState, slug: string) {
   const node = state.nodes.get(slug)!;
-  const translations: Record<string, { title: string; summary: string; bodyMd: string; updatedAt: string }> = {};
+  const translations: Record<string, { title: string; summary: string; bodyMd: string; updatedAt: string; basedOn?: string }> = {};
   for (const language of languagesOf(state, slug)) {
     const t = state.translations.get(slug)!.get(language)!;
-    translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt };
+    translations[language] = { title: t.title, summary: t.summary, bodyMd: t.bodyMd, updatedAt: t.updatedAt, ...(t.basedOn !== undefined ? { basedOn: t.basedOn } : {}) };
   }
   return { id: node.id, slug, kind: node.kind, parentSlug: node.parentSlug, icon: node.icon, sortOrder: sortOrderOf(state, slug), updatedAt: nodeUpdatedAt(state, slug), translations };
 }
@@ -29,7 +30,18 @@ export function* exportDocument(state: VersionState): Generator<string> {
     yield* nodeText(state, slug);
     first = false;
   }
-  yield ']}';
+  yield documentTail(state);
+}
+
+/**
+ * The end of the document: the version's old addresses after its nodes (`redirects`: [{ from, to }],
+ * `removed`: [slug]), when it has any, so an import of the document keeps answering them.
+ */
+function documentTail(state: VersionState): string {
+  const r = redirectsOf(state);
+  const moved = r.moved.size > 0 ? `,"redirects":${JSON.stringify(redirectList(r))}` : '';
+  const removed = r.removed.length > 0 ? `,"removed":${JSON.stringify(r.removed)}` : '';
+  return `]${moved}${removed}}`;
 }
 
 /** JSON.stringify(exportNode(state, slug)), in pieces: the node's fields, then each translation, its body in slices. */
@@ -40,7 +52,7 @@ function* nodeText(state: VersionState, slug: string): Generator<string> {
   for (const [language, t] of Object.entries(translations)) {
     yield `${first ? '' : ','}${JSON.stringify(language)}:{"title":${JSON.stringify(t.title)},"summary":${JSON.stringify(t.summary)},"bodyMd":`;
     yield* stringText(t.bodyMd);
-    yield `,"updatedAt":${JSON.stringify(t.updatedAt)}}`;
+    yield `,"updatedAt":${JSON.stringify(t.updatedAt)}${t.basedOn !== undefined ? `,"basedOn":${JSON.stringify(t.basedOn)}` : ''}}`;
     first = false;
   }
   yield '}}';
@@ -80,7 +92,7 @@ export function exportParts(state: VersionState) {
       signature: [i === 0, state.nodes.get(slug), state.translations.get(slug), state.meta.languages, sortOrderOf(state, slug), nodeUpdatedAt(state, slug)],
       text: () => `${i === 0 ? '' : ','}${JSON.stringify(exportNode(state, slug))}`,
     })),
-    tail: ']}',
+    tail: documentTail(state),
     /** Characters of a node's text on average, with its translations. */
     averageChars: order.length === 0 ? 0 : Math.round(chars / order.length) + 200,
   };
@@ -88,7 +100,13 @@ export function exportParts(state: VersionState) {
 
 /** The export document as one object, for answers that are not streamed (the tool server's). */
 export function exportObject(state: VersionState) {
-  return { version: presentVersion(state), nodes: documentOrder(state).map((slug) => exportNode(state, slug)) };
+  const r = redirectsOf(state);
+  return {
+    version: presentVersion(state),
+    nodes: documentOrder(state).map((slug) => exportNode(state, slug)),
+    ...(r.moved.size > 0 ? { redirects: redirectList(r) } : {}),
+    ...(r.removed.length > 0 ? { removed: [...r.removed] } : {}),
+  };
 }
 
 /** The version as content files `{ files: [{ path, content }] }`, streamed file by file. */

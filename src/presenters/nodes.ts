@@ -1,6 +1,7 @@
 import { documentOrder, sortOrderOf } from '../domain/tree.ts';
 import { languagesOf, nodeUpdatedAt } from '../domain/translations.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
+import { outdatedFields } from '../content/translation-base.ts';
 
 /** The answer to a node create or patch: the node's fields and every translation's stamp. */
 export function presentNodeWrite(state: VersionState, slug: string) {
@@ -25,7 +26,7 @@ export function presentListedNode<B = string>(state: VersionState, slug: string,
   const translations: Record<string, Record<string, unknown>> = {};
   for (const language of languagesOf(state, slug)) {
     const t = state.translations.get(slug)!.get(language)!;
-    translations[language] = { title: t.title, summary: t.summary, updatedAt: t.updatedAt, bodyChars: t.bodyMd.length };
+    translations[language] = { title: t.title, summary: t.summary, updatedAt: t.updatedAt, ...outdatedFields(state, slug, language, t), bodyChars: t.bodyMd.length };
     if (withBodies) translations[language].bodyMd = body ? body(t) : t.bodyMd;
   }
   return {

@@ -10,12 +10,19 @@ import { presentTopic, presentTranslation, presentTree } from '../presenters/con
 import type { Deps } from '../deps.ts';
 import type { Translation } from '../domain/types.ts';
 import { encodedList, encodedString, encodedTree, longString } from '../http/encoded-json.ts';
+import { movedNode } from '../queries/redirects.ts';
+import { movedAnswer } from './moved.ts';
+import { topicAtRevision, translationAtRevision } from './revision-reads.ts';
 
 /** Bodies are sent from their memoized JSON text when the answer is built again (encoded-json.ts). */
 const encodedBody = (t: Translation) => encodedString(t, t.bodyMd);
 
+/** A read of a renamed node's old slug. */
+const MOVED = { description: 'Moved: the slug is an old slug of a renamed node; `Location` is the same URL under its slug now', schema: 'Moved' };
+
 /** The read endpoints. They answer from the in-memory index only. */
-export function contentRoutes({ catalog, config }: Deps) {
+export function contentRoutes({ catalog, config, history, revisions }: Deps) {
+  const past = { catalog, history, revisions };
   return [
     endpoint<unknown, { language?: string }>({
       method: 'get',
@@ -34,7 +41,7 @@ export function contentRoutes({ catalog, config }: Deps) {
         return { body: presentTree(state, language(query.language ?? 'en', 'query/language'), encodedTree) };
       },
     }),
-    endpoint<unknown, { language?: string }>({
+    endpoint<unknown, { language?: string; revision?: string }>({
       method: 'get',
       path: '/versions/:version/topics/:slug',
       operationId: 'getTopic',
@@ -43,10 +50,13 @@ export function contentRoutes({ catalog, config }: Deps) {
       description: 'Falls back to English, then to the primary language, when the requested language is missing; `language` and `fallback` say what was served.',
       tag: 'Reading content',
       access: 'public',
-      query: 'LanguageQuery',
-      errors: ['not_found'],
-      responses: { 200: { description: 'The topic', schema: 'Topic' } },
-      handle: ({ actor, params, query }) => {
+      query: 'TopicQuery',
+      errors: ['not_found', 'unknown_revision', 'not_in_revision'],
+      responses: { 200: { description: 'The topic', schema: 'Topic' }, 301: MOVED },
+      handle: ({ ctx, actor, params, query }) => {
+        if (query.revision !== undefined) return topicAtRevision(past, actor, params.version, params.slug, language(query.language ?? 'en', 'query/language'), query.revision);
+        const moved = movedNode(catalog, readerOf(actor), params.version, params.slug);
+        if (moved !== null) return movedAnswer(ctx, moved);
         const state = readNode(catalog, readerOf(actor), params.version, params.slug);
         return { body: presentTopic(state, params.slug, language(query.language ?? 'en', 'query/language'), encodedBody) };
       },
@@ -94,10 +104,14 @@ export function contentRoutes({ catalog, config }: Deps) {
       summary: 'One translation of a node, without fallback',
       tag: 'Reading content',
       access: 'public',
-      errors: ['not_found'],
-      responses: { 200: { description: 'The translation', schema: 'TranslationRead' } },
-      handle: ({ actor, params }) => {
+      query: 'RevisionQuery',
+      errors: ['not_found', 'unknown_revision', 'not_in_revision'],
+      responses: { 200: { description: 'The translation', schema: 'TranslationRead' }, 301: MOVED },
+      handle: ({ ctx, actor, params, query }) => {
         const lang = language(params.lang, 'path/lang');
+        if (query.revision !== undefined) return translationAtRevision(past, actor, params.version, params.slug, lang, query.revision);
+        const moved = movedNode(catalog, readerOf(actor), params.version, params.slug);
+        if (moved !== null) return movedAnswer(ctx, moved);
         const { state, translation } = readTranslation(catalog, readerOf(actor), params.version, params.slug, lang);
         return { body: presentTranslation(state, params.slug, lang, translation, encodedBody) };
       },

@@ -1,5 +1,5 @@
 import { endpoint } from '../http/api.ts';
-import { etagOf, matches, runOf, setValidators, visibilityOf } from '../http/cache.ts';
+import { etagOf, matches, setValidators, visibilityOf } from '../http/cache.ts';
 import { ExportCache } from '../http/export-cache.ts';
 import { textStream } from '../http/stream.ts';
 import { readerOf } from '../http/actor.ts';
@@ -8,7 +8,7 @@ import { exportDocument, exportFiles, exportParts } from '../presenters/export.t
 import type { Deps } from '../deps.ts';
 
 /** Whole-version export, as the JSON document or as content files. */
-export function exportRoutes({ catalog, config }: Deps) {
+export function exportRoutes({ catalog, config, replication }: Deps) {
   const cache = new ExportCache(config.exportCacheBytes);
   return [
     endpoint<unknown, { format?: 'json' | 'files' }>({
@@ -27,8 +27,8 @@ export function exportRoutes({ catalog, config }: Deps) {
       handle: ({ ctx, actor, params, query }) => {
         const state = readableVersion(catalog, readerOf(actor), params.version);
         const format = query.format === 'files' ? 'files' : 'json';
-        // The version's own generation: writes to other versions leave its exports (and their validators) as they are.
-        const stamp = `${runOf(catalog)}|export:${state.slug}:${catalog.versionGeneration(state.slug)}`;
+        // The version folder's tree: writes to other versions leave its exports (and their validators) as they are, and every replica gives the same validator.
+        const stamp = `${replication.tags.version(state.slug)}|export:${state.slug}`;
         const visibility = visibilityOf(actor);
         const etag = etagOf(stamp, visibility, ctx);
         setValidators(ctx, visibility, etag, config.cacheMaxAge, 'Authorization, Accept-Encoding');

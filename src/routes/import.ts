@@ -1,6 +1,6 @@
 import { importDocument, importFiles } from '../commands/import.ts';
 import { MAX_CONTENT_BYTES, type IncomingFile } from '../content/file-import.ts';
-import type { ImportMode, ImportNode } from '../domain/import.ts';
+import type { ImportMode, ImportNode, OldAddresses } from '../domain/import.ts';
 import { endpoint } from '../http/api.ts';
 import { byLanguage } from '../http/languages.ts';
 import { presentVersion } from '../presenters/versions.ts';
@@ -10,11 +10,11 @@ import type { Author, Writer } from '../store/writer.ts';
 /** Raw request bodies of imports may be this large; the content inside is limited separately. */
 export const IMPORT_BODY_LIMIT = 3 * MAX_CONTENT_BYTES;
 
-export interface ImportBody {
+export interface ImportBody extends OldAddresses {
   mode?: ImportMode;
   dryRun?: boolean;
   nodes?: ImportNode[];
-  document?: { nodes: ImportNode[] };
+  document?: { nodes: ImportNode[] } & OldAddresses;
 }
 
 export interface FilesBody {
@@ -34,7 +34,9 @@ export async function importJson(writer: Writer, author: Author, version: string
   const nodes = given.map((n, i) => (n.translations ? { ...n, translations: byLanguage(n.translations, `${where}/${i}/translations`) } : n));
   const mode = request.mode ?? 'merge';
   const dryRun = request.dryRun === true;
-  const { diff, state } = await importDocument(writer, author, version, nodes, mode, dryRun, where);
+  // Old addresses travel beside the nodes, as export writes them: at the top, or in the document.
+  const old = request.nodes ? request : request.document!;
+  const { diff, state } = await importDocument(writer, author, version, nodes, mode, dryRun, where, { redirects: old.redirects, removed: old.removed });
   return { dryRun, mode, diff, version: presentVersion(state) };
 }
 

@@ -46,7 +46,7 @@ export function nodeRoutes({ writer, config }: Deps) {
         return { body: withWarnings(presentNodeWrite(state, slug), warnings) };
       },
     }),
-    endpoint<NodePatchInput & { expectedUpdatedAt?: string }>({
+    endpoint<NodePatchInput & { expectedUpdatedAt?: string; minorEdit?: boolean }>({
       method: 'patch',
       path: '/versions/:version/nodes/:slug',
       operationId: 'updateNode',
@@ -57,10 +57,10 @@ export function nodeRoutes({ writer, config }: Deps) {
       headers: ['If-Unmodified-Since'],
       errors: ['not_found', 'stale_write', 'conflict', 'unknown_parent', 'cycle', 'too_deep', 'language_not_enabled'],
       responses: { 200: { description: 'The node and its stamps', schema: 'NodeWriteResult' } },
-      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...fields } }) => {
+      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, minorEdit, ...fields } }) => {
         const pre = readPrecondition(http, expectedUpdatedAt);
         const input = nodeInput(fields, 'body');
-        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, input, pre);
+        const { state, slug } = await updateNode(writer, actor!, params.version, params.slug, input, pre, minorEdit === true);
         const warnings = await nodeWriteWarnings(state, slug, Object.keys(input.translations ?? {}), config.portal.path, params.slug);
         return { body: withWarnings(presentNodeWrite(state, slug), warnings) };
       },

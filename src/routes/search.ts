@@ -61,7 +61,7 @@ export async function searchVersionRanked({ catalog, search }: Pick<Deps, 'catal
 export const DEFAULT_LIMIT = 10;
 
 /** Full-text search in one version and language. */
-export function searchRoutes({ catalog, search }: Deps) {
+export function searchRoutes({ catalog, search, searchReport }: Deps) {
   return [
     endpoint<unknown, { q: string; lang?: string; order?: 'document' | 'relevance'; limit?: string; offset?: string }>({
       method: 'get',
@@ -79,10 +79,15 @@ export function searchRoutes({ catalog, search }: Deps) {
       handle: async ({ actor, params, query }) => {
         if (query.order !== 'relevance') {
           for (const name of ['limit', 'offset'] as const) if (query[name] !== undefined) throw invalid(`query/${name}`, 'applies to order=relevance only (document order answers its up to 50 hits at once)');
-          return { body: await searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang') };
+          const found = await searchVersion({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang');
+          // The search itself is counted by http/search-counting.ts, cached answers too.
+          searchReport.results(found.version, found.language, query.q, found.hits.length);
+          return { body: found };
         }
         const options = { limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit), offset: query.offset === undefined ? 0 : Number(query.offset) };
-        return { body: await searchVersionRanked({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang', options) };
+        const ranked = await searchVersionRanked({ catalog, search }, readerOf(actor), params.version, query.q, query.lang, 'query/lang', options);
+        searchReport.results(ranked.version, ranked.language, query.q, ranked.total);
+        return { body: ranked };
       },
     }),
   ];

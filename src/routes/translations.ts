@@ -12,7 +12,7 @@ import type { Deps } from '../deps.ts';
 /** Replacing and deleting one translation: one Markdown file, one commit. */
 export function translationRoutes({ writer, config }: Deps) {
   return [
-    endpoint<TranslationInput & { expectedUpdatedAt?: string }>({
+    endpoint<TranslationInput & { expectedUpdatedAt?: string; minorEdit?: boolean }>({
       method: 'put',
       path: '/versions/:version/topics/:slug/translations/:lang',
       operationId: 'putTranslation',
@@ -23,10 +23,10 @@ export function translationRoutes({ writer, config }: Deps) {
       headers: ['If-Unmodified-Since'],
       errors: ['not_found', 'stale_write', 'language_not_enabled'],
       responses: { 200: { description: 'The stored translation', schema: 'TranslationPutResult' } },
-      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, ...input } }) => {
+      handle: async ({ ctx: http, actor, params, body: { expectedUpdatedAt, minorEdit, ...input } }) => {
         const lang = language(params.lang, 'path/lang');
         const pre = readPrecondition(http, expectedUpdatedAt);
-        const { translation, state } = await writeTranslation(writer, actor!, params.version, params.slug, lang, input, pre);
+        const { translation, state } = await writeTranslation(writer, actor!, params.version, params.slug, lang, input, pre, minorEdit === true);
         const warnings = writtenLinkWarnings(state, [[params.slug, lang]], scopeOf(state, config.portal.path));
         return { body: withWarnings({ translation: { ...translation, bodyMd: longString(translation.bodyMd) } }, warnings) };
       },

@@ -55,6 +55,8 @@ export const Topic = {
     summary: { type: 'string' },
     bodyMd: { type: 'string' },
     updatedAt: { $ref: 'Timestamp', description: 'Stamp of the served translation.' },
+    outdated: { const: true, description: 'Present when the primary-language text has changed (not by a minor edit) since this translation was last written: the translation lags behind it.' },
+    primaryUpdatedAt: { $ref: 'Timestamp', description: "With `outdated`: the primary-language translation's stamp, later than this one's base." },
     availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' } },
     breadcrumbs: { type: 'array', items: NodeLink, description: 'Ancestors, outermost first.' },
     neighbours: {
@@ -63,6 +65,7 @@ export const Topic = {
       description: 'The topics before and after this node in document order (sections are skipped).',
       properties: { previous: { oneOf: [NodeLink, { type: 'null' }] }, next: { oneOf: [NodeLink, { type: 'null' }] } },
     },
+    revision: { type: 'string', pattern: '^[0-9a-f]{40}$', description: 'With `?revision=`: the commit the topic was read at.' },
   },
 } as const;
 
@@ -73,6 +76,8 @@ const TranslationSummary = {
     title: { type: 'string' },
     summary: { type: 'string' },
     updatedAt: { $ref: 'Timestamp' },
+    outdated: { const: true, description: 'Present when the primary-language text has changed (not by a minor edit) since this translation was last written: the translation lags behind it.' },
+    primaryUpdatedAt: { $ref: 'Timestamp', description: "With `outdated`: the primary-language translation's stamp, later than this one's base." },
     bodyChars: { type: 'integer', minimum: 0 },
     bodyMd: { type: 'string', description: 'Only with `include=bodies` and a credential.' },
   },
@@ -105,7 +110,10 @@ export const TranslationRead = {
   required: [...translationFieldNames, 'availableLanguages'],
   properties: {
     ...translationFields,
+    outdated: { const: true, description: 'Present when the primary-language text has changed (not by a minor edit) since this translation was last written: the translation lags behind it.' },
+    primaryUpdatedAt: { $ref: 'Timestamp', description: "With `outdated`: the primary-language translation's stamp, later than this one's base." },
     availableLanguages: { type: 'array', items: { $ref: 'LanguageCode' } },
+    revision: { type: 'string', pattern: '^[0-9a-f]{40}$', description: 'With `?revision=`: the commit the translation was read at.' },
   },
 } as const;
 

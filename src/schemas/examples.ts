@@ -1,7 +1,10 @@
+import { revisionOf } from '../content/translation-base.ts';
 import { createHmac } from 'node:crypto';
 import { UNKNOWN_KEY } from '../auth/key-file.ts';
 import { KEYS, PUBLIC_URL, PUBLISHING, STAMPS, V1, V2, V2_NODES, type StoryNode, type StoryTranslation, type StoryVersion } from './story.ts';
 import { WEBHOOK_EXAMPLES } from './webhook-examples.ts';
+import { FEEDBACK_EXAMPLES } from './feedback-examples.ts';
+import { HISTORY_EXAMPLES } from './history-examples.ts';
 
 /**
  * The examples of openapi.json, by operationId: parameter values, request bodies, and answers by
@@ -302,7 +305,8 @@ function serviceFiles(folder: string, v: StoryVersion, nodes: StoryNode[]) {
   for (const n of nodes) {
     for (const language of v.languages) {
       const t = n.translations[language];
-      if (t) files.push({ path: `${folder}/${language}/${n.slug}.md`, content: `---\ntitle: ${t.title}\nsummary: ${t.summary}\n---\n${t.bodyMd}` });
+      const base = (t as { basedOn?: string } | undefined)?.basedOn;
+      if (t) files.push({ path: `${folder}/${language}/${n.slug}.md`, content: `---\ntitle: ${t.title}\nsummary: ${t.summary}\n${base ? `basedOn: "${base}"\n` : ''}---\n${t.bodyMd}` });
     }
   }
   return files;
@@ -312,7 +316,8 @@ function serviceFiles(folder: string, v: StoryVersion, nodes: StoryNode[]) {
 const PUBLISHED_FILES = serviceFiles(
   'docs/v2',
   V2,
-  V2_NODES.map((n) => (n.slug === 'keyboard-shortcuts' ? { ...n, translations: { ...n.translations, de: { ...KEYBOARD_DE, updatedAt: STAMPS.now } } } : n)),
+  // Written through the API, the German page records the English text it was brought in line with.
+  V2_NODES.map((n) => (n.slug === 'keyboard-shortcuts' ? { ...n, translations: { ...n.translations, de: { ...KEYBOARD_DE, updatedAt: STAMPS.now, basedOn: revisionOf(n.translations.en!) } } } : n)),
 );
 
 const UNKNOWN_REQUEST = '00000000-0000-4000-8000-000000000000';
@@ -507,6 +512,23 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     parameters: { version: 'v2' },
     responses: {
       200: { none: { summary: 'No internal link of the version is broken', value: { version: 'v2', broken: [], checked: 0 } } },
+      404: NO_VERSION(),
+    },
+  },
+  getTranslationStatus: {
+    parameters: { version: 'v2', lang: 'de' },
+    responses: {
+      200: {
+        german: {
+          summary: 'German: one page missing; the others imported without a base, so none known to be behind',
+          value: {
+            version: 'v2',
+            primaryLanguage: 'en',
+            languages: [{ language: 'de', translated: 5, untracked: 5, missing: [{ slug: 'keyboard-shortcuts', kind: 'topic', primaryTitle: 'Keyboard shortcuts' }], outdated: [] }],
+          },
+        },
+      },
+      401: UNAUTHORIZED,
       404: NO_VERSION(),
     },
   },
@@ -867,6 +889,23 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       401: UNAUTHORIZED,
     },
   },
+  // ---- Replication
+  getServedRevision: {
+    parameters: { after: 'a3f1c9e07b2d4e6f8a1c3e5f7b9d0f2a4c6e8b1d', wait: '25' },
+    responses: {
+      200: {
+        now: { summary: 'The revision served now (without `after`: at once)', value: { revision: 'a3f1c9e07b2d4e6f8a1c3e5f7b9d0f2a4c6e8b1d', changed: true } },
+      },
+      400: {
+        badAfter: {
+          summary: '`after` that is not a commit id',
+          sent: { query: { after: 'main' } },
+          value: error('validation_failed', 'query/after must be a commit id: 40 hexadecimal digits in lower case', { field: 'query/after', errors: [{ field: 'query/after', message: 'must be a commit id: 40 hexadecimal digits in lower case' }] }),
+        },
+      },
+      401: UNAUTHORIZED,
+    },
+  },
   getPdfBundle: {
     parameters: { version: 'latest', lang: 'de', topics: 'getting-started', limit: '20' },
     responses: {
@@ -904,4 +943,6 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   getApiReference: notJson(),
   getOpenApi: notJson(),
   ...WEBHOOK_EXAMPLES,
+  ...FEEDBACK_EXAMPLES,
+  ...HISTORY_EXAMPLES,
 };

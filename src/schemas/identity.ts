@@ -52,6 +52,19 @@ export const Health = {
   properties: {
     ok: { type: 'boolean', description: 'True once every version is loaded (and the status is 200; 503 before).' },
     head: { type: ['string', 'null'], description: 'The commit main points at (with a credential only: it moves with every write, drafts\' too).' },
+    replication: {
+      type: 'object',
+      description: 'Replication (docs/replicas.md): `role` (`primary` or `replica`) and `revision`, the commit served; on a replica also `lagSeconds` (0 while in step with the primary and in contact with it; else how long it may have been behind), `lastContact` (when the primary last answered), and with a credential `primary`, `primaryRevision` and `problem` (why following fails, while it does).',
+      properties: {
+        role: { enum: ['primary', 'replica'] },
+        revision: { type: ['string', 'null'] },
+        lagSeconds: { type: 'number' },
+        lastContact: { type: ['string', 'null'] },
+        primary: { type: 'string' },
+        primaryRevision: { type: ['string', 'null'] },
+        problem: { type: ['string', 'null'] },
+      },
+    },
     versions: {
       type: 'object',
       description: 'How many versions are served, still loading, and cannot be served; and how many of those served are still being indexed for search.',

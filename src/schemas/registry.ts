@@ -11,9 +11,14 @@ import { importSchemas, transferSchemas } from './transfer.ts';
 import { versionSchemas } from './versions.ts';
 import { writeSchemas } from './writes.ts';
 import { webhookSchemas } from './webhooks.ts';
+import { historySchemas } from './history.ts';
+import { feedbackSchemas } from './feedback.ts';
+import { replicationSchemas } from './replication.ts';
+import { redirectSchemas } from './redirects.ts';
+import { translationStatusSchemas } from './translation-status.ts';
 
 /** Every schema with an `$id`: what ajv validates with and what openapi.json publishes. */
-export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas, ...publishingSchemas, ...webhookSchemas];
+export const allSchemas: ReadonlyArray<{ $id: string }> = [...commonSchemas, ...versionSchemas, ...contentSchemas, ...writeSchemas, ...transferSchemas, ...importSchemas, ...identitySchemas, ...pdfSchemas, ...publishingSchemas, ...webhookSchemas, ...feedbackSchemas, ...replicationSchemas, ...historySchemas, ...redirectSchemas, ...translationStatusSchemas];
 
 /** The one ajv instance; each schema is compiled once, on first use. */
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });

@@ -5,7 +5,17 @@ const ExportTranslation = {
   type: 'object',
   required: ['title'],
   additionalProperties: false,
-  properties: { title: { $ref: 'Title' }, summary: { $ref: 'Summary' }, bodyMd: { $ref: 'BodyMd' }, updatedAt: { $ref: 'Timestamp', description: 'Ignored on import.' } },
+  properties: {
+    title: { $ref: 'Title' },
+    summary: { $ref: 'Summary' },
+    bodyMd: { $ref: 'BodyMd' },
+    updatedAt: { $ref: 'Timestamp', description: 'Ignored on import.' },
+    basedOn: {
+      type: 'string',
+      pattern: '^[0-9a-f]{40}$',
+      description: 'The revision of the primary-language text this translation was brought in line with (on the primary translation, present after minor edits: the revision its translations are compared against). Kept on import; absent, a translation the import writes is taken as in line with the primary text as imported.',
+    },
+  },
 } as const;
 
 export const ExportNode = {
@@ -25,11 +35,14 @@ export const ExportNode = {
   },
 } as const;
 
+const Redirects = { type: 'array', maxItems: 100000, items: { $ref: 'Redirect' }, description: 'Old slugs of renamed nodes, sorted by `from`; reads of them answer 301.' } as const;
+const Removed = { type: 'array', maxItems: 100000, items: { $ref: 'NodeSlug' }, description: 'Slugs of published nodes since deleted: the portal answers 410 Gone for them.' } as const;
+
 export const ExportDocument = {
   $id: 'ExportDocument',
   type: 'object',
   required: ['version', 'nodes'],
-  properties: { version: { $ref: 'Version' }, nodes: { type: 'array', items: { $ref: 'ExportNode' } } },
+  properties: { version: { $ref: 'Version' }, nodes: { type: 'array', items: { $ref: 'ExportNode' } }, redirects: Redirects, removed: Removed },
 } as const;
 
 export const ContentFile = {
@@ -67,10 +80,17 @@ export const ImportRequest = {
     mode: { enum: ['merge', 'replace'], default: 'merge', description: '`merge` (default) upserts; `replace` also deletes what the document omits.' },
     dryRun: { type: 'boolean', description: 'Check and report the diff; write nothing.' },
     nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } },
+    redirects: { ...Redirects, description: 'With `nodes`: old slugs to keep answering 301, added to (and for the same `from` replacing) those the version has.' },
+    removed: { ...Removed, description: 'With `nodes`: deleted slugs the portal answers 410 for.' },
     document: {
       type: 'object',
       required: ['nodes'],
-      properties: { nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } }, version: { type: 'object', description: 'Ignored: an export document can be sent as it is.' } },
+      properties: {
+        nodes: { type: 'array', maxItems: 20000, items: { $ref: 'ExportNode' } },
+        version: { type: 'object', description: 'Ignored: an export document can be sent as it is.' },
+        redirects: Redirects,
+        removed: Removed,
+      },
     },
   },
   // Exactly one: with both, both branches match and oneOf fails too.
@@ -99,6 +119,7 @@ export const ImportResult = {
         updated: Slugs,
         unchanged: Slugs,
         deleted: Slugs,
+        renamed: { type: 'array', items: { $ref: 'Redirect' }, description: 'In `replace` mode, nodes the document gives a new slug, found by `id` (listed in `updated` too); each old slug now answers 301.' },
         updatedTranslations: { type: 'array', items: SlugLanguage, description: 'Translations created or changed.' },
         deletedTranslations: { type: 'array', items: SlugLanguage },
       },

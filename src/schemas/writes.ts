@@ -50,6 +50,7 @@ export const NodePatch = {
     sortOrder: { $ref: 'SortKey', description: 'Absent with a new `parentSlug`: after the last sibling there.' },
     translations: Translations({ type: 'object', additionalProperties: false, properties: TranslationFields, description: 'Supplied fields change; a new language needs a title.' }),
     expectedUpdatedAt: { $ref: 'Timestamp' },
+    minorEdit: { type: 'boolean', description: 'The change of the primary-language text is minor (a typo, a link): its translations are not marked outdated by it.' },
   },
 } as const;
 
@@ -101,7 +102,11 @@ export const TranslationPut = {
   type: 'object',
   required: ['title'],
   additionalProperties: false,
-  properties: { ...TranslationFields, expectedUpdatedAt: { $ref: 'Timestamp' } },
+  properties: {
+    ...TranslationFields,
+    expectedUpdatedAt: { $ref: 'Timestamp' },
+    minorEdit: { type: 'boolean', description: 'Writing the primary language: the change is minor (a typo, a link), and its translations are not marked outdated by it. Ignored for other languages, which a write always brings in line with the primary text.' },
+  },
 } as const;
 
 export const TranslationPutResult = {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { default as IsomorphicGit } from 'isomorphic-git';
-import { clearTempDir, durableFs, fsyncDir, TEMP_DIR } from './durable-fs.ts';
+import { clearTempDir, durableFs, fsyncKeptDir, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
@@ -306,6 +306,18 @@ export class Repository {
     });
   }
 
+  /**
+   * Takes a commit that was fetched into the repository and to which the branch was moved on disk
+   * (a replica following its primary) as the head, with its tree as catFileTrees read it: in one
+   * step, so that the head and the folders always belong to one commit.
+   */
+  adoptHead(oid: string, root: TreeNode, unreadable: ReadonlyMap<string, string>): void {
+    this.head = oid;
+    this.root = root;
+    this.unreadable.clear();
+    for (const [slug, reason] of unreadable) this.unreadable.set(slug, reason);
+  }
+
   /** For a shutdown: resolves once no pack merge or git gc runs (see Upkeep.settle). */
   settle(): Promise<void> {
     return this.upkeep.settle();
@@ -327,7 +339,7 @@ export class Repository {
       // The ref is replaced by a rename of its lock file, as git does, never rewritten in place: a
       // crash cannot leave it empty.
       await lock.commit();
-      await fsyncDir(join(this.gitdir, 'refs', 'heads'));
+      await fsyncKeptDir(join(this.gitdir, 'refs', 'heads'));
     } catch (err) {
       await pack.value.discard();
       await lock.release();

@@ -255,7 +255,7 @@ async function readAndParse(repo: Repository, blobs: ReadonlyArray<[string, stri
     if (!TRANSLATION_FILE.test(path)) return;
     const md = parseMarkdownFile(path, text, scratch);
     if (md === null) return;
-    const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED };
+    const translation: Translation = { title: md.title, summary: md.summary, bodyMd: md.bodyMd, updatedAt: md.updatedAt ?? UNSTAMPED, ...(md.basedOn !== undefined ? { basedOn: md.basedOn } : {}) };
     files.set(path, translation);
     parsed.set(oid, translation);
   });
@@ -282,6 +282,16 @@ async function patchFromSnapshot(repo: Repository, snap: Snapshot, tree: TreeNod
   const problems = new ProblemList();
   await readAndParse(repo, toRead, files, parsed, problems);
   return { state: await readFileSetInSlices(files, readOptions(snap.slug), problems, SLICE_MS), problems, read: toRead.length };
+}
+
+/**
+ * A version's state at `tree`, read from git: from its state at an older tree of the same folder
+ * when there is one (a replica following its primary), reading only the files that differ, else the
+ * whole folder. `state` is null when the files do not make a version (`problems` says why).
+ */
+export async function readFolder(repo: Repository, slug: string, tree: TreeNode, before: { tree: TreeNode; state: VersionState } | null): Promise<{ state: VersionState | null; problems: ProblemList; read: number }> {
+  if (before === null) return readWhole(repo, slug, tree, new Map(), undefined);
+  return patchFromSnapshot(repo, { slug, tree: before.tree, state: before.state, search: null }, tree, new Map());
 }
 
 const TRANSLATION_FILE = /^([^/]+)\/([^/]+)\.md$/;

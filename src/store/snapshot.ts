@@ -59,6 +59,8 @@ interface Head {
   meta: VersionMeta;
   nodes: ReadonlyMap<string, NodeRec>;
   roots: readonly string[];
+  /** Absent in snapshots of versions without redirects (and in those written before there were any). */
+  redirects?: VersionState['redirects'];
 }
 
 export class SnapshotFormatError extends Error {}
@@ -83,7 +85,7 @@ export async function writeSnapshot(dir: string, snap: Omit<Snapshot, 'search'> 
   };
   try {
     const { state } = snap;
-    const pieces: Array<() => Part | Part[]> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots } satisfies Head)];
+    const pieces: Array<() => Part | Part[]> = [() => v8.serialize({ tree: snap.tree, slug: state.slug, meta: state.meta, nodes: state.nodes, roots: state.roots, ...(state.redirects ? { redirects: state.redirects } : {}) } satisfies Head)];
     const entries = [...state.translations];
     for (let i = 0; i < entries.length; i += PART_NODES) pieces.push(() => serializeTranslations(entries.slice(i, i + PART_NODES)));
     const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
@@ -208,7 +210,7 @@ function deserialize(payload: Buffer, trailer: Trailer): Snapshot {
     for (const [slug, byLanguage] of deserializeTranslations(meta, latin1, utf16)) translations.set(slug, byLanguage);
   }
   const search = trailer.search === null ? null : Uint8Array.prototype.slice.call(next(trailer.search));
-  const state: VersionState = { slug: head.slug, meta: head.meta, nodes: head.nodes, roots: head.roots, translations };
+  const state: VersionState = { slug: head.slug, meta: head.meta, nodes: head.nodes, roots: head.roots, translations, ...(head.redirects ? { redirects: head.redirects } : {}) };
   return { slug: trailer.slug, tree: head.tree, state, search };
 }
 
@@ -232,7 +234,7 @@ function sha256(data: Buffer): Promise<string> {
 }
 
 /** A translation without its body; `latin1`: where its body is, and `length` its length in characters. */
-type StoredTranslation = [language: string, title: string, summary: string, updatedAt: string, latin1: boolean, length: number];
+type StoredTranslation = [language: string, title: string, summary: string, updatedAt: string, latin1: boolean, length: number, basedOn?: string];
 
 const ONLY_LATIN1 = /^[\x00-\xff]*$/;
 
@@ -271,7 +273,8 @@ function serializeTranslations(entries: Array<[string, TranslationsOf]>): Part[]
     [...byLanguage].map(([language, t]) => {
       const fits = ONLY_LATIN1.test(t.bodyMd);
       (fits ? latin1 : wide).push(t.bodyMd);
-      return [language, t.title, t.summary, t.updatedAt, fits, t.bodyMd.length];
+      // The base last and only when there is one: snapshots written before it had six fields, and are read alike.
+      return t.basedOn === undefined ? [language, t.title, t.summary, t.updatedAt, fits, t.bodyMd.length] : [language, t.title, t.summary, t.updatedAt, fits, t.bodyMd.length, t.basedOn];
     }),
   ]);
   return [v8.serialize(meta), { texts: latin1, encoding: 'latin1' }, { texts: wide, encoding: 'utf16le' }];
@@ -285,9 +288,9 @@ function deserializeTranslations(meta: Buffer, latin1Bytes: Buffer, utf16Bytes: 
   const out = (v8.deserialize(meta) as Array<[string, StoredTranslation[]]>).map(([slug, stored]): [string, TranslationsOf] => [
     slug,
     new Map(
-      stored.map(([language, title, summary, updatedAt, fits, length]) => {
+      stored.map(([language, title, summary, updatedAt, fits, length, basedOn]) => {
         const bodyMd = fits ? latin1.slice(inLatin1, (inLatin1 += length)) : wide.slice(inWide, (inWide += length));
-        return [language, { title, summary, bodyMd, updatedAt }];
+        return [language, basedOn === undefined ? { title, summary, bodyMd, updatedAt } : { title, summary, bodyMd, updatedAt, basedOn }];
       }),
     ),
   ]);

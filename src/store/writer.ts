@@ -1,6 +1,7 @@
 import { randomId, type Clock, type NewId } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
+import { alignBases, type AlignOptions } from '../content/translation-base.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { Catalog } from './catalog.ts';
 import { BranchMovedError } from '../storage/branch.ts';
@@ -23,6 +24,8 @@ export interface WritePlan<T> {
   result: T;
   /** What the commit did that its states do not show (an import finished), for the commit's listeners. */
   event?: { type: 'import.completed'; data: Record<string, unknown> };
+  /** How the translations it changes relate to their primary text (minor edits, bases stated by a document). */
+  bases?: AlignOptions;
 }
 
 /** A commit as its listeners (webhooks) learn of it: its id, each version's states before and after, and the plan's event. */
@@ -30,6 +33,10 @@ export interface CommittedWrite {
   revision: string;
   changes: ReadonlyArray<{ slug: string; before: VersionState | null; after: VersionState | null }>;
   event?: WritePlan<unknown>['event'];
+  /** The commit's author (the key's or account's name), message and date, as written into it. */
+  author: string;
+  message: string;
+  at: string;
 }
 
 /** What a write's planning function gets: the current states and one stamp for everything it changes. */
@@ -137,7 +144,9 @@ export class Writer {
 
   private async apply<T>(author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
     const ctx = this.context();
-    const { changes, message, result, event } = plan(ctx);
+    const planned = plan(ctx);
+    const { message, result, event } = planned;
+    const changes = planned.changes.map((change) => this.withBases(change, planned.bases));
     for (const change of changes) this.assertMayWrite(author, change);
     // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
     const folderChanges = changes.map((change) => this.folderChange(change));
@@ -160,7 +169,7 @@ export class Writer {
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
     await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
     // The commit is durable and in the index: a listener's failure is its own to report.
-    await Promise.all(this.committed.map((listener) => Promise.resolve().then(() => listener({ revision, changes: before, event })).catch(() => undefined)));
+    await Promise.all(this.committed.map((listener) => Promise.resolve().then(() => listener({ revision, changes: before, event, author: author.name, message, at: ctx.now })).catch(() => undefined)));
     return result;
   }
 
@@ -181,6 +190,14 @@ export class Writer {
         hint: `keep it a draft (status "draft"), then POST /versions/${change.after.slug}/publish-request`,
       });
     }
+  }
+
+  /** The change with its translations' bases set (translation-base.ts), from the state it replaces. */
+  private withBases(change: VersionChange, bases: AlignOptions | undefined): VersionChange {
+    if (change.after === null) return change;
+    const before = change.copyOf !== undefined ? this.catalog.state(change.copyOf) : (this.catalog.entry(change.slug)?.state ?? null);
+    const after = alignBases(before, change.after, bases);
+    return after === change.after ? change : { ...change, after };
   }
 
   private folderChange(change: VersionChange): FolderChange {

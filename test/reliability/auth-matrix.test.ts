@@ -36,6 +36,8 @@ describe('The access matrix of every operation in openapi.json', () => {
       await createVersion(s, slug, { status, languages: ['en'] });
       await createNode(s, slug, { slug: 'topic', translations: { en: { title: `Secret of ${slug}`, bodyMd: `Body of ${slug}\n` } } });
     }
+    // A commit that changed the topic, for the history routes' {revision}.
+    values.revision = s.git('rev-parse', 'main').trim();
     const bundle = (await s.request('GET', '/versions/pub/pdf-bundle', { key: null })).body;
     values.file = new URL(bundle.fonts[0].url).pathname.split('/').pop()!;
     const doc = (await s.request('GET', '/openapi.json', { key: null })).body;

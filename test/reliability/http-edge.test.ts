@@ -176,18 +176,20 @@ describe('/healthz', () => {
 
   const health = (key?: string) => fetch(new URL('/healthz', s.url), { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
 
-  test('without a credential: the status and the counts, no version named and no commit', async () => {
+  test('without a credential: the status, the counts and the revision served (as every answer\'s X-Content-Revision), no version named', async () => {
     const res = await health();
     assert.equal(res.status, 200);
     const text = await res.text();
-    assert.deepEqual(JSON.parse(text), { ok: true, versions: { loaded: 2, loading: 0, broken: 0, indexing: 0 } });
+    const revision = s.git('rev-parse', 'main').trim();
+    assert.deepEqual(JSON.parse(text), { ok: true, replication: { role: 'primary', revision }, versions: { loaded: 2, loading: 0, broken: 0, indexing: 0 } });
+    assert.equal(res.headers.get('x-content-revision'), revision);
     assert.doesNotMatch(text, /secret-draft/);
   });
 
   test('with a key of any scope: the lists and the head commit as well; a wrong key is 401', async () => {
     const reader = await s.createKey({ name: 'monitor', scopes: 'help:read' });
     const body = await (await health(reader)).json();
-    assert.deepEqual({ ...body, head: typeof body.head }, { ok: true, head: 'string', versions: { loaded: 2, loading: 0, broken: 0, indexing: 0 }, loading: [], broken: [], indexing: [] });
+    assert.deepEqual({ ...body, head: typeof body.head, replication: body.replication.role }, { ok: true, head: 'string', replication: 'primary', versions: { loaded: 2, loading: 0, broken: 0, indexing: 0 }, loading: [], broken: [], indexing: [] });
     assert.equal(body.head, s.git('rev-parse', 'main').trim());
     const wrong = await health('hcs_not-a-key');
     assert.equal(wrong.status, 401);

@@ -13,6 +13,8 @@ import type { VersionCreate, VersionDuplicate, VersionPatch } from '../../src/sc
 import type { NodeCreate, NodePatch, Reorder, TranslationPut } from '../../src/schemas/writes.ts';
 import type { WebhookCreate } from '../../src/schemas/webhooks.ts';
 import type { NewSubscription } from '../../src/webhooks/subscriptions.ts';
+import type { FeedbackBody } from '../../src/routes/feedback.ts';
+import type { FeedbackSubmit } from '../../src/schemas/feedback.ts';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;
@@ -29,10 +31,11 @@ export type Checks = [
   Expect<Matches<VersionPatchBody, typeof VersionPatch>>,
   Expect<Matches<DuplicateBody, typeof VersionDuplicate>>,
   Expect<Matches<NodeCreateInput, typeof NodeCreate>>,
-  Expect<Matches<NodePatchInput & { expectedUpdatedAt?: string }, typeof NodePatch>>,
-  Expect<Matches<TranslationInput & { expectedUpdatedAt?: string }, typeof TranslationPut>>,
+  Expect<Matches<NodePatchInput & { expectedUpdatedAt?: string; minorEdit?: boolean }, typeof NodePatch>>,
+  Expect<Matches<TranslationInput & { expectedUpdatedAt?: string; minorEdit?: boolean }, typeof TranslationPut>>,
   Expect<Matches<ReorderBody, typeof Reorder>>,
   Expect<Matches<ImportBody, typeof ImportRequest>>,
   Expect<Matches<FilesBody, typeof ImportFilesRequest>>,
   Expect<Matches<NewSubscription, typeof WebhookCreate>>,
+  Expect<Matches<FeedbackBody, typeof FeedbackSubmit>>,
 ];
