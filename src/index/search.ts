@@ -58,6 +58,16 @@ export class SearchIndex {
    * without snapshots, a new version), or waiting for such a build. Their searches wait (see searchable).
    */
   private readonly unindexed = new Map<string, Promise<void>>();
+  /**
+   * Versions whose saved indexes were adopted at start but not loaded yet (restoreLater), with the
+   * saved indexes they hold; versions with the very same translations share one. Loaded on the
+   * version's first search or write, or in the background after the start (see loadLater).
+   */
+  private readonly deferred = new Map<string, { of: Deferred; state: VersionState; languages: string[] }>();
+  /** The distinct saved indexes in `deferred`, in the order they were adopted. */
+  private readonly deferredSets = new Set<Deferred>();
+  /** The next step of loading deferred indexes in the background. */
+  private backgroundTimer: NodeJS.Timeout | null = null;
   /** The service is stopping: builds in slices end at their next pause. */
   private stopped = false;
   /** The texts of long bodies being made ahead for snippets (textsAhead), one batch after another. */
@@ -81,6 +91,19 @@ export class SearchIndex {
    * twin's) returns nothing: its caller, a write, is not held for them; the version's searches wait.
    */
   update(slug: string, state: VersionState | null): void | Promise<void> {
+    const deferred = this.deferred.get(slug);
+    if (deferred !== undefined) {
+      // The state its saved index was adopted for (the load serving it): nothing to do until it is searched.
+      if (deferred.state === state) return;
+      // The same translations under a new state (its version.json changed): the saved index still holds them.
+      if (state !== null && state.translations === deferred.state.translations && sameList(state.meta.languages, deferred.languages)) {
+        this.deferred.set(slug, { ...deferred, state });
+        return;
+      }
+      // A gone version needs nothing loaded; a changed one is patched from its saved index.
+      if (state === null) this.forget(slug);
+      else this.loadNow(slug);
+    }
     // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes
     // until one of them changes; not while the version's own indexes are being built, which would replace them.
     if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
@@ -157,6 +180,8 @@ export class SearchIndex {
   /** Ends the builds in slices at their next pause (the service is stopping; nothing will search or save them). */
   stop(): void {
     this.stopped = true;
+    if (this.backgroundTimer !== null) clearTimeout(this.backgroundTimer);
+    this.backgroundTimer = null;
   }
 
   /** Another version whose indexes are being built from nothing for the very same translations as `state`'s. */
@@ -199,6 +224,13 @@ export class SearchIndex {
       if (other === slug || this.busy.has(other)) continue;
       if (state.meta.languages.every((language) => byLanguage.has(language) && holdsExactly(byLanguage.get(language)!, state, language))) {
         this.versions.set(slug, new Map(state.meta.languages.map((language) => [language, byLanguage.get(language)!])));
+        return true;
+      }
+    }
+    // A twin whose saved index is not loaded yet: this version shares it, and it is loaded once for both.
+    for (const saved of this.deferredSets) {
+      if (state.meta.languages.every((language) => saved.languages.includes(language) && holdsSameKept(saved, state, language))) {
+        this.deferred.set(slug, { of: saved, state, languages: [...state.meta.languages] });
         return true;
       }
     }
@@ -259,6 +291,8 @@ export class SearchIndex {
 
   /** Whether the version's indexes are still being built from nothing (see unindexed). */
   isIndexing(slug: string): boolean {
+    // A saved index not loaded yet is loaded now (or, when it cannot be used, its build starts and is waited for).
+    this.loadNow(slug);
     return this.unindexed.has(slug);
   }
 
@@ -282,6 +316,7 @@ export class SearchIndex {
    * nothing; then when they are built, or false if that takes longer than `waitMs`.
    */
   async searchable(slug: string, waitMs = SEARCH_WAIT_MS): Promise<boolean> {
+    this.loadNow(slug);
     const built = this.unindexed.get(slug);
     return built === undefined || (await settlesWithin(built, waitMs));
   }
@@ -328,6 +363,10 @@ export class SearchIndex {
   }
 
   private async piecesNow(slug: string): Promise<Uint8Array[] | null> {
+    const deferred = this.deferred.get(slug);
+    // Not loaded since the start: the bytes it was restored from are what a save would write.
+    if (deferred !== undefined && sameList(deferred.languages, deferred.of.languages)) return [deferred.of.saved];
+    this.loadNow(slug);
     const byLanguage = this.versions.get(slug);
     if (!byLanguage) return null;
     const pause = slicer();
@@ -351,19 +390,15 @@ export class SearchIndex {
    */
   restore(slug: string, state: VersionState, saved: Uint8Array): boolean {
     try {
-      const bytes = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
-      const headLength = bytes.readUInt32BE(0);
-      const head = JSON.parse(bytes.toString('utf8', 4, 4 + headLength)) as { format: number; parts: Array<[string, number]> };
-      if (head.format !== SAVE_FORMAT) return false;
+      const parts = savedParts(saved);
+      if (parts === null) return false;
       const byLanguage = new Map<string, LanguageIndex>();
-      let at = 4 + headLength;
-      for (const [language, length] of head.parts) {
-        const index = loadIndex(bytes.subarray(at, at + length), state, language);
-        at += length;
+      for (const [language, from, until] of parts) {
+        const index = loadIndex(saved.subarray(from, until), state, language);
         if (!index) return false;
         byLanguage.set(language, index);
       }
-      if (at !== bytes.length) return false;
+      this.forget(slug);
       this.versions.set(slug, byLanguage);
       this.textsAhead(slug, state);
       return true;
@@ -373,11 +408,109 @@ export class SearchIndex {
   }
 
   /**
+   * restore(), deferred: takes the saved index for `state` after checking only its layout (the
+   * snapshot's checksum vouches for its bytes), and loads it on the version's first search, write or
+   * save, or in the background once the start is over (loadLater); a restore costs tens of
+   * milliseconds of CPU a version, which a start of hundreds of versions would otherwise spend before
+   * it is ready. Searches answer exactly as after restore(). When the bytes turn out unusable at load
+   * time, `unusable` is told and the index is built from the state (its searches wait, as after a
+   * start without snapshots).
+   */
+  restoreLater(slug: string, state: VersionState, saved: Uint8Array, unusable: () => void = () => {}): boolean {
+    const parts = savedParts(saved);
+    if (parts === null) return false;
+    const of: Deferred = { state, saved, parts, languages: parts.map(([language]) => language), loaded: new Map(), unusable };
+    this.forget(slug);
+    this.deferred.set(slug, { of, state, languages: of.languages });
+    this.deferredSets.add(of);
+    this.loadLater();
+    return true;
+  }
+
+  /** Whether the version's index is saved but not loaded yet (restoreLater). */
+  isDeferred(slug: string): boolean {
+    return this.deferred.has(slug);
+  }
+
+  /** Loads every deferred index now (the background loading, all at once). */
+  loadDeferred(): void {
+    for (const saved of [...this.deferredSets]) this.install(saved);
+  }
+
+  /** Drops the version's claim on a deferred index; the index itself goes once no version claims it. */
+  private forget(slug: string): void {
+    const entry = this.deferred.get(slug);
+    if (entry === undefined) return;
+    this.deferred.delete(slug);
+    for (const other of this.deferred.values()) if (other.of === entry.of) return;
+    this.deferredSets.delete(entry.of);
+  }
+
+  /** Loads the version's deferred index, if it has one, with every version sharing it. */
+  private loadNow(slug: string): void {
+    const entry = this.deferred.get(slug);
+    if (entry !== undefined) this.install(entry.of);
+  }
+
+  /**
+   * Loads what is left of a deferred index and gives it to every version that shares it; when it
+   * cannot be used, builds their indexes from their states instead.
+   */
+  private install(saved: Deferred): void {
+    this.deferredSets.delete(saved);
+    let usable = true;
+    for (const [language, from, until] of saved.parts) {
+      if (saved.loaded.has(language)) continue;
+      const index = loadIndex(saved.saved.subarray(from, until), saved.state, language);
+      if (index === null) {
+        usable = false;
+        break;
+      }
+      saved.loaded.set(language, index);
+    }
+    const sharing = [...this.deferred].filter(([, e]) => e.of === saved);
+    for (const [slug] of sharing) this.deferred.delete(slug);
+    if (!usable) {
+      saved.unusable();
+      for (const [slug, e] of sharing) void this.update(slug, e.state)?.catch(() => {});
+      return;
+    }
+    for (const [slug, e] of sharing) this.versions.set(slug, new Map(e.languages.map((language) => [language, saved.loaded.get(language)!])));
+    // The versions share the very same translations: their long bodies' texts are made once.
+    if (sharing.length > 0) this.textsAhead(sharing[0][0], sharing[0][1].state);
+  }
+
+  /**
+   * Loads the deferred indexes in the background, one language's index per step, well apart, so
+   * that requests come first; starts BACKGROUND_DELAY_MS after the last restoreLater, once the
+   * start is over.
+   */
+  private loadLater(): void {
+    if (this.backgroundTimer !== null) clearTimeout(this.backgroundTimer);
+    const step = () => {
+      this.backgroundTimer = null;
+      if (this.stopped) return;
+      const saved = this.deferredSets.values().next().value;
+      if (saved === undefined) return;
+      const next = saved.parts.find(([language]) => !saved.loaded.has(language));
+      if (next === undefined || saved.parts.length - saved.loaded.size === 1) this.install(saved);
+      else {
+        const index = loadIndex(saved.saved.subarray(next[1], next[2]), saved.state, next[0]);
+        if (index === null) this.install(saved);
+        else saved.loaded.set(next[0], index);
+      }
+      if (this.deferredSets.size > 0) this.backgroundTimer = setTimeout(step, BACKGROUND_GAP_MS).unref();
+    };
+    this.backgroundTimer = setTimeout(step, BACKGROUND_DELAY_MS).unref();
+  }
+
+  /**
    * Topics where every word of `q` occurs as a word or word prefix, in document order, at most 50;
    * `partial` when a word was so short that it matched more than MAX_PREFIX_TERMS terms and only
    * the first of them were looked at (every hit is still a match, but some may be missing).
    */
   search(state: VersionState, language: string, q: string): { hits: Hit[]; partial: boolean } {
+    this.loadNow(state.slug);
     const index = this.versions.get(state.slug)?.get(language);
     const query = distinctWords(words(q));
     if (!index || query.length === 0) return { hits: [], partial: false };
@@ -405,6 +538,7 @@ export class SearchIndex {
    * with the passage that matched best; when nothing matches, a "did you mean" that finds something.
    */
   ranked(state: VersionState, language: string, q: string, options: RankOptions): RankedResult {
+    this.loadNow(state.slug);
     const index = this.versions.get(state.slug)?.get(language);
     if (!index) return { hits: [], total: 0, partial: false };
     const answer = rankIndexed(index, q, options.offset + options.limit);
@@ -492,6 +626,70 @@ function necessaryPrefixes(prefixes: string[]): string[] {
 }
 
 const SAVE_FORMAT = 3;
+
+/** A saved index adopted but not loaded yet (SearchIndex.restoreLater). */
+interface Deferred {
+  /** The state it was saved with. */
+  state: VersionState;
+  saved: Uint8Array;
+  /** Each language's part of `saved`: [language, from, until]. */
+  parts: Array<[string, number, number]>;
+  languages: string[];
+  /** The languages loaded so far (in the background, one per step). */
+  loaded: Map<string, LanguageIndex>;
+  /** Translations maps found to hold the same translations as `state` in a language (see holdsSameKept). */
+  same?: Map<string, WeakSet<VersionState['translations']>>;
+  unusable: () => void;
+}
+
+/** Where each language's indexes are in bytes savePieces() wrote; null when they are not laid out so. */
+function savedParts(saved: Uint8Array): Array<[string, number, number]> | null {
+  try {
+    if (saved.length < 4) return null;
+    const bytes = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
+    const headLength = bytes.readUInt32BE(0);
+    if (4 + headLength > bytes.length) return null;
+    const head = JSON.parse(bytes.toString('utf8', 4, 4 + headLength)) as { format: number; parts: Array<[string, number]> };
+    if (head.format !== SAVE_FORMAT || !Array.isArray(head.parts)) return null;
+    const out: Array<[string, number, number]> = [];
+    let at = 4 + headLength;
+    for (const [language, length] of head.parts) {
+      if (typeof language !== 'string' || !Number.isInteger(length) || length < 4) return null;
+      if (unpackIndexes(saved.subarray(at, at + length)) === null) return null;
+      out.push([language, at, at + length]);
+      at += length;
+    }
+    return at === bytes.length ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** holdsSame() of the deferred index's state, remembered: hundreds of copies of a version share one translations map. */
+function holdsSameKept(saved: Deferred, state: VersionState, language: string): boolean {
+  let known = (saved.same ??= new Map()).get(language);
+  if (known === undefined) saved.same.set(language, (known = new WeakSet()));
+  if (known.has(state.translations)) return true;
+  if (!holdsSame(saved.state, state, language)) return false;
+  known.add(state.translations);
+  return true;
+}
+
+/** Whether `b` has in `language` the very same translations as `a`, and no others. */
+function holdsSame(a: VersionState, b: VersionState, language: string): boolean {
+  if (a.translations === b.translations) return true;
+  let count = 0;
+  for (const [slug, ts] of b.translations) {
+    const t = ts.get(language);
+    if (t === undefined) continue;
+    if (a.translations.get(slug)?.get(language) !== t) return false;
+    count++;
+  }
+  for (const ts of a.translations.values()) if (ts.has(language)) count--;
+  return count === 0;
+}
 
 /** A language's indexes from the bytes packIndexes() wrote for `state`; null when they are not that, or hold a document the state does not have. */
 function loadIndex(saved: Uint8Array, state: VersionState, language: string): LanguageIndex | null {
@@ -605,6 +803,11 @@ function* documentsToIndex(docs: LanguageIndex['docs'], state: VersionState, lan
  * its search then answers 503 version_loading with Retry-After.
  */
 const SEARCH_WAIT_MS = 2000;
+
+/** How long after the last restoreLater() the background loading of deferred indexes starts, in ms. */
+const BACKGROUND_DELAY_MS = 2000;
+/** Pause between two steps of that loading, in ms: it comes after every request. */
+const BACKGROUND_GAP_MS = 50;
 
 /** A change of more text than this is indexed in slices. */
 const SYNC_CHARS = 64 * 1024;

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { drainInSlices } from '../slices.ts';
 import type { Change, EntryFacts } from './history-changes.ts';
 
 /*
@@ -61,6 +62,9 @@ function recordOf(line: Line): CommitRecord {
   };
 }
 
+/** Milliseconds of parsing between two turns of the event loop. */
+const PARSE_SLICE_MS = 10;
+
 /** The history file of a data directory. */
 export class HistoryFile {
   readonly path: string;
@@ -74,13 +78,18 @@ export class HistoryFile {
    * The commits it holds, oldest first, or null when there is no file or it is not one this
    * service wrote (then it is rebuilt). A last line cut short by a crash is dropped.
    */
-  read(): CommitRecord[] | null {
+  async read(): Promise<CommitRecord[] | null> {
     let text: string;
     try {
-      text = fs.readFileSync(this.path, 'utf8');
+      text = await fs.promises.readFile(this.path, 'utf8');
     } catch {
       return null;
     }
+    // Tens of megabytes on a repository of many versions: parsed in slices, so requests go on meanwhile.
+    return drainInSlices(this.parse(text), PARSE_SLICE_MS);
+  }
+
+  private *parse(text: string): Generator<void, CommitRecord[] | null> {
     const lines = text.split('\n');
     try {
       if ((JSON.parse(lines[0]) as { format?: number }).format !== FORMAT) return null;
@@ -99,6 +108,7 @@ export class HistoryFile {
         fs.truncateSync(this.path, goodBytes);
         break;
       }
+      yield;
     }
     return out;
   }

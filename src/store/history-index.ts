@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
+import { drainInSlices } from '../slices.ts';
 import { isAncestor } from '../storage/git-history.ts';
 import type { Repository } from '../storage/repository.ts';
 import { backfill } from './history-backfill.ts';
@@ -36,6 +37,8 @@ interface VersionHistory {
 
 /** Seconds a client is asked to wait while the index is read back from git. */
 const BUILDING_RETRY_SECONDS = 2;
+/** Milliseconds of loading between two turns of the event loop. */
+const LOAD_SLICE_MS = 10;
 
 /**
  * Per version, node and language, the commits that changed it: kept in memory, recorded as each
@@ -60,24 +63,49 @@ export class HistoryIndex {
     this.file = new HistoryFile(dataDir);
   }
 
-  /** Loads the file and, in the background, reads from git log whatever it lacks up to main's head. */
+  /**
+   * Loads the file and reads from git log whatever it lacks up to main's head, both in the
+   * background: the file can be tens of megabytes on a repository of many versions, and the service
+   * is ready without it (history answers 503 history_building meanwhile; commits made meanwhile are
+   * recorded once it is loaded).
+   */
   open(): void {
+    this.pending = [];
+    this.ready = this.load().catch((err: unknown) => {
+      this.log.error({ err }, 'history index could not be read from git log; history answers 503 until the next start');
+      throw err;
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  private async load(): Promise<void> {
     const head = this.repo.headCommit;
-    const stored = this.file.read();
-    for (const c of stored ?? []) this.add(c);
+    const stored = await this.file.read();
+    await drainInSlices(this.addAll(stored ?? []), LOAD_SLICE_MS);
     const last = this.commits.at(-1)?.revision ?? null;
     if (head === null || last === head) {
       // No commit at all: a file left from another repository names nothing that exists.
       if (head === null && this.commits.length > 0) this.reset();
       if (stored === null || head === null) this.file.rewrite([]);
+      this.recordPending();
       return;
     }
-    this.pending = [];
-    this.ready = this.catchUp(head, stored === null ? null : last).catch((err: unknown) => {
-      this.log.error({ err }, 'history index could not be read from git log; history answers 503 until the next start');
-      throw err;
-    });
-    this.ready.catch(() => undefined);
+    await this.catchUp(head, stored === null ? null : last);
+  }
+
+  private *addAll(records: readonly CommitRecord[]): Generator<void, void> {
+    for (const r of records) {
+      this.add(r);
+      yield;
+    }
+  }
+
+  /** The commits made while the index was loading, recorded in memory and in the file. */
+  private recordPending(): void {
+    const pending = this.pending ?? [];
+    this.pending = null;
+    for (const r of pending) this.add(r);
+    this.file.append(pending);
   }
 
   private async catchUp(head: string, last: string | null): Promise<void> {
@@ -141,7 +169,7 @@ export class HistoryIndex {
 
   /** Throws 503 while the index is still being read back from git. */
   assertReady(): void {
-    if (this.pending !== null) throw new AppError('history_building', 'The history index is still being read from git (a first start on this data directory, or after a restore); retry in a moment', { retryAfter: BUILDING_RETRY_SECONDS });
+    if (this.pending !== null) throw new AppError('history_building', 'The history index is still being loaded (just after a start; after a first start on this data directory, or a restore, it is read from git log, which takes longer); retry in a moment', { retryAfter: BUILDING_RETRY_SECONDS });
   }
 
   /** The commit a full or unique abbreviated (at least 7 characters) id names, by its place in the index; -1 when none. */

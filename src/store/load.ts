@@ -114,7 +114,12 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
     if (opts.snapshots?.pointsElsewhere(slug, tree.oid)) opts.snapshots.markDirty(slug);
     // A twin already loaded (the same translations) lends its search index; otherwise the saved one is adopted.
     const shared = opts.search?.adoptTwin(slug, snap.state) === true;
-    const restored = shared || (snap.search !== null && opts.search?.restore(slug, snap.state, snap.search) === true);
+    // Loaded on the version's first search, or in the background after the start (SearchIndex.restoreLater).
+    const renew = () => {
+      log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
+      opts.snapshots?.renew(slug, tree.oid);
+    };
+    const restored = shared || (snap.search !== null && opts.search?.restoreLater(slug, snap.state, snap.search, renew) === true);
     if (!restored && opts.search) {
       if (snap.search !== null) log.info({ version: slug }, 'search index in the snapshot not usable; rebuilding it');
       // Written again once the index is built, so that the next start need not build it.
@@ -151,13 +156,24 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
  * without ids) are derived again for the new slug, as reading the folder would.
  */
 function underSlug(twin: VersionState, slug: string): VersionState {
+  // Which nodes have derived ids is the same in every copy: found once (a hash per node), not for each of hundreds of copies.
+  let derived = derivedOf.get(twin);
+  if (derived === undefined) {
+    derived = [];
+    for (const [nodeSlug, node] of twin.nodes) if (node.id === derivedId(twin.slug, nodeSlug)) derived.push(nodeSlug);
+  }
   let nodes: Map<string, NodeRec> | null = null;
-  for (const [nodeSlug, node] of twin.nodes) {
-    if (node.id !== derivedId(twin.slug, nodeSlug)) continue;
+  for (const nodeSlug of derived) {
+    const node = twin.nodes.get(nodeSlug)!;
     (nodes ??= new Map(twin.nodes)).set(nodeSlug, { ...node, id: derivedId(slug, nodeSlug) });
   }
-  return { ...twin, slug, nodes: nodes ?? twin.nodes };
+  const out = { ...twin, slug, nodes: nodes ?? twin.nodes };
+  derivedOf.set(out, derived);
+  return out;
 }
+
+/** The slugs of a state's nodes whose ids are derived from the version and node slugs (see underSlug). */
+const derivedOf = new WeakMap<VersionState, string[]>();
 
 /** A snapshot taken of another version with the same folder, as this version's (see underSlug). */
 function forSlug(snap: Snapshot | null, slug: string): Snapshot | null {
@@ -313,7 +329,7 @@ function diffTrees(before: TreeNode, now: TreeNode, prefix: string, changed: Set
 }
 
 /** Every blob of a folder, as [path inside the folder, blob id]. */
-function blobsOf(tree: TreeNode): Array<[string, string]> {
+export function blobsOf(tree: TreeNode): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const walk = (node: TreeNode, prefix: string) => {
     for (const [name, e] of node.entries) {
@@ -367,9 +383,17 @@ async function readFiles(repo: Repository, blobs: ReadonlyArray<[string, string]
 
 function observeStamps(state: VersionState, clock: Clock): void {
   clock.observe(state.meta.updatedAt);
-  for (const node of state.nodes.values()) clock.observe(node.updatedAt);
-  for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) clock.observe(t.updatedAt);
+  // Copies of a version share its maps of nodes and translations: their stamps are observed once.
+  let seen = observedBy.get(clock);
+  if (seen === undefined) observedBy.set(clock, (seen = new WeakSet()));
+  if (!seen.has(state.nodes)) for (const node of state.nodes.values()) clock.observe(node.updatedAt);
+  if (!seen.has(state.translations)) for (const byLanguage of state.translations.values()) for (const t of byLanguage.values()) clock.observe(t.updatedAt);
+  seen.add(state.nodes);
+  seen.add(state.translations);
 }
+
+/** The maps of nodes and translations whose stamps a clock has observed (see observeStamps). */
+const observedBy = new WeakMap<Clock, WeakSet<object>>();
 
 /** Only one version may be latest; if files edited by hand claim more, the most recently changed one keeps it. */
 function resolveLatest(catalog: Catalog, log: Logger): void {

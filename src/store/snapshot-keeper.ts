@@ -141,6 +141,8 @@ export class SnapshotKeeper {
   renew(slug: string, tree: string): void {
     this.trees.delete(tree);
     this.dirty.add(slug);
+    // Told after the start too (a saved index found unusable when first loaded): written once writes are quiet.
+    if (this.repo && !this.closed) this.schedule(this.quietMs);
   }
 
   /** Writes the pending snapshots now and stops following (the service is closing). */
