@@ -8,6 +8,7 @@ import { isHeaderToken } from './domain/names.ts';
 import { webhookConfig, type WebhookConfig } from './webhooks/config.ts';
 import { replicaConfig, type ReplicaConfig } from './replica/config.ts';
 import { feedbackConfig, type FeedbackConfig } from './feedback/config.ts';
+import { onOff, whole } from './env-values.ts';
 
 /** The project folder: one level above this module, in src/ as in the built dist/. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -231,13 +232,7 @@ function publishingConfig(env: NodeJS.ProcessEnv): PublishingConfig | null {
   };
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  if (raw === '') return fallback;
-  if (['on', 'true', '1'].includes(raw)) return true;
-  if (['off', 'false', '0'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be on or off, not ${JSON.stringify(env[name])}`);
-}
+const flag = (env: NodeJS.ProcessEnv, name: string, fallback: boolean) => onOff(env, name, fallback, (message) => new ConfigError(message));
 
 const list = (raw: string | undefined, fallback: string[]) => {
   const values = (raw ?? '').split(',').map((v) => v.trim()).filter(Boolean);
@@ -426,14 +421,7 @@ function isAddressRange(range: string): boolean {
   return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  // Digits only: Number() reads " " as 0 and "0x1F" as 31, and a setting would change without a word.
-  const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
-}
+const integer = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number) => whole(env, name, fallback, min, max, (message) => new ConfigError(message));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';

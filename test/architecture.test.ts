@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * nothing of HTTP, and a new interface (the tool server, the portal) sits beside the routes.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['errors.ts', 'clock.ts', 'first-use.ts', 'slices.ts', 'waits.ts'],
+  ['errors.ts', 'clock.ts', 'first-use.ts', 'slices.ts', 'waits.ts', 'env-values.ts'],
   ['domain'],
   ['content', 'storage'],
   ['index'],

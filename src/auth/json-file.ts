@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { readTextIfExists } from '../storage/durable-fs.ts';
 
 /** A records file that is not what the service writes (edited by hand, damaged): nothing is read from it, and nothing written over it. */
 export class DamagedFileError extends Error {}
@@ -25,13 +26,8 @@ export class LockedJsonFile<T> {
    * empty: the next change would otherwise write an empty list over every record it held.
    */
   read(): T[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    const text = readTextIfExists(this.path);
+    if (text === null) return [];
     const damaged = (why: string) => new DamagedFileError(`${this.path} ${why}; nothing was read or changed: fix it, or restore it from a backup`);
     let doc: unknown;
     try {

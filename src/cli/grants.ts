@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVERY_CLIENT, revokedFor, type Account, type AccountFile } from '../auth/accounts.ts';
 import { CliError } from './keys.ts';
+import { readTextIfExists } from '../storage/durable-fs.ts';
 
 /** One OAuth client an account has granted access to, as `accounts grants` shows it. */
 export interface ClientGrant {
@@ -31,13 +31,8 @@ interface JournalLine {
  * Also the latest token issued per grant, seen on the way even if the token is gone since.
  */
 function replayJournal(dataDir: string, now: number): { live: Map<string, Record<string, unknown>>; lastIssued: Map<string, number> } {
-  let text: string;
-  try {
-    text = readFileSync(join(dataDir, 'oauth', 'journal.jsonl'), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { live: new Map(), lastIssued: new Map() };
-    throw err;
-  }
+  const text = readTextIfExists(join(dataDir, 'oauth', 'journal.jsonl'));
+  if (text === null) return { live: new Map(), lastIssued: new Map() };
   const live = new Map<string, Record<string, unknown>>();
   const lastIssued = new Map<string, number>();
   for (const line of text.split('\n')) {

@@ -1,3 +1,4 @@
+import { type Fail, onOff, whole } from '../env-values.ts';
 /** What readers tell the service: feedback on pages, and the search report. */
 export interface FeedbackConfig {
   /** Feedback one client address may send per hour, through the portal, the API and the tool server together (`HELP_FEEDBACK_PER_HOUR`, default 30). */
@@ -10,7 +11,6 @@ export interface FeedbackConfig {
   readonly reportQueries: number;
 }
 
-type Fail = (message: string) => Error;
 
 /** The feedback and search report settings from the environment; `fail` makes the error that stops the start. */
 export function feedbackConfig(env: NodeJS.ProcessEnv, fail: Fail): FeedbackConfig {
@@ -20,20 +20,4 @@ export function feedbackConfig(env: NodeJS.ProcessEnv, fail: Fail): FeedbackConf
     searchReport: onOff(env, 'HELP_SEARCH_REPORT', true, fail),
     reportQueries: whole(env, 'HELP_SEARCH_REPORT_QUERIES', 1000, 10, 100_000, fail),
   });
-}
-
-function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean, fail: Fail): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  if (raw === '') return fallback;
-  if (['on', 'true', '1'].includes(raw)) return true;
-  if (['off', 'false', '0'].includes(raw)) return false;
-  throw fail(`${name} must be on or off, not ${JSON.stringify(env[name])}`);
-}
-
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, fail: Fail): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw fail(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fsyncDir, writeFileDurable } from '../storage/durable-fs.ts';
+import { fsyncDir, readTextIfExists, writeFileDurable } from '../storage/durable-fs.ts';
 
 /** Where a piece of feedback came from: the portal's form, the API, or an agent through the tool server. */
 export type FeedbackSource = 'portal' | 'api' | 'agent';
@@ -178,13 +178,8 @@ export class FeedbackStore {
   }
 
   private load(): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
+    let text = readTextIfExists(this.path);
+    if (text === null) return;
     this.onDisk = true;
     // A crash during an append can leave the last line cut short: it is dropped, and the file cut
     // back to the last whole line, or the next append would be glued to it.

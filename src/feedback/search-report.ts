@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurable } from '../storage/durable-fs.ts';
+import { readTextIfExists, writeFileDurable } from '../storage/durable-fs.ts';
 
 /** Characters of a query the report keeps; longer ones are cut (a query is words, not a document). */
 export const MAX_QUERY_CHARS = 100;
@@ -188,13 +188,8 @@ export class SearchReport {
   }
 
   private load(): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
+    const text = readTextIfExists(this.path);
+    if (text === null) return;
     let saved: SavedReport;
     try {
       saved = JSON.parse(text) as SavedReport;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { hashKey, KEY_PREFIX, type KeyFile, type Scope, type StoredKey } from '../auth/key-file.ts';
 import { KeyRing } from '../auth/key-ring.ts';
 import { AppError } from '../errors.ts';
+import { secretOf } from './authorization.ts';
 import type { ReplicaConfig } from '../replica/config.ts';
 
 /** What the primary last said of a key: its record, or null (unknown or revoked), and when. */
@@ -96,13 +97,6 @@ export class PrimaryKeys extends KeyRing {
 
 /** The API key an Authorization header carries (Bearer, or the password of Basic as git credential helpers send it), or null. */
 function keyIn(header: string): string | null {
-  const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (bearer) return bearer[1].startsWith(KEY_PREFIX) ? bearer[1] : null;
-  const basic = /^Basic[ ]+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
-  if (!basic) return null;
-  const pair = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = pair.indexOf(':');
-  if (colon < 0) return null;
-  const secret = pair.slice(colon + 1) || pair.slice(0, colon);
-  return secret.startsWith(KEY_PREFIX) && !/\s/.test(secret) ? secret : null;
+  const secret = secretOf(header);
+  return secret !== null && secret.startsWith(KEY_PREFIX) ? secret : null;
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { readTextIfExists } from '../storage/durable-fs.ts';
 
 /** What the authorization server stores: clients, grants, sessions, interactions, codes and tokens. */
 export type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; consumed?: number; clientId?: string };
@@ -339,13 +340,8 @@ export class OAuthStore {
   }
 
   private replay(): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
+    const text = readTextIfExists(this.path);
+    if (text === null) return;
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
       if (lines[i] === '') continue;

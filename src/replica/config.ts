@@ -1,3 +1,4 @@
+import { type Fail, whole } from '../env-values.ts';
 /** A read replica: the primary it follows and how (`HELP_REPLICA_*`, docs/replicas.md). */
 export interface ReplicaConfig {
   /** The primary's API base URL, e.g. https://primary.internal:8080/help/v1 (`HELP_REPLICA_OF`). */
@@ -16,7 +17,6 @@ export interface ReplicaConfig {
   readonly keyGraceSeconds: number;
 }
 
-type Fail = (message: string) => Error;
 
 /** The replica settings from the environment, or null when `HELP_REPLICA_OF` is not set (the service is a primary). */
 export function replicaConfig(env: NodeJS.ProcessEnv, fail: Fail): ReplicaConfig | null {
@@ -43,12 +43,4 @@ export function replicaConfig(env: NodeJS.ProcessEnv, fail: Fail): ReplicaConfig
     keyCacheMs: whole(env, 'HELP_REPLICA_KEY_CACHE_MS', 2000, 0, 60_000, fail),
     keyGraceSeconds: whole(env, 'HELP_REPLICA_KEY_GRACE', 600, 0, 86_400, fail),
   });
-}
-
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, fail: Fail): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw fail(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
 }

@@ -2,6 +2,16 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/** A file's text, or null when there is no such file (a store's file before its first write); other errors are thrown. */
+export function readTextIfExists(path: string): string | null {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 /** Where temp files wait before their rename; inside the git dir, so renames stay on one file system. */
 export const TEMP_DIR = 'tmp-writes';
 

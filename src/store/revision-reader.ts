@@ -8,7 +8,7 @@ import type { TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
 import { Mutex } from '../storage/mutex.ts';
 import type { Catalog } from './catalog.ts';
-import { readOptions } from './load.ts';
+import { blobsOf, readOptions } from './load.ts';
 import { parseMarkdownFile } from '../content/markdown-file.ts';
 
 /** How long one piece of parsing holds the event loop. */
@@ -80,14 +80,3 @@ function blobAt(tree: TreeNode, path: string): string | undefined {
   return leaf?.kind === 'blob' ? leaf.oid : undefined;
 }
 
-function blobsOf(tree: TreeNode): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const walk = (node: TreeNode, prefix: string) => {
-    for (const [name, e] of node.entries) {
-      if (e.kind === 'tree') walk(e.tree, `${prefix}${name}/`);
-      else out.push([`${prefix}${name}`, e.oid]);
-    }
-  };
-  walk(tree, '');
-  return out;
-}

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { type Fail, whole } from '../env-values.ts';
 
 /** Outbound webhook deliveries: where they may go and how they are retried. */
 export interface WebhookConfig {
@@ -16,7 +17,6 @@ export interface WebhookConfig {
   readonly timeoutSeconds: number;
 }
 
-type Fail = (message: string) => Error;
 
 /** The webhook settings from the environment; `fail` makes the error that stops the start. */
 export function webhookConfig(env: NodeJS.ProcessEnv, fail: Fail): WebhookConfig {
@@ -43,12 +43,4 @@ export function isRange(entry: string): boolean {
   const family = isIP(address);
   if (family === 0 || rest.length > 0) return false;
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
-}
-
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, fail: Fail): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw fail(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurable } from '../storage/durable-fs.ts';
+import { readTextIfExists, writeFileDurable } from '../storage/durable-fs.ts';
 import type { WebhookEventType } from './events.ts';
 
 /** A delivery waiting to be sent, or to be sent again. */
@@ -120,13 +120,8 @@ export class DeliveryQueue {
 }
 
 function read(path: string): QueueDocument {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { pending: [], log: {} };
-    throw err;
-  }
+  const text = readTextIfExists(path);
+  if (text === null) return { pending: [], log: {} };
   const damaged = (why: string) => new Error(`${path} ${why}: fix it, or move it away to start with an empty queue (its deliveries are then not made)`);
   let doc: Partial<QueueDocument>;
   try {

@@ -1,6 +1,7 @@
 import { KEY_PREFIX, UNKNOWN_KEY } from '../../auth/key-file.ts';
 import type { KeyRing } from '../../auth/key-ring.ts';
 import { unauthorized, type Actor } from '../../http/actor.ts';
+import { secretOf } from '../../http/authorization.ts';
 import type { OAuthFront } from '../../oauth/front.ts';
 
 /** The challenge of a 401 on `content.git`: git asks its credential helper on a Basic challenge. */
@@ -22,17 +23,4 @@ export async function gitActor(header: string, keys: KeyRing, oauth: OAuthFront,
   if (!key) throw unauthorized(UNKNOWN_KEY);
   keys.touch(key, new Date().toISOString());
   return { kind: 'api_key', name: key.name, scopes: key.scopes, canWritePublished: key.canWritePublished, key };
-}
-
-function secretOf(header: string): string | null {
-  const bearer = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  if (bearer) return bearer[1];
-  const basic = /^Basic[ ]+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
-  if (!basic) return null;
-  const pair = Buffer.from(basic[1], 'base64').toString('utf8');
-  const colon = pair.indexOf(':');
-  if (colon < 0) return null;
-  // The password holds the secret; some tools put a token in the user name and leave the password empty.
-  const secret = pair.slice(colon + 1) || pair.slice(0, colon);
-  return secret === '' || /\s/.test(secret) ? null : secret;
 }
