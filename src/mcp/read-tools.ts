@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { textChars } from '../domain/translations.ts';
 import type { VersionState } from '../domain/types.ts';
-import { readerOf, requireCredential, requireScope, type Actor } from '../http/actor.ts';
+import { readerOf, requireCredential, requireScope } from '../http/actor.ts';
 import { language } from '../http/languages.ts';
 import { presentTopic, presentTranslation, presentTree } from '../presenters/content.ts';
 import { exportObject } from '../presenters/export.ts';
@@ -14,6 +14,7 @@ import { describeCredential } from '../routes/identity.ts';
 import { pdfBundle } from '../routes/pdf.ts';
 import type { AnswerBudget } from './budget.ts';
 import { searchTools } from './search-tools.ts';
+import { FOLLOWED_OUTPUT, followSlug, withFollowed } from './topic-links.ts';
 import { feedbackTools } from './feedback-tools.ts';
 import { historyTools } from './history-tools.ts';
 import type { ToolSpec } from './tool.ts';
@@ -26,8 +27,6 @@ const EXPORT_INSTEAD = 'GET the API\'s /export, which streams it (compressed for
 /** The read tools: the same queries and presenters as the API's reads, with the caller's visibility. */
 export function readTools(deps: Deps): ToolSpec[] {
   const { catalog } = deps;
-  /** The slug a version argument names: `latest` is the version marked latest, if the caller may see it. */
-  const slugOf = (actor: Actor | null, ref: string) => versionByRef(catalog, readerOf(actor), ref).slug;
   return [
     {
       name: 'list_versions',
@@ -59,13 +58,18 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_topic',
       title: 'Read a topic',
-      description: 'Reads a topic or section as readers see it: Markdown body, breadcrumbs and neighbours in one language, with fallback (the answer\'s language and fallback say what was served).',
+      description: 'Reads a topic or section as readers see it: Markdown body, breadcrumbs and neighbours in one language, with fallback (the answer\'s language and fallback say what was served). A renamed node\'s old slug reads the node, with redirect {from, to}.',
       write: false,
       params: { version: 'VersionRef', slug: 'NodeSlug' },
       query: 'LanguageQuery',
-      output: 'Topic',
+      output: { type: 'object', allOf: [{ $ref: 'Topic' }], properties: { redirect: FOLLOWED_OUTPUT } },
       instead: 'GET the API\'s /versions/{version}/topics/{slug}',
-      run: ({ actor, args }) => presentTopic(readNode(catalog, readerOf(actor), slugOf(actor, args.version), args.slug), args.slug, language(args.language ?? 'en', 'arguments/language')),
+      run: ({ actor, args }) => {
+        const reader = readerOf(actor);
+        const lang = language(args.language ?? 'en', 'arguments/language');
+        const { version, slug, redirect } = followSlug(catalog, reader, args.version, args.slug);
+        return withFollowed(presentTopic(readNode(catalog, reader, version, slug), slug, lang), redirect);
+      },
     },
     {
       name: 'list_nodes',
@@ -86,15 +90,17 @@ export function readTools(deps: Deps): ToolSpec[] {
     {
       name: 'get_translation',
       title: 'Read one translation',
-      description: 'One translation exactly as stored, without fallback: title, summary, bodyMd, updatedAt (the expectedUpdatedAt of an edit) and the languages the node has. Use it before put_translation.',
+      description: 'One translation exactly as stored, without fallback: title, summary, bodyMd, updatedAt (the expectedUpdatedAt of an edit) and the languages the node has. Use it before put_translation. An old slug reads the renamed node, with redirect.',
       write: false,
       params: { version: 'VersionRef', slug: 'NodeSlug', language: 'LanguageCode' },
-      output: 'TranslationRead',
+      output: { type: 'object', allOf: [{ $ref: 'TranslationRead' }], properties: { redirect: FOLLOWED_OUTPUT } },
       instead: 'GET the API\'s /versions/{version}/topics/{slug}/translations/{language}',
       run: ({ actor, args }) => {
+        const reader = readerOf(actor);
         const lang = language(args.language, 'arguments/language');
-        const { state, translation } = readTranslation(catalog, readerOf(actor), slugOf(actor, args.version), args.slug, lang);
-        return presentTranslation(state, args.slug, lang, translation);
+        const { version, slug, redirect } = followSlug(catalog, reader, args.version, args.slug);
+        const { state, translation } = readTranslation(catalog, reader, version, slug, lang);
+        return withFollowed(presentTranslation(state, slug, lang, translation), redirect);
       },
     },
     {

@@ -10,7 +10,7 @@ import { DEFAULT_LIMIT, searchVersion, searchVersionRanked } from '../routes/sea
 import { check } from '../schemas/registry.ts';
 import { FETCH_INPUT, FETCH_OUTPUT, SEARCH_INPUT, SEARCH_OUTPUT } from './schemas.ts';
 import { checkParam, type Args, type ToolSpec } from './tool.ts';
-import { formatTopicId, parseTopicId, portalPages } from './topic-links.ts';
+import { FOLLOWED_OUTPUT, followSlug, formatTopicId, parseTopicId, portalPages, withFollowed } from './topic-links.ts';
 
 const FETCH_INSTEAD = "GET the API's /versions/{version}/topics/{slug}/translations/{language}";
 
@@ -93,29 +93,32 @@ export function searchTools(deps: Deps): ToolSpec[] {
       name: 'fetch',
       title: 'Fetch a topic',
       description:
-        'Reads the whole topic of a search hit\'s id ("{version}/{language}/{slug}"): title, text (Markdown), url and metadata; the same id with another of metadata.availableLanguages reads that translation.',
+        'Reads the whole topic of a search hit\'s id ("{version}/{language}/{slug}"): title, text (Markdown), url and metadata; the same id with another of metadata.availableLanguages reads that translation. An id with a renamed node\'s old slug reads the node, with redirect.',
       write: false,
       input: { properties: FETCH_INPUT, required: ['id'], read: ({ id }) => ({ id: parseTopicId(id, 'arguments/id') }) },
-      output: FETCH_OUTPUT,
+      output: { ...FETCH_OUTPUT, properties: { ...(FETCH_OUTPUT.properties as object), redirect: FOLLOWED_OUTPUT } },
       instead: FETCH_INSTEAD,
       run: ({ actor, args, origin, answer }) => {
         const reader = readerOf(actor);
-        const { version, language, slug } = args.id;
-        const id = formatTopicId(version, language, slug);
+        const { version, language } = args.id;
+        const id = formatTopicId(version, language, args.id.slug);
         let found;
+        let followed;
         try {
-          found = readTranslation(catalog, reader, versionByRef(catalog, reader, version).slug, slug, language);
+          followed = followSlug(catalog, reader, version, args.id.slug);
+          found = readTranslation(catalog, reader, followed.version, followed.slug, language);
         } catch (err) {
           // Each part of the id is the argument at fault; the reads name the version, node or translation missing.
           if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', `arguments/id ${JSON.stringify(id)} names no topic: ${err.message}`, { ...err.data, field: 'arguments/id' });
           throw err;
         }
         const { state, translation } = found;
+        const { slug, redirect } = followed;
         // Refused before the Markdown is put together, which would copy the body once more.
         answer.expect(textChars(translation) + translation.title.length + translation.summary.length, `fetch of "${id}"`, FETCH_INSTEAD);
         const topic = presentTopic(state, slug, language);
         const page = portalPages(deps, state.slug, origin);
-        return {
+        return withFollowed({
           id: formatTopicId(state.slug, language, slug),
           title: translation.title,
           text: `${headingOf(translation.title)}\n\n${translation.summary ? `${translation.summary}\n\n` : ''}${translation.bodyMd}`,
@@ -131,7 +134,7 @@ export function searchTools(deps: Deps): ToolSpec[] {
             availableLanguages: topic.availableLanguages,
             breadcrumbs: topic.breadcrumbs,
           },
-        };
+        }, redirect);
       },
     },
   ];

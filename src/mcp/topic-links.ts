@@ -2,6 +2,10 @@ import type { Deps } from '../deps.ts';
 import { canonicalLanguage, isNodeSlug, isVersionSlug, NODE_SLUG_MAX, VERSION_SLUG_MAX } from '../domain/names.ts';
 import { invalid } from '../errors.ts';
 import { linksFor, listedVersions } from '../portal/site.ts';
+import { movedIn } from '../queries/redirects.ts';
+import type { Reader } from '../queries/reader.ts';
+import { versionByRef } from '../queries/versions.ts';
+import type { JsonSchema } from './schemas.ts';
 
 /**
  * How the search and fetch tools name a topic and where a person reads it. An id is the node's
@@ -63,3 +67,30 @@ export function portalPages({ catalog, config }: Pick<Deps, 'catalog' | 'config'
   const links = linksFor(config.portal, state, state.slug);
   return (slug, language, anchor) => `${origin}${links.node(slug, language)}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`;
 }
+
+/** The redirect a read tool followed, as the API's 301 body names it (less `location`: the answer is the node's). */
+export interface Followed {
+  from: string;
+  to: string;
+}
+
+/** A tool answer's `redirect` field: present only when the slug asked for was a renamed node's old one. */
+export const FOLLOWED_OUTPUT: JsonSchema = {
+  type: 'object',
+  required: ['from', 'to'],
+  properties: { from: { $ref: 'NodeSlug' }, to: { $ref: 'NodeSlug' } },
+};
+
+/**
+ * The slug a read tool reads for the one asked for, in the version a ref names: a renamed node's old
+ * slug is followed to the node in one hop, as the API's reads answer 301 (a live node wins). The
+ * version is looked up with the reader's visibility, so a hidden version stays not_found.
+ */
+export function followSlug(catalog: Deps['catalog'], reader: Reader, versionRef: string, slug: string): { version: string; slug: string; redirect: Followed | null } {
+  const state = versionByRef(catalog, reader, versionRef);
+  const moved = movedIn(state, slug);
+  return { version: state.slug, slug: moved?.to ?? slug, redirect: moved === null ? null : { from: moved.from, to: moved.to } };
+}
+
+/** An answer with the redirect followed, the field left out when there was none. */
+export const withFollowed = <T extends object>(answer: T, redirect: Followed | null): T & { redirect?: Followed } => (redirect === null ? answer : { ...answer, redirect });

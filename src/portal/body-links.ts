@@ -7,8 +7,9 @@ import type { Links } from './site.ts';
 /**
  * Where the internal links of a page's body go (docs/content-format.md#links): to the page they
  * name in the reader's language (or the one they name), at the version as the path named it; a
- * link to a node, heading or language the version does not have is shown as its text, so a reader
- * never follows it. Links to other sites are left as written.
+ * link to a renamed node's old slug goes straight to the node (no 301 on the way); a link to a node,
+ * heading or language the version does not have is shown as its text, so a reader never follows it.
+ * Links to other sites are left as written.
  */
 export function bodyLinks(state: VersionState, slug: string, language: string, links: Links): LinkCheck {
   const scope = scopeOf(state, links.base);

@@ -1,6 +1,7 @@
 import { resolveLink, scopeOf } from '../content/link-rules.ts';
 import { canonicalLanguage } from '../domain/names.ts';
 import { pickTranslation } from '../domain/translations.ts';
+import { movedIn } from '../queries/redirects.ts';
 import type { VersionState } from '../domain/types.ts';
 import { rewriteLinks, type Resolve } from './markdown-links.ts';
 import { languageName, type Links } from './site.ts';
@@ -47,7 +48,9 @@ export function linkResolver(p: MarkdownPlace, slug: string): Resolve {
   return (destination) => {
     if (/^[a-z][a-z0-9+.-]*:|^\/\/|[\\&]/i.test(destination)) return null;
     const target = resolveLink(destination, scope);
-    const to = target === null ? null : (target.slug ?? slug);
+    const given = target === null ? null : (target.slug ?? slug);
+    // A renamed node's old slug goes straight to the node's twin, as the HTML page links it.
+    const to = given === null ? null : (movedIn(p.state, given)?.to ?? given);
     if (target !== null && to !== null && p.state.nodes.has(to)) {
       const language = target.language === null ? p.language : (canonicalLanguage(target.language) ?? target.language);
       const anchor = target.anchor === null ? '' : `#${encodeURIComponent(target.anchor)}`;

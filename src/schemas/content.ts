@@ -247,7 +247,12 @@ export const LinksReport = {
           target: { type: 'string', description: 'The node slug the link names.' },
           anchor: { type: 'string', description: 'The heading anchor it names, if any.' },
           language: { type: 'string', description: 'The language it names (`?lang=`, or the folder of a `../{lang}/{slug}.md` link), if any.' },
-          reason: { enum: ['missing_topic', 'missing_anchor', 'missing_language'], description: 'No node with that slug; no heading with that anchor on the page the link opens; or no such language in the version (or, for a file link, no translation in it).' },
+          reason: {
+            enum: ['missing_topic', 'missing_anchor', 'missing_language', 'moved'],
+            description:
+              'No node with that slug; no heading with that anchor on the page the link opens; no such language in the version (or, for a file link, no translation in it); or `moved`: the slug is a renamed node\'s old one; the link still opens the page (through its redirect) and should name `movedTo` instead (a heading or language it names is checked once it does).',
+          },
+          movedTo: { type: 'string', description: 'For `moved`: the slug the node has now.' },
         },
       },
     },
@@ -261,6 +266,7 @@ export const LinksReport = {
       broken: [
         { path: 'de/invite-people.md', line: 14, link: '../roles#admins', target: 'roles', anchor: 'admins', reason: 'missing_topic' },
         { path: 'en/create-account.md', line: 9, link: 'invite-people#guests', target: 'invite-people', anchor: 'guests', reason: 'missing_anchor' },
+        { path: 'en/roles.md', line: 6, link: 'setup', target: 'setup', reason: 'moved', movedTo: 'install' },
       ],
       checked: 31,
     },

@@ -168,7 +168,7 @@ export const Attention = {
           path: { type: 'string' },
           line: { type: 'integer', minimum: 1 },
           link: { type: 'string' },
-          reason: { enum: ['missing_topic', 'missing_anchor', 'missing_language'] },
+          reason: { enum: ['missing_topic', 'missing_anchor', 'missing_language', 'moved'] },
           message: { type: 'string' },
           ...where,
         },
