@@ -1,5 +1,6 @@
-// The portal's pictures in docs/images: a topic page and a version's start page, at a desktop's
-// width (1280 × 800) and a phone's (390 × 844), from the sample content. Starts the service on a
+// The portal's pictures in docs/images: a topic page, a version's start page and a page of search
+// results, at a desktop's width (1280 × 800) and a phone's (390 × 844), the drawer open on a phone and
+// the PDF dialog open on a desktop, from the sample content. Starts the service on a
 // free port with a temporary data directory, and Chromium as the browser tests do (test/browser/chromium.ts).
 //
 //   npx tsx scripts/portal-screenshots.ts [folder]     (default: docs/images)
@@ -25,6 +26,8 @@ try {
     ['portal-topic-phone.png', '/support/v1/rest-api', { width: 390, height: 844 }],
     ['portal-version-home-desktop.png', '/support/v1', { width: 1280, height: 800 }],
     ['portal-version-home-phone.png', '/support/v1', { width: 390, height: 844 }],
+    ['portal-search-results.png', '/support/v1/search?q=project', { width: 1280, height: 800 }],
+    ['portal-search-results-phone.png', '/support/v1/search?q=project', { width: 390, height: 844 }],
   ];
   for (const [name, path, viewport] of shots) {
     const page = await browser.newPage({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
@@ -41,6 +44,14 @@ try {
   await page.waitForSelector('#drawer.open');
   await page.screenshot({ path: join(folder, 'portal-drawer-phone.png') });
   console.log(join(folder, 'portal-drawer-phone.png'));
+  await page.close();
+  // The PDF dialog, opened from a topic page (its button shows once the script runs).
+  const dialog = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, colorScheme: 'light' });
+  await dialog.goto(`${origin}/support/v1/rest-api`);
+  await dialog.click('#pdf-open');
+  await dialog.waitForSelector('#pdf-dialog[open]');
+  await dialog.screenshot({ path: join(folder, 'portal-pdf-dialog.png') });
+  console.log(join(folder, 'portal-pdf-dialog.png'));
 } finally {
   await browser.close();
   await service.close();

@@ -248,3 +248,26 @@ describe('Marking and paging, as functions', () => {
     assert.deepEqual(['10', '0', '007', '12345', '99999999999999999999', undefined, '', '-5', 'abc', '1.5', '1e3', ' 10', '0x10'].map(resultOffset), [10, 0, 7, 9999, 9999, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
+
+describe('Result links with the search report off', () => {
+  test('HELP_SEARCH_REPORT=off: results link straight to their page (and section), not through _open, and nothing is counted', async () => {
+    const s = await startTestServer({ sample: SAMPLE, env: { HELP_SEARCH_REPORT: 'off' } });
+    try {
+      const res = await fetch(`${new URL(s.url).origin}/support/v1/search?q=token`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      const hrefs = [...html.matchAll(/<ol class="results"[\s\S]*?<\/ol>/g)].flatMap((m) => [...m[0].matchAll(/<h2><a href="([^"]*)">/g)].map((h) => h[1]));
+      assert.ok(hrefs.length > 0, 'the search found something');
+      assert.ok(hrefs.every((h) => !h.includes('_open')), hrefs.join(' '));
+      assert.ok(hrefs.includes('/support/v1/rest-api#authentication'), hrefs.join(' '));
+      // The same link works as a plain page address.
+      const landed = await fetch(`${new URL(s.url).origin}${hrefs[0].replace(/#.*$/, '')}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      assert.equal(landed.status, 200);
+      const report = await s.request('GET', '/versions/v1/search-report');
+      assert.equal(report.body.enabled, false);
+      assert.equal(report.body.searches, 0);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -113,13 +113,31 @@ describe('The reader portal (server side)', () => {
   });
 
   test('drafts, archived versions and unknown pages are a 404 page, whatever the request carries', async () => {
-    for (const path of ['/support/d1', '/support/d1/secret', '/support/old/install', '/support/v1/nope', '/support/nope/install', '/support/d1/secret?lang=fr', '/support/v1/a/b', '/support/_assets/portal.000000000000.css']) {
+    // In the language asked for when the version has it (a version the portal does not show: when a
+    // shown one has it), else in the primary language: v1 has English and German, no French.
+    const english = /<html lang="en" dir="ltr">[\s\S]*<h1>Page not found<\/h1>/;
+    const german = /<html lang="de" dir="ltr">[\s\S]*<h1>Seite nicht gefunden<\/h1>[\s\S]*Zur Startseite der Hilfe/;
+    const cases: Array<[string, RegExp]> = [
+      ['/support/d1', english],
+      ['/support/d1/secret', english],
+      ['/support/old/install', english],
+      ['/support/v1/nope', english],
+      ['/support/nope/install', english],
+      ['/support/d1/secret?lang=fr', english],
+      ['/support/v1/a/b?lang=fr', english],
+      ['/support/v1/nope?lang=de', german],
+      ['/support/v1/a/b?lang=de', german],
+      ['/support/d1/secret?lang=de', german],
+      ['/support/v1/a/b', english],
+      ['/support/_assets/portal.000000000000.css', english],
+    ];
+    for (const [path, expected] of cases) {
       for (const headers of [{}, { authorization: `Bearer ${s.key}` }, { authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
         const res = await page(path, headers);
         assert.equal(res.status, 404, `${path} ${JSON.stringify(headers)}`);
         assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
         const html = await res.text();
-        assert.match(html, /<h1>Page not found<\/h1>/);
+        assert.match(html, expected, path);
         assert.match(html, /<meta name="robots" content="noindex">/);
         assert.doesNotMatch(html, /Secret draft|Old install/);
       }

@@ -5,7 +5,7 @@ import { html, type Html } from './html.ts';
 import { messagesFor, type Translate } from './i18n/messages.ts';
 import { page, type Site } from './layout.ts';
 import { searchForm, titleOf } from './nav.ts';
-import { languageName, linksFor, type Links } from './site.ts';
+import { directionOf, languageName, linksFor, type Links } from './site.ts';
 import { sideColumn, type Place } from './topic-page.ts';
 
 /** Topics a section's card lists; the rest are counted ("3 more"). */
@@ -38,16 +38,26 @@ ${versions.length > 0 ? html`<ul class="cards versions">${cards}</ul>` : html`<p
   return page(site, { title: site.portal.title, language, home: site.portal.path, body });
 }
 
+/**
+ * `lang` and `dir` for text taken from a translation in another language than the page's (a
+ * fallback), as topic pages mark theirs, so it is read aloud and laid out as that language.
+ */
+function ownLanguage(state: VersionState, slug: string, language: string): Html | string {
+  const shown = pickTranslation(state, slug, language)?.language;
+  return shown === undefined || shown === language ? '' : html` lang="${shown}" dir="${directionOf(shown)}"`;
+}
+
 /** One top-level node as a card: a section with its summary and first topics, or a topic with its summary. */
 function card(state: VersionState, slug: string, language: string, links: Links, t: Translate): Html {
   const node = state.nodes.get(slug)!;
   const summary = pickTranslation(state, slug, language)?.translation.summary ?? '';
   const first = node.children.slice(0, CARD_TOPICS);
   const rest = node.children.length - first.length;
+  const own = ownLanguage(state, slug, language);
   return html`<li class="card ${node.kind}">
-<h3><a href="${links.node(slug, language)}">${titleOf(state, slug, language)}</a></h3>
-${summary ? html`<p class="summary">${summary}</p>` : ''}
-${first.length > 0 ? html`<ul class="card-topics">${first.map((c) => html`<li><a href="${links.node(c, language)}">${titleOf(state, c, language)}</a></li>`)}${rest > 0 ? html`<li class="more"><a href="${links.node(slug, language)}">${t('home.more', { count: rest })}</a></li>` : ''}</ul>` : ''}
+<h3${own}><a href="${links.node(slug, language)}">${titleOf(state, slug, language)}</a></h3>
+${summary ? html`<p class="summary"${own}>${summary}</p>` : ''}
+${first.length > 0 ? html`<ul class="card-topics">${first.map((c) => html`<li${ownLanguage(state, c, language)}><a href="${links.node(c, language)}">${titleOf(state, c, language)}</a></li>`)}${rest > 0 ? html`<li class="more"><a href="${links.node(slug, language)}">${t('home.more', { count: rest })}</a></li>` : ''}</ul>` : ''}
 </li>`;
 }
 

@@ -8,7 +8,9 @@ import { versionByRef } from '../queries/versions.ts';
 import type { Catalog } from '../store/catalog.ts';
 import { html } from './html.ts';
 import { page, type Site } from './layout.ts';
-import { portalVersion } from './site.ts';
+import { fallbackLanguage } from './error-language.ts';
+import { messagesFor } from './i18n/messages.ts';
+import { linksFor, portalVersion } from './site.ts';
 import { prefersMarkdown } from './text-answers.ts';
 
 /**
@@ -54,21 +56,26 @@ export function answerOldAddress(ctx: Context, env: OldAddressEnv, ref: string, 
   ctx.state.route = `${env.portal.path}/:version/:slug`;
   ctx.set('Cache-Control', 'no-cache');
   if (markdown || prefersMarkdown(ctx)) env.send(ctx, TEXT, `Gone: this page was removed from the help. Start from ${home} (or ${home}/search).\n`, 410);
-  else env.send(ctx, HTML, gonePage(env.site, state, home), 410);
+  else env.send(ctx, HTML, gonePage(env, state, ref, fallbackLanguage(state, single(ctx.query.lang))), 410);
   return true;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 
-/** The 410 page: what happened, and where to go on. */
-function gonePage(site: Site, state: VersionState, home: string): string {
-  const title = 'This page was removed';
-  return page(site, {
-    title: `${title} · ${site.portal.title}`,
-    language: 'en',
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value);
+
+/** The 410 page: what happened, and where to go on, in the language the reader asked for when the version has it. */
+function gonePage(env: OldAddressEnv, state: VersionState, ref: string, language: string): string {
+  const t = messagesFor(language);
+  const links = linksFor(env.portal, state, ref);
+  const title = t('gone.title');
+  const version = state.meta.label;
+  return page(env.site, {
+    title: `${title} · ${env.site.portal.title}`,
+    language,
     noindex: true,
-    home,
-    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>The page you asked for is no longer part of ${state.meta.label}. Its content was removed or merged into other pages.</p><p><a href="${home}">Go to the start of ${state.meta.label}</a> or <a href="${home}/search">search the help</a>.</p></main></div>`,
+    home: links.version(language),
+    body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p>${t('gone.text', { version })}</p><ul class="next"><li><a href="${links.version(language)}">${t('gone.start', { version })}</a></li><li><a href="${links.search(language)}">${t('gone.search')}</a></li></ul></main></div>`,
   });
 }

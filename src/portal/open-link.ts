@@ -15,5 +15,15 @@ export function openLink(links: Links, q: string, slug: string, language: string
   return `${links.base}/${links.ref}/${OPEN_SEGMENT}?${params}`;
 }
 
+/**
+ * A search result's link as the results page prints it: through `_open` while the search report
+ * counts (HELP_SEARCH_REPORT, on by default), else straight to the page, as there is nothing to count
+ * and a redirect would only cost the reader a round trip.
+ */
+export function resultLink(links: Links, q: string, slug: string, language: string, anchor: string | undefined, counted: boolean): string {
+  if (counted) return openLink(links, q, slug, language, anchor);
+  return `${links.node(slug, language)}${anchor === undefined || anchor === '' ? '' : `#${fragment(anchor)}`}`;
+}
+
 /** A heading's id as a URL fragment: letters of every script stay readable, anything else is escaped. */
 export const fragment = (anchor: string) => anchor.replace(/[^\p{L}\p{N}\p{M}_-]/gu, (c) => encodeURIComponent(c));

@@ -13,6 +13,8 @@ import { page, type Site } from './layout.ts';
 import { PAGE_POLICY } from './router.ts';
 import { fragment, OPEN_SEGMENT } from './open-link.ts';
 import { linksFor, pageLanguage, portalVersion } from './site.ts';
+import { errorLanguage } from './error-language.ts';
+import { messagesFor, type MessageKey } from './i18n/messages.ts';
 
 /**
  * The portal's two addresses that record what readers do, besides its pages:
@@ -33,12 +35,14 @@ export async function answerReaderSignals(ctx: Context, deps: Deps, site: Site):
   const parts = ctx.path.slice(base.length).split('/').filter((p) => p !== '');
   if (ctx.method === 'POST' && parts.length === 3 && parts[2] === 'feedback' && isNodeSlug(parts[1])) {
     ctx.state.route = `${base}/:version/:slug/feedback`;
-    await guarded(ctx, site, () => takeFeedback(ctx, deps, parts[0], parts[1]));
+    // The page's language is in the form (read by takeFeedback); refused before that, the version's primary language.
+    const asked: { language?: string } = {};
+    await guarded(ctx, deps, site, parts[0], () => asked.language, () => takeFeedback(ctx, deps, parts[0], parts[1], asked));
     return true;
   }
   if ((ctx.method === 'GET' || ctx.method === 'HEAD') && parts.length === 2 && parts[1] === OPEN_SEGMENT) {
     ctx.state.route = `${base}/:version/_open`;
-    await guarded(ctx, site, () => openResult(ctx, deps, parts[0]));
+    await guarded(ctx, deps, site, parts[0], () => single(ctx.query.lang), () => openResult(ctx, deps, parts[0]));
     return true;
   }
   return false;
@@ -47,7 +51,7 @@ export async function answerReaderSignals(ctx: Context, deps: Deps, site: Site):
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value);
 
 /** The form's post: checked, recorded, and the reader sent back to the page, at its thanks (303). */
-async function takeFeedback(ctx: Context, deps: Deps, ref: string, slug: string): Promise<void> {
+async function takeFeedback(ctx: Context, deps: Deps, ref: string, slug: string, asked: { language?: string }): Promise<void> {
   refuseOtherSites(ctx, deps);
   admitFeedback(deps, ctx.ip);
   if (ctx.is('application/x-www-form-urlencoded') === false) {
@@ -56,6 +60,7 @@ async function takeFeedback(ctx: Context, deps: Deps, ref: string, slug: string)
   ctx.state.bodyLimit = FORM_LIMIT;
   const text = await coBody.text(ctx, { limit: FORM_LIMIT, encoding: 'utf8' });
   const form = new URLSearchParams(text);
+  asked.language = form.get('lang') ?? undefined;
   const state = portalVersion(deps.catalog, deps.config.portal, ref);
   const language = pageLanguage(state, form.get('lang') ?? undefined);
   const helpful = form.get('helpful');
@@ -102,8 +107,33 @@ function openResult(ctx: Context, deps: Deps, ref: string): void {
   ctx.redirect(`${linksFor(deps.config.portal, state, ref).node(to, language)}${hash}`);
 }
 
-/** Runs `work`; a refusal becomes a short page with its status (and Retry-After), in the portal's frame. */
-async function guarded(ctx: Context, site: Site, work: () => Promise<void> | void): Promise<void> {
+/**
+ * What a refused post or link tells the reader, by the refusal's code: the refusals a reader can meet
+ * from the form or a result link, each in its own words; any other says the feedback was not accepted.
+ */
+function refusalText(err: AppError | null, status: number): MessageKey {
+  if (err === null || status >= 500) return 'signal.failed';
+  if (err.code === 'too_many_requests') return 'signal.tooMany';
+  if (err.code === 'forbidden_origin') return 'signal.otherSite';
+  if (err.code === 'payload_too_large') return 'signal.tooLarge';
+  if (err.code === 'not_found') return 'error.404.text';
+  const field = typeof err.data.field === 'string' ? err.data.field : '';
+  if (field.endsWith('helpful')) return 'signal.choose';
+  if (field.endsWith('comment')) return 'signal.tooLarge';
+  return 'signal.refused';
+}
+
+/** The language of a refusal's page (error-language.ts); English when the versions cannot be read. */
+function refusalLanguage(deps: Deps, ref: string, requested: string | undefined): string {
+  try {
+    return errorLanguage(deps.catalog, deps.config.portal, ref, requested);
+  } catch {
+    return 'en';
+  }
+}
+
+/** Runs `work`; a refusal becomes a short page with its status (and Retry-After), in the portal's frame and the reader's language. */
+async function guarded(ctx: Context, deps: Deps, site: Site, ref: string, requested: () => string | undefined, work: () => Promise<void> | void): Promise<void> {
   try {
     await work();
   } catch (err) {
@@ -112,18 +142,22 @@ async function guarded(ctx: Context, site: Site, work: () => Promise<void> | voi
     const status = known?.status ?? 500;
     if (typeof known?.data.retryAfter === 'number') ctx.set('Retry-After', String(known.data.retryAfter));
     if (known?.code === 'payload_too_large') ctx.set('Connection', 'close');
-    const message = known === null || status >= 500 ? 'The feedback could not be recorded. Please try again later.' : known.message;
+    const language = refusalLanguage(deps, ref, requested());
+    const t = messagesFor(language);
+    const title = known?.code === 'not_found' ? t('error.404.title') : t('signal.title');
+    // The refusal's own words too (a limit's number, the field), as the API gives them: they are the service's, in English.
+    const detail = known !== null && status < 500 && known.code !== 'not_found' ? html`<p class="detail" lang="en" dir="ltr">${known.message}</p>` : '';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Content-Security-Policy', PAGE_POLICY);
     ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
     ctx.status = status;
     ctx.type = HTML;
     ctx.body = page(site, {
-      title: `${status} · ${site.portal.title}`,
-      language: 'en',
+      title: `${title} · ${site.portal.title}`,
+      language,
       noindex: true,
       home: site.portal.path,
-      body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>Not recorded</h1><p role="alert">${message}</p><p><a href="${ctx.get('referer') && ctx.get('referer').startsWith(`${ctx.protocol}://${ctx.host}/`) ? ctx.get('referer') : site.portal.path}">Back</a></p></main></div>`,
+      body: html`<div class="layout single"><main id="main" tabindex="-1"><h1>${title}</h1><p role="alert">${t(refusalText(known, status))}</p>${detail}<p><a href="${ctx.get('referer') && ctx.get('referer').startsWith(`${ctx.protocol}://${ctx.host}/`) ? ctx.get('referer') : site.portal.path}">${t('signal.back')}</a></p></main></div>`,
     });
   }
 }

@@ -2,8 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Deps } from '../deps.ts';
-import { canonicalLanguage, isNodeSlug } from '../domain/names.ts';
-import type { VersionState } from '../domain/types.ts';
+import { isNodeSlug } from '../domain/names.ts';
 import { AppError, notFound } from '../errors.ts';
 import { etagOf, matches } from '../http/cache.ts';
 import { requestLog } from '../http/logging.ts';
@@ -18,11 +17,12 @@ import { robots, sitemap } from './seo.ts';
 import { linksFor, listedVersions, pageLanguage, portalVersion } from './site.ts';
 import { llmsFull, llmsTxt } from './llms.ts';
 import { topicPage, type Place } from './topic-page.ts';
-import { latestFirst, portalHome, versionHome } from './home-page.ts';
+import { portalHome, versionHome } from './home-page.ts';
 import { prefersMarkdown, textError } from './text-answers.ts';
 import { pageMarkdown, type MarkdownPlace } from './twin.ts';
 import { answerOldAddress } from './old-addresses.ts';
 import { answerReaderSignals, countPortalSearch } from './reader-signals.ts';
+import { errorLanguage, portalLanguage } from './error-language.ts';
 
 /**
  * Pages load their own stylesheet and script only (no inline code, nothing from elsewhere but
@@ -131,7 +131,7 @@ export function portalRoutes(deps: Deps): Middleware {
     if (parts.length === 0) {
       return cached(ctx, '', HTML, () => {
         const versions = listedVersions(catalog, config.portal);
-        return portalHome(site, versions, homeLanguage(versions, single(ctx.query.lang)));
+        return portalHome(site, versions, portalLanguage(versions, single(ctx.query.lang)));
       });
     }
     if (parts.length === 1 && first === '_go') {
@@ -192,7 +192,7 @@ export function portalRoutes(deps: Deps): Middleware {
         if (q.length > 200) outcome = { problem: 'too-long' };
         else if (q !== '') outcome = { ...deps.search.ranked(p.state, p.language, q, { limit: RESULTS_PER_PAGE, offset }), offset };
         if (outcome !== null && 'total' in outcome) deps.searchReport.results(p.state.slug, p.language, q, outcome.total);
-        return searchPage(site, p, q, outcome);
+        return searchPage(site, p, q, outcome, config.feedback.searchReport);
       });
     }
     if (parts.length === 2 && isNodeSlug(second)) {
@@ -214,6 +214,15 @@ export function portalRoutes(deps: Deps): Middleware {
       return;
     }
     throw notFound('route', 'No such page');
+  }
+
+  /** An error page's language (error-language.ts); English when even the versions cannot be read (the 503 of a store not ready). */
+  function pageErrorLanguage(ctx: Context): string {
+    try {
+      return errorLanguage(catalog, config.portal, ctx.path.slice(base.length).split('/').find((p) => p !== ''), single(ctx.query.lang));
+    } catch {
+      return 'en';
+    }
   }
 
   return async (ctx, next) => {
@@ -246,19 +255,12 @@ export function portalRoutes(deps: Deps): Middleware {
       const missing = Array.isArray(data.languages) ? { path: ctx.path, requested: String(data.language), languages: data.languages as string[] } : undefined;
       // Text is asked for (a twin, llms.txt, or Markdown by Accept): the error is text too.
       if (/\.(md|txt)$/.test(path) || prefersMarkdown(ctx)) send(ctx, TEXT, textError(status, missing), status);
-      else send(ctx, HTML, errorPage(site, status, missing), status);
+      else send(ctx, HTML, errorPage(site, status, missing, pageErrorLanguage(ctx)), status);
     }
   };
 }
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[value.length - 1] : value);
-
-/** The start page's language: the one asked for when a listed version has it, else the primary language of the first version shown. */
-function homeLanguage(versions: readonly VersionState[], requested: string | undefined): string {
-  const asked = requested === undefined ? null : canonicalLanguage(requested);
-  if (asked !== null && versions.some((v) => v.meta.languages.includes(asked))) return asked;
-  return latestFirst(versions)[0]?.meta.languages[0] ?? 'en';
-}
 
 /** A path below the portal's own (with its query), and nothing that a browser could take for another origin. */
 export function isPortalAddress(to: string, base: string): boolean {

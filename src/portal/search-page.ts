@@ -1,6 +1,6 @@
 import type { RankedHit, RankedResult } from '../index/rank-types.ts';
 import { html, type Html } from './html.ts';
-import { openLink } from './open-link.ts';
+import { resultLink } from './open-link.ts';
 import { page, type Site } from './layout.ts';
 import { canonicalLanguage } from '../domain/names.ts';
 import { messagesFor, type Translate } from './i18n/messages.ts';
@@ -52,9 +52,9 @@ export function markRanges(snippet: string, ranges: ReadonlyArray<readonly [numb
 
 
 /** One result: the title linked to the passage's section, where it sits (ancestors, then the section), the snippet. */
-function result(hit: RankedHit, language: string, links: Links, q: string): Html {
-  // Through `_open`, which counts the opened result for the search report (open-link.ts).
-  const href = openLink(links, q, hit.slug, language, hit.heading?.anchor);
+function result(hit: RankedHit, language: string, links: Links, q: string, counted: boolean): Html {
+  // Through `_open` while the search report counts opened results, else to the page (open-link.ts).
+  const href = resultLink(links, q, hit.slug, language, hit.heading?.anchor, counted);
   const trail = [
     ...hit.breadcrumbs.map((b) => html`<span class="crumb">${b.title}</span>`),
     ...(hit.heading ? [html`<span class="crumb">${hit.title}</span>`, html`<span class="section">${hit.heading.text}</span>`] : []),
@@ -65,7 +65,7 @@ function result(hit: RankedHit, language: string, links: Links, q: string): Html
 }
 
 /** The results from `offset` on, how many matched, and the links to the results before and after. */
-function results(found: RankedResult & { offset: number }, q: string, language: string, links: Links, t: Translate): Html {
+function results(found: RankedResult & { offset: number }, q: string, language: string, links: Links, t: Translate, counted: boolean): Html {
   const { hits, total, partial, offset } = found;
   const shown = hits.length;
   const more = offset + shown < total;
@@ -88,14 +88,17 @@ function results(found: RankedResult & { offset: number }, q: string, language: 
   return html`<p class="result-count" role="status">${count}</p>
 ${didYouMean}
 ${partial ? html`<p class="notice">${t('search.partial')}</p>` : ''}
-${shown > 0 ? html`<ol class="results" start="${offset + 1}">${hits.map((hit) => result(hit, language, links, q))}</ol>` : ''}
+${shown > 0 ? html`<ol class="results" start="${offset + 1}">${hits.map((hit) => result(hit, language, links, q, counted))}</ol>` : ''}
 ${previous !== null || next !== null
     ? html`<nav class="result-pages" aria-label="${t('search.pages')}">${previous !== null ? html`<a class="previous" rel="prev" href="${previous}">${t('search.previous')}</a>` : ''}${next !== null ? html`<a class="more" rel="next" href="${next}">${t('search.more')}</a>` : ''}</nav>`
     : ''}`;
 }
 
-/** The search results page of a version: its topics ranked by relevance to `q`, ten at a time. */
-export function searchPage(site: Site, place: Place, q: string, outcome: Outcome): string {
+/**
+ * The search results page of a version: its topics ranked by relevance to `q`, ten at a time.
+ * `counted`: the search report counts opened results (HELP_SEARCH_REPORT), so links go through `_open`.
+ */
+export function searchPage(site: Site, place: Place, q: string, outcome: Outcome, counted = true): string {
   const { state, language } = place;
   const t = messagesFor(language);
   const links = linksFor(site.portal, state, place.ref);
@@ -103,7 +106,7 @@ export function searchPage(site: Site, place: Place, q: string, outcome: Outcome
   let range = '';
   if (outcome !== null && 'problem' in outcome) found = html`<p class="notice" role="alert">${outcome.problem === 'too-long' ? t('search.tooLong', { max: 200 }) : outcome.problem}</p>`;
   else if (outcome !== null) {
-    found = results(outcome, q, language, links, t);
+    found = results(outcome, q, language, links, t, counted);
     if (outcome.offset > 0 && outcome.hits.length > 0) range = `, ${t('search.resultsRange', { from: outcome.offset + 1, to: outcome.offset + outcome.hits.length })}`;
   }
   const body = html`<div class="layout">

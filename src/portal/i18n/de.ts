@@ -104,4 +104,18 @@ export const de: Catalogue = {
   'error.500.title': 'Etwas ist schiefgelaufen',
   'error.500.text': 'Die Seite konnte nicht angezeigt werden. Bitte versuchen Sie es später noch einmal.',
   'error.home': 'Zur Startseite der Hilfe',
+
+  'gone.title': 'Diese Seite wurde entfernt',
+  'gone.text': 'Die gesuchte Seite gehört nicht mehr zu {version}. Ihr Inhalt wurde entfernt oder in andere Seiten übernommen.',
+  'gone.start': 'Zum Anfang von {version}',
+  'gone.search': 'Die Hilfe durchsuchen',
+
+  'signal.title': 'Nicht gespeichert',
+  'signal.failed': 'Die Rückmeldung konnte nicht gespeichert werden. Bitte versuchen Sie es später noch einmal.',
+  'signal.tooMany': 'Von dieser Adresse kamen in der letzten Stunde zu viele Rückmeldungen. Bitte versuchen Sie es später noch einmal.',
+  'signal.otherSite': 'Rückmeldungen werden nur von den Seiten dieser Hilfe angenommen.',
+  'signal.tooLarge': 'Der Kommentar ist zu lang.',
+  'signal.choose': 'Wählen Sie eine der beiden Antworten, Ja oder Nein.',
+  'signal.refused': 'Die Rückmeldung konnte nicht angenommen werden.',
+  'signal.back': 'Zurück',
 };

@@ -117,4 +117,20 @@ export const en = {
   'error.500.title': 'Something went wrong',
   'error.500.text': 'The page could not be shown. Please try again later.',
   'error.home': 'Go to the help start page',
+
+  // The 410 page of a removed topic
+  'gone.title': 'This page was removed',
+  'gone.text': 'The page you asked for is no longer part of {version}. Its content was removed or merged into other pages.',
+  'gone.start': 'Go to the start of {version}',
+  'gone.search': 'Search the help',
+
+  // A feedback post or result link refused (the page instead of the form's thanks)
+  'signal.title': 'Not recorded',
+  'signal.failed': 'The feedback could not be recorded. Please try again later.',
+  'signal.tooMany': 'Too much feedback has come from this address within the hour. Please try again later.',
+  'signal.otherSite': 'Feedback is taken from this help’s own pages only.',
+  'signal.tooLarge': 'The comment is too long.',
+  'signal.choose': 'Choose one of the two answers, Yes or No.',
+  'signal.refused': 'The feedback could not be accepted.',
+  'signal.back': 'Back',
 } as const;

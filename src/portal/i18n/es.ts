@@ -104,4 +104,18 @@ export const es: Catalogue = {
   'error.500.title': 'Algo salió mal',
   'error.500.text': 'No se pudo mostrar la página. Vuelva a intentarlo más tarde.',
   'error.home': 'Ir al inicio de la ayuda',
+
+  'gone.title': 'Esta página se ha eliminado',
+  'gone.text': 'La página que busca ya no forma parte de {version}. Su contenido se eliminó o se integró en otras páginas.',
+  'gone.start': 'Ir al inicio de {version}',
+  'gone.search': 'Buscar en la ayuda',
+
+  'signal.title': 'No registrado',
+  'signal.failed': 'No se pudo registrar su opinión. Vuelva a intentarlo más tarde.',
+  'signal.tooMany': 'Se han enviado demasiadas opiniones desde esta dirección en la última hora. Vuelva a intentarlo más tarde.',
+  'signal.otherSite': 'Solo se aceptan opiniones desde las páginas de esta ayuda.',
+  'signal.tooLarge': 'El comentario es demasiado largo.',
+  'signal.choose': 'Elija una de las dos respuestas, Sí o No.',
+  'signal.refused': 'No se pudo aceptar su opinión.',
+  'signal.back': 'Volver',
 };

@@ -104,4 +104,18 @@ export const fr: Catalogue = {
   'error.500.title': 'Une erreur s’est produite',
   'error.500.text': 'La page n’a pas pu être affichée. Veuillez réessayer plus tard.',
   'error.home': 'Aller à l’accueil de l’aide',
+
+  'gone.title': 'Cette page a été supprimée',
+  'gone.text': 'La page demandée ne fait plus partie de {version}. Son contenu a été supprimé ou intégré à d’autres pages.',
+  'gone.start': 'Aller au début de {version}',
+  'gone.search': 'Rechercher dans l’aide',
+
+  'signal.title': 'Non enregistré',
+  'signal.failed': 'Votre avis n’a pas pu être enregistré. Veuillez réessayer plus tard.',
+  'signal.tooMany': 'Trop d’avis ont été envoyés depuis cette adresse en une heure. Veuillez réessayer plus tard.',
+  'signal.otherSite': 'Les avis ne sont acceptés que depuis les pages de cette aide.',
+  'signal.tooLarge': 'Le commentaire est trop long.',
+  'signal.choose': 'Choisissez l’une des deux réponses, Oui ou Non.',
+  'signal.refused': 'Votre avis n’a pas pu être accepté.',
+  'signal.back': 'Retour',
 };

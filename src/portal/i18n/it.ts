@@ -104,4 +104,18 @@ export const it: Catalogue = {
   'error.500.title': 'Si è verificato un errore',
   'error.500.text': 'Impossibile mostrare la pagina. Riprova più tardi.',
   'error.home': 'Vai alla pagina iniziale della guida',
+
+  'gone.title': 'Questa pagina è stata rimossa',
+  'gone.text': 'La pagina richiesta non fa più parte di {version}. Il suo contenuto è stato rimosso o unito ad altre pagine.',
+  'gone.start': 'Vai all’inizio di {version}',
+  'gone.search': 'Cerca nella guida',
+
+  'signal.title': 'Non registrato',
+  'signal.failed': 'Non è stato possibile registrare il tuo parere. Riprova più tardi.',
+  'signal.tooMany': 'Da questo indirizzo sono arrivati troppi pareri nell’ultima ora. Riprova più tardi.',
+  'signal.otherSite': 'I pareri si accettano solo dalle pagine di questa guida.',
+  'signal.tooLarge': 'Il commento è troppo lungo.',
+  'signal.choose': 'Scegli una delle due risposte, Sì o No.',
+  'signal.refused': 'Non è stato possibile accettare il tuo parere.',
+  'signal.back': 'Indietro',
 };

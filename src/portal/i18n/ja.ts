@@ -104,4 +104,18 @@ export const ja: Catalogue = {
   'error.500.title': '問題が発生しました',
   'error.500.text': 'ページを表示できませんでした。後でもう一度お試しください。',
   'error.home': 'ヘルプのトップへ',
+
+  'gone.title': 'このページは削除されました',
+  'gone.text': 'お探しのページは{version}に含まれなくなりました。内容は削除されたか、他のページに統合されています。',
+  'gone.start': '{version}の最初のページへ',
+  'gone.search': 'ヘルプを検索',
+
+  'signal.title': '送信できませんでした',
+  'signal.failed': 'フィードバックを記録できませんでした。後でもう一度お試しください。',
+  'signal.tooMany': 'このアドレスから1時間以内に送信されたフィードバックが多すぎます。後でもう一度お試しください。',
+  'signal.otherSite': 'フィードバックはこのヘルプのページからのみ受け付けています。',
+  'signal.tooLarge': 'コメントが長すぎます。',
+  'signal.choose': '「はい」か「いいえ」のどちらかを選んでください。',
+  'signal.refused': 'フィードバックを受け付けられませんでした。',
+  'signal.back': '戻る',
 };

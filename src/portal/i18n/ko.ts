@@ -104,4 +104,18 @@ export const ko: Catalogue = {
   'error.500.title': '문제가 발생했습니다',
   'error.500.text': '페이지를 표시하지 못했습니다. 나중에 다시 시도하세요.',
   'error.home': '도움말 홈으로 이동',
+
+  'gone.title': '이 페이지는 삭제되었습니다',
+  'gone.text': '찾으시는 페이지는 더 이상 {version}에 포함되어 있지 않습니다. 내용이 삭제되었거나 다른 페이지에 통합되었습니다.',
+  'gone.start': '{version} 첫 페이지로 이동',
+  'gone.search': '도움말 검색',
+
+  'signal.title': '기록되지 않음',
+  'signal.failed': '의견을 기록하지 못했습니다. 나중에 다시 시도해 주세요.',
+  'signal.tooMany': '이 주소에서 한 시간 안에 보낸 의견이 너무 많습니다. 나중에 다시 시도해 주세요.',
+  'signal.otherSite': '의견은 이 도움말의 페이지에서만 받습니다.',
+  'signal.tooLarge': '의견이 너무 깁니다.',
+  'signal.choose': '예 또는 아니요 중 하나를 선택하세요.',
+  'signal.refused': '의견을 받을 수 없습니다.',
+  'signal.back': '뒤로',
 };

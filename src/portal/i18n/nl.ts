@@ -104,4 +104,18 @@ export const nl: Catalogue = {
   'error.500.title': 'Er is iets misgegaan',
   'error.500.text': 'De pagina kon niet worden getoond. Probeer het later opnieuw.',
   'error.home': 'Naar de startpagina van de help',
+
+  'gone.title': 'Deze pagina is verwijderd',
+  'gone.text': 'De gevraagde pagina hoort niet meer bij {version}. De inhoud is verwijderd of samengevoegd met andere pagina’s.',
+  'gone.start': 'Naar het begin van {version}',
+  'gone.search': 'In de help zoeken',
+
+  'signal.title': 'Niet opgeslagen',
+  'signal.failed': 'Je feedback kon niet worden opgeslagen. Probeer het later opnieuw.',
+  'signal.tooMany': 'Vanaf dit adres is het afgelopen uur te veel feedback verstuurd. Probeer het later opnieuw.',
+  'signal.otherSite': 'Feedback wordt alleen aangenomen vanaf de pagina’s van deze help.',
+  'signal.tooLarge': 'De opmerking is te lang.',
+  'signal.choose': 'Kies een van de twee antwoorden, Ja of Nee.',
+  'signal.refused': 'Je feedback kon niet worden aangenomen.',
+  'signal.back': 'Terug',
 };

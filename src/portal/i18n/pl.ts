@@ -104,4 +104,18 @@ export const pl: Catalogue = {
   'error.500.title': 'Coś poszło nie tak',
   'error.500.text': 'Nie udało się wyświetlić strony. Spróbuj ponownie później.',
   'error.home': 'Przejdź do strony głównej pomocy',
+
+  'gone.title': 'Ta strona została usunięta',
+  'gone.text': 'Strona, której szukasz, nie jest już częścią {version}. Jej treść usunięto lub przeniesiono na inne strony.',
+  'gone.start': 'Przejdź do początku {version}',
+  'gone.search': 'Przeszukaj pomoc',
+
+  'signal.title': 'Nie zapisano',
+  'signal.failed': 'Nie udało się zapisać opinii. Spróbuj ponownie później.',
+  'signal.tooMany': 'Z tego adresu wysłano w ciągu ostatniej godziny zbyt wiele opinii. Spróbuj ponownie później.',
+  'signal.otherSite': 'Opinie są przyjmowane tylko ze stron tej pomocy.',
+  'signal.tooLarge': 'Komentarz jest za długi.',
+  'signal.choose': 'Wybierz jedną z dwóch odpowiedzi: Tak lub Nie.',
+  'signal.refused': 'Nie udało się przyjąć opinii.',
+  'signal.back': 'Wstecz',
 };

@@ -104,4 +104,18 @@ export const pt: Catalogue = {
   'error.500.title': 'Algo deu errado',
   'error.500.text': 'Não foi possível exibir a página. Tente novamente mais tarde.',
   'error.home': 'Ir para o início da ajuda',
+
+  'gone.title': 'Esta página foi removida',
+  'gone.text': 'A página que você procura não faz mais parte de {version}. O conteúdo dela foi removido ou incorporado a outras páginas.',
+  'gone.start': 'Ir para o início de {version}',
+  'gone.search': 'Pesquisar na ajuda',
+
+  'signal.title': 'Não registrado',
+  'signal.failed': 'Não foi possível registrar sua opinião. Tente novamente mais tarde.',
+  'signal.tooMany': 'Foram enviadas opiniões demais a partir deste endereço na última hora. Tente novamente mais tarde.',
+  'signal.otherSite': 'Só aceitamos opiniões enviadas das páginas desta ajuda.',
+  'signal.tooLarge': 'O comentário é longo demais.',
+  'signal.choose': 'Escolha uma das duas respostas, Sim ou Não.',
+  'signal.refused': 'Não foi possível aceitar sua opinião.',
+  'signal.back': 'Voltar',
 };

@@ -105,4 +105,18 @@ export const zhHant: Catalogue = {
   'error.500.title': '發生錯誤',
   'error.500.text': '無法顯示此頁面，請稍後再試。',
   'error.home': '前往說明首頁',
+
+  'gone.title': '此頁面已被移除',
+  'gone.text': '您要找的頁面已不再屬於{version}。其內容已被移除或併入其他頁面。',
+  'gone.start': '前往{version}的首頁',
+  'gone.search': '搜尋說明',
+
+  'signal.title': '未能記錄',
+  'signal.failed': '無法記錄您的意見回饋，請稍後再試。',
+  'signal.tooMany': '此位址在一小時內送出的意見回饋過多，請稍後再試。',
+  'signal.otherSite': '只接受來自本說明頁面的意見回饋。',
+  'signal.tooLarge': '留言過長。',
+  'signal.choose': '請在「是」和「否」中選擇一個答案。',
+  'signal.refused': '無法接受您的意見回饋。',
+  'signal.back': '返回',
 };

@@ -105,4 +105,18 @@ export const zh: Catalogue = {
   'error.500.title': '出错了',
   'error.500.text': '无法显示此页面，请稍后重试。',
   'error.home': '前往帮助首页',
+
+  'gone.title': '此页面已被删除',
+  'gone.text': '您要查找的页面已不再属于{version}。其内容已被删除或并入其他页面。',
+  'gone.start': '前往{version}的首页',
+  'gone.search': '搜索帮助',
+
+  'signal.title': '未能记录',
+  'signal.failed': '无法记录您的反馈，请稍后再试。',
+  'signal.tooMany': '此地址在一小时内发送的反馈过多，请稍后再试。',
+  'signal.otherSite': '只接受来自本帮助页面的反馈。',
+  'signal.tooLarge': '评论过长。',
+  'signal.choose': '请在“是”和“否”中选择一个答案。',
+  'signal.refused': '无法接受您的反馈。',
+  'signal.back': '返回',
 };
