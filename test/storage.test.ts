@@ -251,11 +251,12 @@ describe('Storage: start-up checks', () => {
       assert.equal(body.ok, false);
       assert.deepEqual(body.broken, ['only']);
       assert.match(body.problem, /^every version's stored data is broken \(1\)/);
-      // Without a key: the status, the counts and the problem, no version named.
+      // Without a key: the status, the counts, the commit served (public, as in X-Content-Revision) and the problem, no version named.
       const anonymous = await fetch(s.url.replace('/help/v1', '/healthz'));
       assert.equal(anonymous.status, 503);
       const counts = await anonymous.json();
-      assert.deepEqual({ ...counts, problem: undefined }, { ok: false, versions: { loaded: 0, loading: 0, broken: 1, indexing: 0 }, problem: undefined });
+      const revision = s.git('rev-parse', 'main').trim();
+      assert.deepEqual({ ...counts, problem: undefined }, { ok: false, replication: { role: 'primary', revision }, versions: { loaded: 0, loading: 0, broken: 1, indexing: 0 }, problem: undefined });
       assert.match(counts.problem, /^every version's stored data is broken \(1\)/);
       assert.doesNotMatch(counts.problem, /only/);
     } finally {
