@@ -17,7 +17,8 @@ export function historyTools(deps: Deps): ToolSpec[] {
       params: { version: 'VersionRef', slug: 'NodeSlug' },
       query: 'NodeHistoryQuery',
       output: 'NodeHistory',
-      run: ({ actor, args }) => {
+      run: async ({ actor, args }) => {
+        await history.settle();
         // Asked before the version is looked up: without the scope, a draft's name tells nothing.
         const reader = readerOf(requireScope(actor, 'help:read'));
         const version = versionByRef(catalog, reader, args.version).slug;

@@ -34,8 +34,9 @@ export function historyRoutes({ catalog, history, revisions, writer, repo }: Dep
       query: 'NodeHistoryQuery',
       errors: ['not_found', 'history_building'],
       responses: { 200: { description: 'One page of the node\'s history', schema: 'NodeHistory' } },
-      handle: ({ ctx, actor, params, query }) => {
+      handle: async ({ ctx, actor, params, query }) => {
         const lang = query.language === undefined ? undefined : language(query.language, 'query/language');
+        await sources.history.settle();
         return paged(ctx, nodeHistory(sources, readerOf(actor), params.version, params.slug, { ...query, language: lang }));
       },
     }),
@@ -50,7 +51,10 @@ export function historyRoutes({ catalog, history, revisions, writer, repo }: Dep
       query: 'HistoryPageQuery',
       errors: ['not_found', 'history_building'],
       responses: { 200: { description: 'One page of the version\'s history', schema: 'VersionHistory' } },
-      handle: ({ ctx, actor, params, query }) => paged(ctx, versionHistory(sources, readerOf(actor), params.version, query)),
+      handle: async ({ ctx, actor, params, query }) => {
+        await sources.history.settle();
+        return paged(ctx, versionHistory(sources, readerOf(actor), params.version, query));
+      },
     }),
     endpoint<unknown, { language?: string }>({
       method: 'get',
@@ -66,6 +70,7 @@ export function historyRoutes({ catalog, history, revisions, writer, repo }: Dep
       responses: { 200: { description: 'The diff', schema: 'HistoryDiff' } },
       handle: async ({ actor, params, query }) => {
         const lang = query.language === undefined ? undefined : language(query.language, 'query/language');
+        await sources.history.settle();
         return { body: await diffAt({ ...sources, repo }, readerOf(actor), params.version, params.slug, params.revision, lang) };
       },
     }),
@@ -85,6 +90,7 @@ export function historyRoutes({ catalog, history, revisions, writer, repo }: Dep
       handle: async ({ ctx, actor, params, body: { expectedUpdatedAt, ...input } }) => {
         const pre = readPrecondition(ctx, expectedUpdatedAt);
         if (input.language !== undefined) input.language = language(input.language, 'body/language');
+        await sources.history.settle();
         return { body: await restoreNode({ ...sources, writer }, actor!, readerOf(actor), params.version, params.slug, input, pre) };
       },
     }),

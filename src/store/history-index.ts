@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { drainInSlices } from '../slices.ts';
+import { settlesWithin } from '../waits.ts';
 import { isAncestor } from '../storage/git-history.ts';
 import type { Repository } from '../storage/repository.ts';
 import { backfill } from './history-backfill.ts';
@@ -37,6 +38,8 @@ interface VersionHistory {
 
 /** Seconds a client is asked to wait while the index is read back from git. */
 const BUILDING_RETRY_SECONDS = 2;
+/** How long a request waits for the index to be loaded before it is answered 503. */
+const SETTLE_MS = 2000;
 /** Milliseconds of loading between two turns of the event loop. */
 const LOAD_SLICE_MS = 10;
 
@@ -167,7 +170,16 @@ export class HistoryIndex {
     this.file.close();
   }
 
-  /** Throws 503 while the index is still being read back from git. */
+  /**
+   * Waits up to `ms` for the index to be loaded, as a search waits for its index: just after a start
+   * the file is still being read, which takes well under that on most repositories. What takes
+   * longer (a rebuild from git log) is answered 503 history_building by assertReady.
+   */
+  async settle(ms = SETTLE_MS): Promise<void> {
+    if (this.pending !== null) await settlesWithin(this.ready, ms);
+  }
+
+  /** Throws 503 while the index is still being loaded or read back from git. */
   assertReady(): void {
     if (this.pending !== null) throw new AppError('history_building', 'The history index is still being loaded (just after a start; after a first start on this data directory, or a restore, it is read from git log, which takes longer); retry in a moment', { retryAfter: BUILDING_RETRY_SECONDS });
   }
