@@ -153,6 +153,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       // Before the sample's commit: every commit from here on is recorded as it is made (what the file lacks is read from git log in the background).
       history.open();
       history.follow(writer);
+      // A replica's commits come from its primary, not its writer: its history reads them from git log.
+      replication.replica?.follower.onSwap((commit) => void history.adopt(commit));
       replication.begin();
       // A replica holds what its primary has, and nothing of its own.
       if (catalog.all().length === 0 && config.sampleContentDir !== null && config.replica === null) await importSample(config.sampleContentDir, writer, log);

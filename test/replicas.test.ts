@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { revokeKey } from '../src/cli/keys.ts';
@@ -129,6 +130,19 @@ describe('Read replicas', () => {
     assert.equal(one.git('rev-parse', 'main').trim(), revision);
   });
 
+  test('a replica\'s history lists the commits it fetched, as the primary\'s does', async () => {
+    const put = await putTranslation(primary, 'v1', 'intro', 'en', { title: 'Intro, with history', bodyMd: 'Words for the history\n' });
+    assert.equal(put.status, 200, put.text);
+    const path = '/versions/v1/nodes/intro/history?language=en';
+    const expected = (await primary.request('GET', path, { key: readKey })).body.history;
+    assert.equal(expected[0].revision, revisionOf(put));
+    for (const replica of [one, two]) {
+      await until(() => replica.request('GET', path, { key: readKey }), (res) => res.status === 200 && JSON.stringify(res.body.history) === JSON.stringify(expected));
+    }
+    const versionLog = '/versions/v1/history?limit=50';
+    assert.deepEqual((await one.request('GET', versionLog, { key: readKey })).body, (await primary.request('GET', versionLog, { key: readKey })).body);
+  });
+
   test('X-Min-Revision reads your own write: the replica waits for it, then answers it; one it never gets is 503 with Retry-After', async () => {
     const put = await putTranslation(primary, 'v1', 'intro', 'en', { title: 'Read your write', bodyMd: 'Third words\n' });
     const revision = revisionOf(put)!;
@@ -222,5 +236,72 @@ describe('Read replicas', () => {
     // The replica's repository holds the primary's history, commit for commit.
     const log = (s: TestServer) => execFileSync('git', ['log', '--format=%H %s', 'main'], { cwd: s.gitdir, encoding: 'utf8' });
     assert.equal(log(one), log(primary));
+  });
+});
+
+/**
+ * A proxy in front of the primary that answers 404 to its revision endpoint, as an older primary
+ * or a proxy that cuts long requests would: the replica polls the primary's repository instead.
+ */
+interface Proxy {
+  url: string;
+  server: Server;
+  /** Requests seen: the refused revision endpoint, and the repository's ref listings (a clone, a fetch, an ls-remote). */
+  seen: { revision: number; refListings: number };
+}
+
+function withoutRevisionEndpoint(primary: TestServer): Promise<Proxy> {
+  const target = new URL(primary.url);
+  const seen = { revision: 0, refListings: 0 };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (url.pathname.endsWith('/content.git/info/refs')) seen.refListings++;
+    if (url.pathname.endsWith('/revision')) {
+      seen.revision++;
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"No such endpoint"}}');
+      return;
+    }
+    const forwarded = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, server, seen })));
+}
+
+describe('A replica of a primary without the revision endpoint', () => {
+  let primary: TestServer;
+  let replica: TestServer;
+  let proxy: Proxy;
+
+  before(async () => {
+    primary = await startTestServer();
+    await createVersion(primary, 'v1', { status: 'published' });
+    await createNode(primary, 'v1', { slug: 'intro', translations: { en: { title: 'Intro', bodyMd: 'First words\n' } } });
+    const key = await primary.createKey({ name: 'replica', scopes: 'help:read' });
+    await waitForKey(primary, key);
+    proxy = await withoutRevisionEndpoint(primary);
+    replica = await startTestServer({ env: { HELP_REPLICA_OF: proxy.url, HELP_REPLICA_KEY: key, HELP_REPLICA_POLL_MS: '100', HELP_REPLICA_KEY_CACHE_MS: '500' } });
+  });
+  after(async () => {
+    await replica?.close();
+    proxy?.server.closeAllConnections();
+    await new Promise((resolve) => proxy?.server.close(resolve));
+    await primary?.close();
+  });
+
+  test('follows it by polling its repository (git ls-remote)', async () => {
+    assert.equal((await replica.request('GET', TOPIC, { key: null })).body.title, 'Intro');
+    const put = await putTranslation(primary, 'v1', 'intro', 'en', { title: 'Polled', bodyMd: 'Second words\n' });
+    assert.equal(put.status, 200, put.text);
+    await until(() => replica.request('GET', TOPIC, { key: null }), (res) => res.body?.title === 'Polled' && revisionOf(res) === revisionOf(put));
+    // Asked once, refused, never again; the repository's refs are listed every poll (100 ms here) instead.
+    const listings = proxy.seen.refListings;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(proxy.seen.revision, 1);
+    assert.ok(proxy.seen.refListings >= listings + 2, `${proxy.seen.refListings - listings} ref listings in a second`);
+    assert.equal(replica.git('rev-parse', 'main').trim(), revisionOf(put));
   });
 });

@@ -42,6 +42,7 @@ export class Follower {
   private problem: string | null = null;
   private longPoll = true;
   private lastLagLog = 0;
+  private readonly swapped: Array<(commit: string) => void> = [];
 
   constructor(
     private readonly config: ReplicaConfig,
@@ -53,6 +54,11 @@ export class Follower {
 
   start(): void {
     this.running ??= this.loop();
+  }
+
+  /** Calls `listener` with each commit swapped in from now on, once it is served. */
+  onSwap(listener: (commit: string) => void): void {
+    this.swapped.push(listener);
   }
 
   async close(): Promise<void> {
@@ -136,6 +142,7 @@ export class Follower {
     const fetched = await this.git.fetch(this.target.repo.gitdir, signal, head);
     const fetchMs = performance.now() - started;
     const swapped = await swapTo(fetched, this.target);
+    for (const listener of this.swapped) listener(fetched);
     // Fetched is at least what the primary announced; newer when it moved meanwhile.
     if (this.primaryRevision === null || fetched !== this.primaryRevision) this.primaryRevision = fetched;
     this.inStepAt = Date.now();

@@ -55,6 +55,9 @@ export class HistoryIndex {
   private readonly file: HistoryFile;
   /** Commits made while the index is read back from git: recorded once it is. */
   private pending: CommitRecord[] | null = null;
+  /** Commits the writer made while commits that reached main without it are read from git: recorded after those. */
+  private held: CommitRecord[] | null = null;
+  private adopting: Promise<void> = Promise.resolve();
   /** Resolves once the index covers main (immediately when the file did). */
   ready: Promise<void> = Promise.resolve();
 
@@ -158,9 +161,47 @@ export class HistoryIndex {
       this.pending.push(record);
       return;
     }
-    this.add(record);
+    if (this.held !== null) {
+      this.held.push(record);
+      return;
+    }
+    this.addAndAppend([record]);
+  }
+
+  /**
+   * Records the commits that reached main without the writer (a replica's fetch, an accepted push),
+   * read from git log from the newest commit the index holds up to `head`. Commits the writer makes
+   * meanwhile are recorded after them, in commit order. Calls run one after another.
+   */
+  adopt(head: string): Promise<void> {
+    const run = this.adopting.then(async () => {
+      await this.ready.catch(() => undefined);
+      if (this.pending !== null || this.byRevision.has(head)) return;
+      const last = this.commits.at(-1)?.revision ?? null;
+      this.held = [];
+      try {
+        const from = last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
+        const records = (await backfill(this.repo.gitdir, head, from)).filter((r) => !this.byRevision.has(r.revision));
+        if (from === null) {
+          this.reset();
+          for (const r of records) this.add(r);
+          this.file.rewrite(records);
+        } else this.addAndAppend(records);
+      } finally {
+        const held = this.held ?? [];
+        this.held = null;
+        this.addAndAppend(held.filter((r) => !this.byRevision.has(r.revision)));
+      }
+    });
+    this.adopting = run.catch((err: unknown) => this.log.warn({ err, head }, 'history of commits that reached main without the writer could not be read from git log; the next start reads it'));
+    return this.adopting;
+  }
+
+  private addAndAppend(records: readonly CommitRecord[]): void {
+    if (records.length === 0) return;
+    for (const r of records) this.add(r);
     try {
-      this.file.append([record]);
+      this.file.append(records);
     } catch (err) {
       this.log.warn({ err }, 'history index file could not be appended to; the next start reads the commit from git log');
     }
