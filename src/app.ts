@@ -36,6 +36,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { historyRoutes } from './routes/history.ts';
 import { feedbackRoutes } from './routes/feedback.ts';
 import { attentionRoutes } from './routes/attention.ts';
+import { searchReportRoutes } from './routes/search-report.ts';
 import { countSearches } from './http/search-counting.ts';
 import { buildOpenApi } from './schemas/openapi.ts';
 import type { OAuthFront } from './oauth/front.ts';
@@ -60,6 +61,7 @@ export function apiEndpoints(deps: Deps, issuer: string): Endpoint[] {
     ...replicationRoutes(deps),
     ...historyRoutes(deps),
     ...feedbackRoutes(deps),
+    ...searchReportRoutes(deps),
     ...attentionRoutes(deps),
     ...referenceRoutes(deps.config.basePath),
   ];

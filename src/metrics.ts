@@ -109,7 +109,7 @@ export class Metrics {
 }
 
 /** The version in package.json, one folder above both src/ and the built dist/. */
-const SERVICE_VERSION = (() => {
+export const SERVICE_VERSION = (() => {
   try {
     return String((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown }).version ?? 'unknown');
   } catch {

@@ -52,3 +52,36 @@ test('no module in src/ imports from a layer above its own', () => {
   }
   assert.deepEqual(upward, []);
 });
+
+/**
+ * The modules a file loads when it is loaded: its static imports and re-exports, not `import type`
+ * (erased) nor `import()` (loaded later, on first use).
+ */
+function loadedBy(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'/gm)].map((m) => m[1]);
+  return specifiers.map((s) => resolve(dirname(file), s));
+}
+
+test('no two modules in src/ load each other, directly or round a longer loop', () => {
+  // Within a layer imports may go either way; a loop means one of them runs before the other has
+  // defined what it uses (a const read before its module ran is a ReferenceError at start).
+  const graph = new Map(sourceFiles(SRC).map((f) => [f, loadedBy(f)]));
+  const loops: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    const at = path.indexOf(file);
+    if (at >= 0) {
+      loops.push([...path.slice(at), file].map((f) => `src/${relative(SRC, f)}`).join(' → '));
+      return;
+    }
+    if (done.has(file) || !graph.has(file)) return;
+    path.push(file);
+    for (const next of graph.get(file)!) visit(next);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file);
+  assert.deepEqual(loops, []);
+});

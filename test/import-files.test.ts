@@ -449,7 +449,7 @@ describe('POST /versions/{version}/import-files', () => {
       const res = await importFiles('again', { files: handSet() });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.version.exists, true);
-      assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] } });
+      assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] }, renamed: [] });
       assert.deepEqual(await listNodes(s, 'again'), before);
       assert.equal(s.commitCount(), commits, 'nothing to change, so nothing is committed');
     });
@@ -458,7 +458,7 @@ describe('POST /versions/{version}/import-files', () => {
       const before = await listNodes(s, 'again');
       const res = await importFiles('again', { files: exported });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] } });
+      assert.deepEqual(res.body.summary, { created: 0, updated: 0, deleted: 0, unchanged: 4, slugs: { created: [], updated: [], deleted: [] }, renamed: [] });
       assert.deepEqual(await listNodes(s, 'again'), before);
     });
 
@@ -477,7 +477,7 @@ describe('POST /versions/{version}/import-files', () => {
       assert.notDeepEqual(files, exported);
       const res = await importFiles('again', { files });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.summary, { created: 0, updated: 1, deleted: 0, unchanged: 3, slugs: { created: [], updated: ['first-steps'], deleted: [] } });
+      assert.deepEqual(res.body.summary, { created: 0, updated: 1, deleted: 0, unchanged: 3, slugs: { created: [], updated: ['first-steps'], deleted: [] }, renamed: [] });
       assert.equal(s.commitCount(), commits + 1);
       const after = await listNodes(s, 'again');
       for (const node of after) {
@@ -551,7 +551,7 @@ describe('POST /versions/{version}/import-files', () => {
     files.push({ path: 'en/news.md', content: md('News') });
     const res = await importFiles('sum', { files });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.summary, { created: 1, updated: 1, deleted: 1, unchanged: 2, slugs: { created: ['news'], updated: ['install'], deleted: ['faq'] } });
+    assert.deepEqual(res.body.summary, { created: 1, updated: 1, deleted: 1, unchanged: 2, slugs: { created: ['news'], updated: ['install'], deleted: ['faq'] }, renamed: [] });
     assert.equal((await s.request('GET', '/versions/sum/topics/faq')).status, 404);
     const status = s.git('show', '--name-status', '--format=', 'HEAD').trim().split('\n');
     assert.ok(status.includes('D\tsum/en/faq.md'), status.join(', '));

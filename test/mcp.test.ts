@@ -2,6 +2,7 @@ import { LATEST_PROTOCOL_VERSION, type Tool } from '@modelcontextprotocol/sdk/ty
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -57,6 +58,14 @@ describe('Tool server (MCP)', () => {
     const anon = await clients.connect(null);
     const { tools } = await anon.listTools();
     assert.deepEqual(tools.map((t) => t.name), READ_TOOLS);
+  });
+
+  test('the server names itself with the service\'s version, as /metrics does', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const anon = await clients.connect(null);
+    assert.deepEqual(anon.getServerVersion(), { name: 'help-content-service', title: 'Help content', version });
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    assert.ok(metrics.includes(`help_build_info{version="${version}"`), 'the same version in help_build_info');
   });
 
   test('anonymous callers read published content; a draft does not exist for them', async () => {

@@ -4,7 +4,7 @@ import { Clients, content, toolError } from './helpers/mcp.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
 // A renamed node's old slug (docs/content-format.md#redirects-and-removed-pages) in links and tool reads:
-// a link to it is reported as `moved` and the portal links straight to the node; the read tools follow it.
+// a link to it is reported as `moved` and the portal links straight to the node; the tools that name a node follow it.
 
 describe('links and tool reads of a renamed node\'s old slug', () => {
   let s: TestServer;
@@ -103,6 +103,28 @@ describe('links and tool reads of a renamed node\'s old slug', () => {
       assert.equal(fetched.metadata.slug, 'install');
       assert.equal(fetched.url, `${origin}/support/v1/install?lang=de`);
       assert.deepEqual(fetched.redirect, { from: 'setup', to: 'install' });
+    });
+
+    test('get_history and submit_feedback take an old slug as the renamed node\'s and say they followed a redirect', async () => {
+      const writer = await clients.connect(s.key);
+      const followed = content(await writer.callTool({ name: 'get_history', arguments: { version: 'v1', slug: 'setup' } }));
+      assert.equal(followed.slug, 'install');
+      assert.deepEqual(followed.redirect, { from: 'setup', to: 'install' });
+      assert.ok(followed.history.some((e: { change: string; from?: string }) => e.change === 'renamed' && e.from === 'setup'), JSON.stringify(followed.history));
+      const live = content(await writer.callTool({ name: 'get_history', arguments: { version: 'v1', slug: 'install' } }));
+      assert.equal(live.redirect, undefined);
+      assert.deepEqual({ ...followed, redirect: undefined }, { ...live, redirect: undefined });
+
+      const anon = await clients.connect(null);
+      const entry = content(await anon.callTool({ name: 'submit_feedback', arguments: { version: 'v1', slug: 'setup', helpful: false, comment: 'Where is the download?' } }));
+      assert.equal(entry.slug, 'install');
+      assert.equal(entry.source, 'agent');
+      assert.deepEqual(entry.redirect, { from: 'setup', to: 'install' });
+      // Kept under the name the page has now, with the page's other feedback.
+      const listed = await s.request('GET', '/feedback?version=v1&slug=install');
+      assert.deepEqual(listed.body.entries.map((e: { id: string; comment: string }) => [e.id, e.comment]), [[entry.id, 'Where is the download?']]);
+      assert.equal((await s.request('GET', '/feedback?version=v1&slug=setup')).body.entries.length, 0);
+      toolError(await anon.callTool({ name: 'submit_feedback', arguments: { version: 'v1', slug: 'nowhere', helpful: true } }), 'not_found');
     });
 
     test('a read of a live slug carries no redirect; a slug that never was one is still not_found', async () => {

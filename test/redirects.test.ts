@@ -267,13 +267,16 @@ describe('redirects after renames', () => {
     });
     after(() => rmSync(dir, { recursive: true, force: true }));
 
-    test('import-files of a file renamed under the same id records the old slug', async () => {
-      assert.equal((await s.request('POST', '/versions/files/import-files', { body: { files: filesOf(dir) } })).status, 200);
+    test('import-files of a file renamed under the same id records the old slug, and its summary lists the rename', async () => {
+      const first = await s.request('POST', '/versions/files/import-files', { body: { files: filesOf(dir) } });
+      assert.equal(first.status, 200, first.text);
+      assert.deepEqual(first.body.summary.renamed, []);
       renameSync(join(dir, 'en/old-name.md'), join(dir, 'en/new-name.md'));
       writeFileSync(join(dir, 'version.json'), versionJson({ label: 'Files', languages: ['en'], nav: [{ slug: 'start', id: 'id-start' }, { slug: 'new-name', id: 'id-old' }] }));
       const res = await s.request('POST', '/versions/files/import-files', { body: { files: filesOf(dir) } });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.summary.slugs, { created: [], updated: ['new-name'], deleted: [] });
+      assert.deepEqual(res.body.summary.renamed, [{ from: 'old-name', to: 'new-name' }]);
       assert.deepEqual(storedVersionFile(s, 'files').redirects, { 'old-name': 'new-name' });
       const moved = await get(s, '/versions/files/topics/old-name', { key: null });
       assert.equal(moved.headers.get('location'), `${apiBase(s)}/versions/files/topics/new-name`);

@@ -109,6 +109,23 @@ describe('The search report', () => {
     assert.deepEqual(after, before);
     assert.ok(existsSync(join(s.dataDir, 'search-report.json')));
   });
+
+  test('a deleted version\'s counts go with it: a new version under its slug starts with none, also after a restart', async () => {
+    await createVersion(s, 'gone', { languages: ['en', 'de'] });
+    await createNode(s, 'gone', { slug: 'old-page', translations: { en: { title: 'Old page', bodyMd: 'Gone soon.\n' }, de: { title: 'Alte Seite' } } });
+    for (const q of ['old page', 'zebra', 'seite&lang=de']) assert.equal((await s.request('GET', `/versions/gone/search?q=${q}`)).status, 200);
+    assert.equal((await s.request('GET', '/versions/gone/search-report')).body.searches, 3);
+    const kept = await report(s);
+
+    assert.equal((await s.request('DELETE', '/versions/gone')).status, 200);
+    s = await s.restart();
+    const saved = JSON.parse(readFileSync(join(s.dataDir, 'search-report.json'), 'utf8')) as { tables: Record<string, unknown> };
+    assert.deepEqual(Object.keys(saved.tables).filter((key) => key.startsWith('gone\n')), [], 'written without the deleted version');
+    await createVersion(s, 'gone', { languages: ['en'] });
+    const fresh = (await s.request('GET', '/versions/gone/search-report')).body;
+    assert.deepEqual([fresh.searches, fresh.distinctQueries, fresh.top, fresh.noResults], [0, 0, [], []]);
+    assert.deepEqual(await report(s), kept, 'the other versions keep theirs');
+  });
 });
 
 describe('The search report is bounded', () => {

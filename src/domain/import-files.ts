@@ -8,6 +8,8 @@ export interface FilesSummary {
   deleted: number;
   unchanged: number;
   slugs: { created: string[]; updated: string[]; deleted: string[] };
+  /** Nodes the files give another slug (the same id): each also counted and listed as updated, its old slug now a redirect. */
+  renamed: Array<{ from: string; to: string }>;
 }
 
 const sameTranslation = (a: Translation | undefined, b: Translation) => a !== undefined && a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd;
@@ -74,7 +76,7 @@ export function replaceWithFiles(current: VersionState | null, incoming: Version
   const redirects = filesRedirects(current, incoming, renamedFrom, slugs.deleted);
   return {
     state: withRedirects({ slug: incoming.slug, meta, nodes, roots: incoming.roots, translations }, redirects),
-    summary: { created: slugs.created.length, updated: slugs.updated.length, deleted: slugs.deleted.length, unchanged, slugs },
+    summary: { created: slugs.created.length, updated: slugs.updated.length, deleted: slugs.deleted.length, unchanged, slugs, renamed: [...renamedFrom].map(([to, from]) => ({ from, to })) },
   };
 }
 

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists, writeFileDurable } from '../storage/durable-fs.ts';
+import type { Writer } from '../store/writer.ts';
 
 /** Characters of a query the report keeps; longer ones are cut (a query is words, not a document). */
 export const MAX_QUERY_CHARS = 100;
@@ -124,6 +125,29 @@ export class SearchReport {
       noResults: all.filter((q) => q.results === 0).slice(0, limit),
       notOpened: all.filter((q) => q.results !== null && q.results > 0 && q.opened === 0).slice(0, limit),
     };
+  }
+
+  /** Forgets every count of a version, in every language; whether it held any. */
+  forgetVersion(version: string): boolean {
+    let forgot = false;
+    for (const key of this.tables.keys()) {
+      if (key.slice(0, key.indexOf('\n')) !== version) continue;
+      this.tables.delete(key);
+      forgot = true;
+    }
+    if (forgot) this.dirty = true;
+    return forgot;
+  }
+
+  /**
+   * Follows the writer's commits from now on: a deleted version's counts go with it. Kept, they would
+   * fill the file with queries nobody can act on, and a new version under the same slug would inherit
+   * its predecessor's report.
+   */
+  follow(writer: Pick<Writer, 'onCommit'>): void {
+    writer.onCommit(({ changes }) => {
+      for (const c of changes) if (c.before !== null && c.after === null) this.forgetVersion(c.slug);
+    });
   }
 
   /** Distinct queries held, over every version and language. */

@@ -1,5 +1,5 @@
 import { allSchemas } from '../schemas/registry.ts';
-import { TOPIC_ID_MAX } from './topic-links.ts';
+import { FOLLOWED_OUTPUT, TOPIC_ID_MAX } from './topic-links.ts';
 
 /** A JSON Schema as the tool server publishes it. */
 export type JsonSchema = Record<string, unknown>;
@@ -22,6 +22,16 @@ export function registrySchema(id: string): JsonSchema {
   const schema = BY_ID.get(id);
   if (!schema) throw new Error(`No schema ${id}`);
   return schema;
+}
+
+/**
+ * A registry answer with the `redirect` a tool that follows old slugs adds: among its properties, as
+ * an `allOf` would leave it to an answer that allows no property it does not name (NodeHistory,
+ * FeedbackEntry), and a client checking the answer would refuse it.
+ */
+export function followedOutput(id: string): JsonSchema {
+  const schema = registrySchema(id);
+  return { ...schema, properties: { ...(schema.properties as JsonSchema), redirect: FOLLOWED_OUTPUT } };
 }
 
 /**

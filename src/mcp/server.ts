@@ -10,6 +10,7 @@ import { jsonBodyParser } from '../http/body.ts';
 import { toAppError } from '../http/errors.ts';
 import { isLoopback } from '../http/loopback.ts';
 import { requestLog } from '../http/logging.ts';
+import { SERVICE_VERSION } from '../metrics.ts';
 import { AnswerBudget, AnswerPool, CallerWindows, callerOf, callerSpent } from './budget.ts';
 import { batchProblem, messageProblem, parseError, protocolVersionOf } from './messages.ts';
 import { Slots } from './slots.ts';
@@ -139,7 +140,7 @@ const acceptsJson = (accept: string) => accept.trim() === '' || /(^|,)\s*(applic
 
 /** An SDK server for one request: the tools this caller may see, run as this caller. */
 function toolServer(tools: readonly McpTool[], actor: Actor | null, ctx: Context, { config, metrics }: Deps, budget: AnswerBudget): Server {
-  const server = new Server({ name: 'help-content-service', title: 'Help content', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'help-content-service', title: 'Help content', version: SERVICE_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const visible = visibleTools(tools, actor);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((t) => t.listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {

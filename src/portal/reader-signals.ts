@@ -10,7 +10,7 @@ import { check } from '../schemas/registry.ts';
 import { SENT_FRAGMENT } from './feedback-form.ts';
 import { html } from './html.ts';
 import { page, type Site } from './layout.ts';
-import { PAGE_POLICY } from './router.ts';
+import { PAGE_POLICY } from './page-policy.ts';
 import { fragment, OPEN_SEGMENT } from './open-link.ts';
 import { linksFor, pageLanguage, portalVersion } from './site.ts';
 import { errorLanguage } from './error-language.ts';

@@ -23,13 +23,7 @@ import { pageMarkdown, type MarkdownPlace } from './twin.ts';
 import { answerOldAddress } from './old-addresses.ts';
 import { answerReaderSignals, countPortalSearch } from './reader-signals.ts';
 import { errorLanguage, portalLanguage } from './error-language.ts';
-
-/**
- * Pages load their own stylesheet and script only (no inline code, nothing from elsewhere but
- * images over https); the script talks to this service alone (the PDF bundle, its fonts, the tree).
- */
-export const PAGE_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+import { PAGE_POLICY } from './page-policy.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const TEXT = 'text/plain; charset=utf-8';

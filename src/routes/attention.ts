@@ -1,34 +1,16 @@
 import type { Deps } from '../deps.ts';
-import { assertLanguageEnabled } from '../domain/translations.ts';
-import { readerOf, requireScope, type Actor } from '../http/actor.ts';
+import type { Actor } from '../http/actor.ts';
 import { endpoint } from '../http/api.ts';
-import { language } from '../http/languages.ts';
 import { linksFor, listedVersions } from '../portal/site.ts';
 import { versionLinks } from '../queries/links.ts';
 import { translationGaps, type TranslationGap } from '../queries/translation-status.ts';
-import { readableVersion } from '../queries/versions.ts';
+import { reportVersion } from './report-version.ts';
 
 /** A page with at least this many votes, of which fewer than this share said yes, needs attention. */
 export const UNHELPFUL_MIN_VOTES = 3;
 export const UNHELPFUL_BELOW = 0.5;
 /** Items of each kind listed at most; `counts` says how many there are. */
 const LISTED = 100;
-
-/** The version a report is about, for a caller who may read drafts, and the language asked for (checked against it). */
-function reportVersion({ catalog }: Pick<Deps, 'catalog'>, actor: Actor | null, version: string, lang: string | undefined, field: string) {
-  const reader = readerOf(requireScope(actor, 'help:read'));
-  const state = readableVersion(catalog, reader, version);
-  if (lang === undefined) return { state, lang: undefined };
-  const canonical = language(lang, field);
-  assertLanguageEnabled(state, canonical, field);
-  return { state, lang: canonical };
-}
-
-/** GET /versions/{version}/search-report's answer (also the tool server's). */
-export function searchReportOf(deps: Pick<Deps, 'catalog' | 'searchReport'>, actor: Actor | null, version: string, query: { lang?: string; limit?: string }, field = 'query/lang') {
-  const { state, lang } = reportVersion(deps, actor, version, query.lang, field);
-  return { version: state.slug, language: lang ?? null, ...deps.searchReport.report(state.slug, lang, query.limit === undefined ? 20 : Number(query.limit)) };
-}
 
 /** What needs a writer's attention in a version: GET /versions/{version}/attention's answer (also the tool server's and the CLI's). */
 export async function attentionOf(deps: Pick<Deps, 'catalog' | 'config' | 'feedback' | 'searchReport'>, actor: Actor | null, version: string, query: { lang?: string }, field = 'query/lang') {
@@ -103,23 +85,9 @@ function summaryIn({ feedback }: Pick<Deps, 'feedback'>, version: string, lang: 
   return [...byPage.values()];
 }
 
-/** The search report and the attention report of a version. */
+/** The attention report of a version. */
 export function attentionRoutes(deps: Deps) {
   return [
-    endpoint<unknown, { lang?: string; limit?: string }>({
-      method: 'get',
-      path: '/versions/:version/search-report',
-      operationId: 'getSearchReport',
-      summary: 'What readers search for: top queries, queries without results, results nobody opened',
-      description:
-        'Searches of the portal and of the API, counted per version and language by query, normalised (lower case, white space collapsed, at most 100 characters): nothing else about the reader is kept. `top` are the most searched queries, `noResults` those whose last search found nothing, `notOpened` those that found pages of which no result was ever opened from the portal\'s result list. Bounded: `HELP_SEARCH_REPORT_QUERIES` distinct queries per version and language (the rarest are forgotten first); written to the data directory every minute and at stop. `HELP_SEARCH_REPORT=off` turns counting off (`enabled: false`). Needs a credential with `help:read`.',
-      tag: 'Feedback',
-      access: 'credential',
-      query: 'SearchReportQuery',
-      errors: ['not_found', 'language_not_enabled', 'insufficient_scope'],
-      responses: { 200: { description: 'The report', schema: 'SearchReport' } },
-      handle: ({ actor, params, query }) => ({ body: searchReportOf(deps, actor, params.version, query) }),
-    }),
     endpoint<unknown, { lang?: string }>({
       method: 'get',
       path: '/versions/:version/attention',

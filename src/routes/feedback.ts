@@ -7,6 +7,7 @@ import { endpoint } from '../http/api.ts';
 import { language } from '../http/languages.ts';
 import { readNode } from '../queries/content.ts';
 import type { Reader } from '../queries/reader.ts';
+import type { PageParams } from '../schemas/common.ts';
 
 /** The body of POST /versions/{version}/topics/{slug}/feedback (FeedbackSubmit). */
 export interface FeedbackBody {
@@ -77,7 +78,7 @@ export function feedbackRoutes(deps: Deps) {
       verify: (ctx) => admitFeedback(deps, ctx.ip),
       handle: async ({ actor, params, body }) => ({ body: await submitFeedback(deps, readerOf(actor), { version: params.version, slug: params.slug, ...body }, 'api', 'body') }),
     }),
-    endpoint<unknown, { version?: string; slug?: string; since?: string; limit?: string; cursor?: string }>({
+    endpoint<unknown, PageParams & { version?: string; slug?: string; since?: string }>({
       method: 'get',
       path: '/feedback',
       operationId: 'listFeedback',
@@ -105,7 +106,7 @@ function instant(value: string, field: string): string {
 }
 
 /** GET /feedback's answer (also the tool server's). */
-export function listFeedback({ feedback }: Pick<Deps, 'feedback'>, query: { version?: string; slug?: string; since?: string; limit?: string; cursor?: string }) {
+export function listFeedback({ feedback }: Pick<Deps, 'feedback'>, query: PageParams & { version?: string; slug?: string; since?: string }) {
   const filter = { version: query.version, slug: query.slug, since: query.since === undefined ? undefined : instant(query.since, 'query/since') };
   const page = feedback.page(filter, query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit), query.cursor === undefined ? undefined : Number(query.cursor));
   return { entries: page.entries, summary: feedback.summary(filter), nextCursor: page.next };

@@ -7,6 +7,7 @@ import { language } from '../http/languages.ts';
 import { readPrecondition } from '../http/preconditions.ts';
 import { diffAt } from '../queries/history-diff.ts';
 import { nodeHistory, versionHistory } from '../queries/history.ts';
+import type { PageParams } from '../schemas/common.ts';
 
 const TAG = 'History';
 
@@ -22,7 +23,7 @@ function paged<T extends { next: string | null }>(ctx: Context, body: T) {
 export function historyRoutes({ catalog, history, revisions, writer, repo }: Deps) {
   const sources = { catalog, history, revisions };
   return [
-    endpoint<unknown, { language?: string; limit?: string; cursor?: string }>({
+    endpoint<unknown, PageParams & { language?: string }>({
       method: 'get',
       path: '/versions/:version/nodes/:slug/history',
       operationId: 'getNodeHistory',
@@ -40,7 +41,7 @@ export function historyRoutes({ catalog, history, revisions, writer, repo }: Dep
         return paged(ctx, nodeHistory(sources, readerOf(actor), params.version, params.slug, { ...query, language: lang }));
       },
     }),
-    endpoint<unknown, { limit?: string; cursor?: string }>({
+    endpoint<unknown, PageParams>({
       method: 'get',
       path: '/versions/:version/history',
       operationId: 'getVersionHistory',

@@ -9,10 +9,47 @@ import { SUMMARY_MAX, TITLE_MAX } from '../content/markdown-file.ts';
  */
 export const INLINE_PATTERN_HINTS = new Map<string, string>();
 
+/**
+ * The same hints keyed by the schema itself: two parameters may share a pattern and not a meaning
+ * (the cursor of the version list and that of a history are both opaque text of the same alphabet),
+ * and keyed by pattern alone the one declared last spoke for both.
+ */
+export const SCHEMA_PATTERN_HINTS = new WeakMap<object, string>();
+
 /** `schema`, with `hint` as the message when a value does not match its pattern. */
 export function withHint<S extends { pattern: string }>(schema: S, hint: string): S {
   INLINE_PATTERN_HINTS.set(schema.pattern, hint);
+  SCHEMA_PATTERN_HINTS.set(schema, hint);
   return schema;
+}
+
+/** The cursor of one kind of list: its own alphabet, where a caller finds it, and what to say when it is wrong. */
+export interface CursorShape {
+  pattern: string;
+  description: string;
+  hint: string;
+}
+
+/** The query parameters of a list answered a page at a time, as the route handlers receive them (checked, still text). */
+export interface PageParams {
+  limit?: string;
+  cursor?: string;
+}
+
+/** A query-string pattern for a whole number from 1 to `max`, a power of ten: no sign, no leading zero. */
+const oneTo = (max: 100 | 1000) => `^(?:[1-9][0-9]${max === 100 ? '?' : `{0,${String(max).length - 2}}`}|${max})$`;
+
+/**
+ * `limit` and `cursor` of a query answered a page at a time, to spread into its `properties`. Every
+ * paged list takes them the same way (digits for the limit, an opaque cursor given back as it came),
+ * so a caller who pages one pages them all; what differs is the largest page, the words, and the
+ * cursor's alphabet.
+ */
+export function pagedQuery({ max, limit, cursor }: { max: 100 | 1000; limit: string; cursor: CursorShape }) {
+  return {
+    limit: withHint({ type: 'string', pattern: oneTo(max), description: limit } as const, `must be a whole number from 1 to ${max}`),
+    cursor: withHint({ type: 'string', pattern: cursor.pattern, description: cursor.description } as const, cursor.hint),
+  };
 }
 
 /** Shared building blocks, registered by `$id` and referenced with `$ref`. */

@@ -1,4 +1,4 @@
-import { nodeFieldNames, nodeFields, translationFieldNames, translationFields, withHint } from './common.ts';
+import { nodeFieldNames, nodeFields, pagedQuery, translationFieldNames, translationFields, withHint } from './common.ts';
 
 /** Schemas of the read endpoints: tree, topic, node list, one translation. */
 
@@ -134,8 +134,15 @@ export const VersionsQuery = {
   type: 'object',
   properties: {
     includeWorkingCopies: { enum: ['true', 'false'], description: '`true` adds hidden working copies; authenticated callers only.' },
-    limit: withHint({ type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: 'At most this many versions (1 to 1000); the `Link` header (`rel="next"`) names the next page. Without it, every version.' } as const, 'must be a whole number from 1 to 1000'),
-    cursor: withHint({ type: 'string', pattern: '^[A-Za-z0-9_-]{1,400}$', description: 'Where the page starts: the cursor of the previous page\'s `Link` header. Opaque; pages stay consistent while versions are added or removed.' } as const, "must be the cursor of a previous page's Link header, as it was given"),
+    ...pagedQuery({
+      max: 1000,
+      limit: 'At most this many versions (1 to 1000); the `Link` header (`rel="next"`) names the next page. Without it, every version.',
+      cursor: {
+        pattern: '^[A-Za-z0-9_-]{1,400}$',
+        description: "Where the page starts: the cursor of the previous page's `Link` header. Opaque; pages stay consistent while versions are added or removed.",
+        hint: "must be the cursor of a previous page's Link header, as it was given",
+      },
+    }),
   },
 } as const;
 

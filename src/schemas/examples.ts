@@ -268,6 +268,7 @@ const PUBLISH_SUMMARY = {
   deleted: 0,
   unchanged: 5,
   slugs: { created: [], updated: ['keyboard-shortcuts'], deleted: [] },
+  renamed: [],
   languages: { de: { created: ['keyboard-shortcuts'], updated: [], deleted: [] } },
 };
 
@@ -647,7 +648,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           summary: 'One node changed: its German translation is new',
           value: {
             dryRun: false,
-            summary: { created: 0, updated: 1, deleted: 0, unchanged: 5, slugs: { created: [], updated: ['keyboard-shortcuts'], deleted: [] } },
+            summary: { created: 0, updated: 1, deleted: 0, unchanged: 5, slugs: { created: [], updated: ['keyboard-shortcuts'], deleted: [] }, renamed: [] },
             warnings: [],
             version: { slug: 'v2', exists: true, status: 'published', isLatest: true },
             workingCopyDeleted: false,

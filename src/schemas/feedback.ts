@@ -1,5 +1,5 @@
 import { TEXT_PATTERN } from '../domain/names.ts';
-import { withHint } from './common.ts';
+import { pagedQuery, withHint } from './common.ts';
 
 /** Schemas of reader feedback, the search report and the attention report (docs/feedback.md). */
 
@@ -42,8 +42,11 @@ export const FeedbackQuery = {
     version: { $ref: 'VersionSlug', description: 'Only feedback on this version.' },
     slug: { $ref: 'NodeSlug', description: 'Only feedback on this page (with `version`, or in every version).' },
     since: { type: 'string', format: 'date-time', description: 'Only feedback given at or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z).' },
-    limit: withHint({ type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: 'Entries per page, 1 to 1,000 (default 100).' } as const, 'must be a whole number from 1 to 1000'),
-    cursor: withHint({ type: 'string', pattern: '^[0-9]{1,15}$', description: 'Where the page starts: the `nextCursor` of the page before.' } as const, 'must be the nextCursor of a previous page'),
+    ...pagedQuery({
+      max: 1000,
+      limit: 'Entries per page, 1 to 1,000 (default 100).',
+      cursor: { pattern: '^[0-9]{1,15}$', description: 'Where the page starts: the `nextCursor` of the page before.', hint: 'must be the nextCursor of a previous page' },
+    }),
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import { withHint } from './common.ts';
+import { pagedQuery, withHint } from './common.ts';
 
 /** Schemas of the history of nodes and versions, reads at a revision, diffs and restores. */
 
@@ -7,20 +7,26 @@ export const Revision = withHint(
   'must be a commit id (7 to 40 lowercase hex digits), as history lists it',
 );
 
-const limit = withHint({ type: 'string', pattern: '^(?:[1-9][0-9]?|100)$', description: 'Entries per page, 1 to 100 (default 20).' } as const, 'must be a whole number from 1 to 100');
-const cursor = withHint({ type: 'string', pattern: '^[A-Za-z0-9_-]{1,400}$', description: 'Where the page starts: `next` of the previous page (also in its `Link` header). Opaque; pages stay put while new commits are made.' } as const, 'must be the `next` of a previous page, as it was given');
+const page = pagedQuery({
+  max: 100,
+  limit: 'Entries per page, 1 to 100 (default 20).',
+  cursor: {
+    pattern: '^[A-Za-z0-9_-]{1,400}$',
+    description: 'Where the page starts: `next` of the previous page (also in its `Link` header). Opaque; pages stay put while new commits are made.',
+    hint: 'must be the `next` of a previous page, as it was given',
+  },
+});
 
 export const NodeHistoryQuery = {
   $id: 'NodeHistoryQuery',
   type: 'object',
   properties: {
     language: { $ref: 'LanguageCode', description: 'Only this language\'s translation (with the changes to the node itself); absent: every language.' },
-    limit,
-    cursor,
+    ...page,
   },
 } as const;
 
-export const HistoryPageQuery = { $id: 'HistoryPageQuery', type: 'object', properties: { limit, cursor } } as const;
+export const HistoryPageQuery = { $id: 'HistoryPageQuery', type: 'object', properties: { ...page } } as const;
 
 export const DiffQuery = {
   $id: 'DiffQuery',

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalLanguage, controlProblem, isWindowsReserved, TEXT_PATTERN, TITLE_PATTERN } from '../domain/names.ts';
 import { AppError, invalid, MAX_LISTED } from '../errors.ts';
-import { commonSchemas, INLINE_PATTERN_HINTS } from './common.ts';
+import { commonSchemas, INLINE_PATTERN_HINTS, SCHEMA_PATTERN_HINTS } from './common.ts';
 import { contentSchemas } from './content.ts';
 import { identitySchemas } from './identity.ts';
 import { pdfSchemas } from './pdf.ts';
@@ -198,7 +198,7 @@ function describe(e: ErrorObject, where: string): { field: string; message: stri
           : LATEST_TAKEN_HINT
         : slug && typeof e.data === 'string' && isWindowsReserved(e.data)
           ? WINDOWS_HINT
-          : (PATTERN_HINTS[schema?.$id ?? ''] ?? INLINE_PATTERN_HINTS.get((e.params as { pattern: string }).pattern) ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
+          : (PATTERN_HINTS[schema?.$id ?? ''] ?? (schema ? SCHEMA_PATTERN_HINTS.get(schema) : undefined) ?? INLINE_PATTERN_HINTS.get((e.params as { pattern: string }).pattern) ?? (schema?.description ? `has an invalid format (${schema.description})` : undefined));
     message = hint ?? `must match ${(e.params as { pattern: string }).pattern}`;
   }
   return { field, message };

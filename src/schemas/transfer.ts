@@ -163,6 +163,11 @@ export const FilesSummary = {
     deleted: { type: 'integer', minimum: 0 },
     unchanged: { type: 'integer', minimum: 0 },
     slugs: { type: 'object', required: ['created', 'updated', 'deleted'], properties: { created: Slugs, updated: Slugs, deleted: Slugs } },
+    renamed: {
+      type: 'array',
+      items: { type: 'object', required: ['from', 'to'], properties: { from: { $ref: 'NodeSlug' }, to: { $ref: 'NodeSlug' } } },
+      description: 'Nodes the files give another slug, found by their id: each is also in `updated`, and its old slug redirects to it from then on. Empty when none; absent from publish requests made before it was answered.',
+    },
   },
 } as const;
 
