@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, deflate, deflateSync } from 'node:zlib';
+import { constants, crc32, deflate, deflateRawSync, deflateSync } from 'node:zlib';
 import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
 import { nextTurn, TURN_BYTES } from '../slices.ts';
@@ -33,7 +34,77 @@ const deflateAsync = promisify(deflate);
 const ASYNC_BYTES = 256 * 1024;
 
 /** One object's pack entry, deflated here (small objects: trees, commits). */
-export const packEntry = (object: PreparedObject): PackEntry => packEntryOf(object, deflateSync(object.content, { level: LEVEL }));
+export const packEntry = (object: PreparedObject): PackEntry =>
+  packEntryOf(object, object.type === 'tree' && object.content.length >= PIECES_FROM ? deflateInPieces(object.content, object.patchedFrom) : deflateSync(object.content, { level: LEVEL }));
+
+/**
+ * A large tree (a language folder of thousands of pages: 100 KB at 2,000 entries, mostly ids that
+ * do not compress, which zlib spends about 2 ms on) is deflated in pieces, each ending with a full
+ * flush so that none refers back to another: one zlib stream that git and isomorphic-git read like
+ * any other. The next write's tree differs from it in one or two ids, so only the pieces holding
+ * them are deflated again; the others are taken as they were.
+ */
+const PIECE = 8 * 1024;
+const PIECES_FROM = 2 * PIECE;
+/** The deflated pieces of a tree's content and each piece's Adler-32, for the tree patched from it. */
+const pieces = new WeakMap<Buffer, { deflated: Buffer[]; adler: number[] }>();
+const ZLIB_HEADER = Buffer.from([0x78, 0x01]);
+const LAST_BLOCK = deflateRawSync(Buffer.alloc(0), { level: LEVEL });
+
+function deflateInPieces(content: Buffer, from: Buffer | undefined): Buffer {
+  const before = from !== undefined && from.length === content.length ? pieces.get(from) : undefined;
+  const deflated: Buffer[] = [];
+  const adler: number[] = [];
+  let sum = 1;
+  for (let k = 0, at = 0; at < content.length; k++, at += PIECE) {
+    const end = Math.min(at + PIECE, content.length);
+    if (before !== undefined && from!.compare(content, at, end, at, end) === 0) {
+      deflated.push(before.deflated[k]);
+      adler.push(before.adler[k]);
+    } else {
+      const piece = content.subarray(at, end);
+      deflated.push(deflateRawSync(piece, { level: LEVEL, finishFlush: constants.Z_FULL_FLUSH }));
+      adler.push(adler32(piece));
+    }
+    sum = adler32Combine(sum, adler[k], end - at);
+  }
+  pieces.set(content, { deflated, adler });
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(sum);
+  return Buffer.concat([ZLIB_HEADER, ...deflated, LAST_BLOCK, trailer]);
+}
+
+const ADLER_MOD = 65521;
+
+function adler32(bytes: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (let at = 0; at < bytes.length; ) {
+    // 5,552 bytes at most between reductions keep b below 2^32 (zlib's NMAX).
+    const end = Math.min(at + 5552, bytes.length);
+    for (; at < end; at++) {
+      a += bytes[at];
+      b += a;
+    }
+    a %= ADLER_MOD;
+    b %= ADLER_MOD;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/** The Adler-32 of two byte runs one after the other, from each one's (zlib's adler32_combine). */
+function adler32Combine(first: number, second: number, secondLength: number): number {
+  const rem = secondLength % ADLER_MOD;
+  let a = first & 0xffff;
+  let b = (rem * a) % ADLER_MOD;
+  a += (second & 0xffff) + ADLER_MOD - 1;
+  b += (first >>> 16) + (second >>> 16) + ADLER_MOD - rem;
+  if (a >= ADLER_MOD) a -= ADLER_MOD;
+  if (a >= ADLER_MOD) a -= ADLER_MOD;
+  if (b >= 2 * ADLER_MOD) b -= 2 * ADLER_MOD;
+  if (b >= ADLER_MOD) b -= ADLER_MOD;
+  return ((b << 16) | a) >>> 0;
+}
 
 function packEntryOf(object: PreparedObject, deflated: Buffer): PackEntry {
   const bytes = Buffer.concat([entryHeader(TYPE_CODE[object.type], object.content.length), deflated]);
@@ -133,11 +204,11 @@ function buildIndex(list: readonly PackEntry[], offsets: ReadonlyMap<string, num
   return idx;
 }
 
-/** A pack whose two files are durable in the temp folder, not yet visible to readers. */
+/** A pack durable in `objects/pack/` and its index durable in the temp folder, not yet visible to readers. */
 export interface StagedPack {
-  /** Moves the pack, then its index, into `objects/pack/` and fsyncs that folder: the objects are then durable. */
+  /** Moves the index into `objects/pack/` and fsyncs that folder: the objects are then durable and readable. */
   publish(): Promise<void>;
-  /** Removes the temp files (when the commit is abandoned). */
+  /** Removes the pack and the temp index (when the commit is abandoned). */
   discard(): Promise<void>;
   /** `pack-<checksum>`, the files' name without extension. */
   readonly name: string;
@@ -148,24 +219,39 @@ export interface StagedPack {
 
 export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
   const built = await buildPack(entries);
-  const staged = await Promise.allSettled([stageFile(tempDir, built.pack), stageFile(tempDir, built.idx)]);
-  const temps = staged.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-  const failed = staged.find((r) => r.status === 'rejected');
-  if (failed) {
-    await discardFiles(temps);
-    throw failed.reason;
+  const dir = join(gitdir, 'objects', 'pack');
+  const packPath = join(dir, `${built.name}.pack`);
+  const idxPath = join(dir, `${built.name}.idx`);
+  // The pack goes into place as soon as it is durable, while the index and the ref are still being
+  // fsynced: readers find a pack only through its index, which goes last. That saves a rename after
+  // the fsyncs. A crash leaves the pack alone, unread, as a crash between the two renames always did.
+  const placePack = stageFile(tempDir, built.pack).then(async (temp) => {
+    try {
+      await fs.promises.rename(temp, packPath);
+    } catch (err) {
+      await discardFiles([temp]);
+      throw err;
+    }
+  });
+  const removePack = async () => {
+    // A pack of the same name with its index would be the same objects, written before: it stays.
+    if (!fs.existsSync(idxPath)) await fs.promises.rm(packPath, { force: true });
+  };
+  const [pack, idx] = await Promise.allSettled([placePack, stageFile(tempDir, built.idx)]);
+  if (pack.status === 'rejected' || idx.status === 'rejected') {
+    if (idx.status === 'fulfilled') await discardFiles([idx.value]);
+    if (pack.status === 'fulfilled') await removePack();
+    throw pack.status === 'rejected' ? pack.reason : (idx as PromiseRejectedResult).reason;
   }
-  const [packTemp, idxTemp] = temps;
+  const idxTemp = idx.value;
   return {
     name: built.name,
     objects: built.objects,
     bytes: built.pack.length,
-    // The index goes last: readers find objects through it, so the pack is complete by the time they can.
-    publish: () =>
-      publishFiles(join(gitdir, 'objects', 'pack'), [
-        { temp: packTemp, name: `${built.name}.pack` },
-        { temp: idxTemp, name: `${built.name}.idx` },
-      ]),
-    discard: () => discardFiles(temps),
+    publish: () => publishFiles(dir, [{ temp: idxTemp, name: `${built.name}.idx` }]),
+    discard: async () => {
+      await discardFiles([idxTemp]);
+      await removePack();
+    },
   };
 }
