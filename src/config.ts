@@ -98,6 +98,8 @@ export interface Config {
   readonly gitConcurrencyPerAddress: number;
   /** Seconds one request to `content.git` may run before its git process is ended (`HELP_GIT_TIMEOUT`, default 600). */
   readonly gitTimeoutSeconds: number;
+  /** Megabytes of pack one `git push` to `content.git` may send (`HELP_GIT_PUSH_MAX_MB`, default 50); beyond, the push is refused whole. */
+  readonly gitPushMaxMb: number;
   /** The authorization server (OAuth sign-in for API clients and tool clients). */
   readonly oauth: OAuthConfig;
   /** The reader portal: HTML pages of the published versions. */
@@ -450,6 +452,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     gitConcurrency: integer(env, 'HELP_GIT_CONCURRENCY', 8, 1, 1000),
     gitConcurrencyPerAddress: integer(env, 'HELP_GIT_CONCURRENCY_PER_ADDRESS', 4, 1, 1000),
     gitTimeoutSeconds: integer(env, 'HELP_GIT_TIMEOUT', 600, 1, 86_400),
+    gitPushMaxMb: integer(env, 'HELP_GIT_PUSH_MAX_MB', 50, 1, 10_000),
     metricsToken: env.HELP_METRICS_TOKEN ? token(env, 'HELP_METRICS_TOKEN') : null,
     gcEvery: integer(env, 'HELP_GC_EVERY', 500, 0, 1_000_000),
     repackShare: integer(env, 'HELP_REPACK_PERCENT', 10, 0, 1000) / 100,

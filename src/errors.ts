@@ -19,7 +19,7 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, description: 'The credential is missing, malformed, unknown or revoked.' },
   insufficient_scope: { status: 403, description: 'The key is valid but lacks the scope the endpoint needs (`help:write` for writes), or, for webhooks, the OAuth account is not an administrator (`role` names its role).' },
   published_read_only: { status: 403, description: 'Write to a published version without a publisher key while the lock on published versions is on.' },
-  push_not_accepted: { status: 403, description: 'A `git push` to `/help/v1/content.git`: the repository is served to git clients read-only; change content through the API, `npm run cli -- push` or a pull request.' },
+  push_not_accepted: { status: 403, description: 'A `git push` to `/help/v1/content.git` of a read replica, which takes no pushes: `primary` names the primary\'s repository to push to. (A push to the primary is answered in git\'s protocol: a refused one is reported to git, not with this code.)' },
   forbidden_origin: { status: 403, description: 'A request to the tool server (MCP) from a browser page whose `Origin` is neither the service\'s own nor an allowed one (`HELP_CORS_ORIGINS`, `HELP_MCP_ALLOWED_ORIGINS`); `origin` names it; or the portal\'s feedback form posted from a page of another site (`Origin` or `Sec-Fetch-Site` says so).' },
   not_found: { status: 404, description: 'Unknown route, version, node or translation, or a version the caller may not see; `resource` says which.' },
   unknown_revision: { status: 404, description: 'The `revision` is not a commit of the content history (a full commit id, or at least 7 of its first characters that name one commit).' },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -9,41 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { KeyFile } from '../src/auth/key-file.ts';
 import { revokeKey } from '../src/cli/keys.ts';
 import { assertError } from './helpers/assertions.ts';
+import { gitClient } from './helpers/git-client.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-/** A home of its own for the git client: no configuration of this machine's user or system reaches it. */
-function gitClient() {
-  const home = mkdtempSync(join(tmpdir(), 'help-git-client-'));
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) base[k] = v;
-  Object.assign(base, { HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' });
-  return {
-    home,
-    /** Runs git (asynchronously: the server answers in this process); `config` goes in through the environment, never the command line. */
-    run(args: string[], opts: { cwd?: string; config?: Record<string, string>; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-      const env: NodeJS.ProcessEnv = { ...base, ...opts.env };
-      const config = Object.entries(opts.config ?? {});
-      env.GIT_CONFIG_COUNT = String(config.length);
-      config.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${i}`] = key;
-        env[`GIT_CONFIG_VALUE_${i}`] = value;
-      });
-      return new Promise((resolve) => {
-        execFile('git', args, { cwd: opts.cwd ?? home, env, timeout: 30_000 }, (err, stdout, stderr) => {
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-        });
-      });
-    },
-    /** A credential helper's store holding `key` for the server, as `git credential approve` would leave it (mode 0600). */
-    storeCredential(url: string, key: string): Record<string, string> {
-      const file = join(home, `credentials-${Math.random().toString(36).slice(2)}`);
-      const u = new URL(url);
-      writeFileSync(file, `${u.protocol}//git:${encodeURIComponent(key)}@${u.host}\n`, { mode: 0o600 });
-      return { 'credential.helper': `store --file=${file}` };
-    },
-    close: () => rmSync(home, { recursive: true, force: true }),
-  };
-}
 
 const basic = (key: string) => `Basic ${Buffer.from(`git:${key}`).toString('base64')}`;
 
@@ -189,7 +156,7 @@ describe('The repository over git\'s smart HTTP protocol', () => {
     assert.match(res.text, new RegExp(`${s.git('rev-parse', 'main').trim()} refs/heads/main`));
   });
 
-  test('pushes are refused: with a read key for its scope, with a write key as not accepted, and git shows why', async () => {
+  test('a push needs help:write: a read key is refused for its scope, and git shows why (pushes themselves: git-push.test.ts)', async () => {
     const dir = join(client.home, 'pushing');
     const head = s.git('rev-parse', 'main').trim();
     assert.equal((await client.run(['clone', '-q', remote, dir], { config: client.storeCredential(remote, reader) })).code, 0);
@@ -200,11 +167,19 @@ describe('The repository over git\'s smart HTTP protocol', () => {
     const withReader = await client.run(['-C', dir, 'push', 'origin', 'HEAD:main'], { config: client.storeCredential(remote, reader) });
     assert.notEqual(withReader.code, 0);
     assert.match(withReader.stderr, /remote: .*lacks the scope help:write/);
-    const withWriter = await client.run(['-C', dir, 'push', 'origin', 'HEAD:main'], { config: client.storeCredential(remote, s.key) });
-    assert.notEqual(withWriter.code, 0);
-    assert.match(withWriter.stderr, /remote: .*does not take pushes yet/);
-    assertError(await gitRequest(s, 'GET', '/content.git/info/refs?service=git-receive-pack'), 403, 'push_not_accepted');
-    assertError(await gitRequest(s, 'POST', '/content.git/git-receive-pack', { raw: '0000', headers: { 'content-type': 'application/x-git-receive-pack-request' } }), 403, 'push_not_accepted');
+    assertError(await gitRequest(s, 'GET', '/content.git/info/refs?service=git-receive-pack', { key: reader }), 403, 'insufficient_scope');
+    // With a write key: main and only the capabilities the service's receive-pack handles.
+    const advertised = await gitRequest(s, 'GET', '/content.git/info/refs?service=git-receive-pack');
+    assert.equal(advertised.status, 200);
+    assert.equal(advertised.headers.get('content-type'), 'application/x-git-receive-pack-advertisement');
+    assert.match(advertised.text, new RegExp(`^001f# service=git-receive-pack\n0000[0-9a-f]{4}${head} refs/heads/main\0report-status side-band-64k quiet ofs-delta agent=\\S+\n0000$`));
+    assert.doesNotMatch(advertised.text, /delete-refs|push-options|atomic/);
+    // git's probe before a large push: a lone flush-pkt, answered with nothing.
+    const probe = await gitRequest(s, 'POST', '/content.git/git-receive-pack', { raw: '0000', headers: { 'content-type': 'application/x-git-receive-pack-request' } });
+    assert.equal(probe.status, 200);
+    assert.equal(probe.text, '');
+    assertError(await gitRequest(s, 'POST', '/content.git/git-receive-pack', { raw: 'zzzz', headers: { 'content-type': 'application/x-git-receive-pack-request' } }), 400, 'validation_failed', { field: 'body' });
+    assertError(await gitRequest(s, 'POST', '/content.git/git-receive-pack', { raw: '0000', headers: { 'content-type': 'application/x-git-upload-pack-request' } }), 415, 'unsupported_media_type');
     assert.equal(s.git('rev-parse', 'main').trim(), head);
   });
 

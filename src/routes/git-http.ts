@@ -3,23 +3,26 @@ import { createGunzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { requireScope, unauthorized } from '../http/actor.ts';
+import { requireScope, unauthorized, type Actor } from '../http/actor.ts';
 import { requestLog } from '../http/logging.ts';
 import type { OAuthFront } from '../oauth/front.ts';
 import { BASIC_CHALLENGE, gitActor } from './git/credential.ts';
-import { gitProtocolOf, gitRequestOf, pktLine, type GitRequest } from './git/endpoints.ts';
+import { gitProtocolOf, gitRequestOf, pktLine, type GitRequest, type GitService } from './git/endpoints.ts';
 import { GitProcesses } from './git/processes.ts';
+import { ReceivePack } from './git/receive-pack.ts';
 
 /**
  * `content.git`: the data repository served to git clients over git's smart HTTP protocol
  * (docs/git-access.md), by git's own server side, `git upload-pack --stateless-rpc`, streamed both
- * ways. Read-only: the repository holds drafts and working copies, so every request needs a
- * credential with help:read, and pushes are refused. Mounted before the JSON body handling: git's
- * requests are git's own media types.
+ * ways; pushes (with help:write) by the service's own receive-pack, which validates them as
+ * import-files does. The repository holds drafts and working copies, so every request needs a
+ * credential with help:read. Mounted before the JSON body handling: git's requests are git's own
+ * media types.
  */
 export function gitHttp(deps: Deps, oauth: OAuthFront): Middleware {
   const repoPath = `${deps.config.basePath}/content.git`;
   const processes = new GitProcesses({ max: deps.config.gitConcurrency, maxPerAddress: deps.config.gitConcurrencyPerAddress, timeoutMs: deps.config.gitTimeoutSeconds * 1000 }, deps.stopping);
+  const receivePack = new ReceivePack(deps, processes);
   return async (ctx, next) => {
     if (ctx.path !== repoPath && !ctx.path.startsWith(`${repoPath}/`)) return next();
     try {
@@ -37,11 +40,8 @@ export function gitHttp(deps: Deps, oauth: OAuthFront): Middleware {
     const actor = (ctx.state.actor = await gitActor(ctx.get('authorization'), deps.keys, oauth, oauth.audienceFor(ctx.path)));
     if (actor === null) throw unauthorized(`${repoPath} needs a credential with help:read: a key as the password of HTTP Basic (a git credential helper), or "Authorization: Bearer <key or access token>"`);
     requireScope(actor, 'help:read');
-    if (request.service === 'git-receive-pack') {
-      requireScope(actor, 'help:write');
-      throw new AppError('push_not_accepted', `${repoPath} does not take pushes yet: change content through the API, with npm run cli -- push --dir DIR --version VERSION, or a pull request`);
-    }
-    const input = request.kind === 'rpc' ? requestBody(ctx) : null;
+    if (request.service === 'git-receive-pack') return push(ctx, request, actor);
+    const input = request.kind === 'rpc' ? requestBody(ctx, request.service) : null;
     processes.checkRoom(ctx.ip);
     const protocol = gitProtocolOf(ctx.req.headers['git-protocol']);
     const args = ['upload-pack', '--stateless-rpc', '--strict', ...(request.kind === 'advertisement' ? ['--advertise-refs'] : []), deps.repo.gitdir];
@@ -69,18 +69,32 @@ export function gitHttp(deps: Deps, oauth: OAuthFront): Middleware {
     ctx.type = `application/x-${request.service}-${request.kind === 'advertisement' ? 'advertisement' : 'result'}`;
     ctx.body = request.kind === 'advertisement' && !protocol?.split(':').includes('version=2') ? withServiceLine(request.service, started.output) : started.output;
   }
+
+  /** A push: answered by the service's own receive-pack (git/receive-pack.ts), never by git's with its hooks. */
+  async function push(ctx: Context, request: GitRequest, actor: Actor): Promise<void> {
+    requireScope(actor, 'help:write');
+    const replica = deps.replication.replica;
+    if (replica !== null) throw new AppError('push_not_accepted', `This service is a read replica and takes no pushes: push to its primary, ${replica.config.primary}/content.git`, { primary: `${replica.config.primary}/content.git` });
+    let answer: Buffer;
+    if (request.kind === 'advertisement') answer = receivePack.advertise();
+    else answer = await receivePack.receive(actor, requestBody(ctx, request.service), ctx.ip, requestLog(ctx));
+    ctx.status = 200;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = `application/x-git-receive-pack-${request.kind === 'advertisement' ? 'advertisement' : 'result'}`;
+    ctx.body = answer;
+  }
 }
 
 /** The body of a round of the exchange: git's request type, sent as is or gzip-compressed (as git compresses large ones). */
-function requestBody(ctx: Context): Readable {
+function requestBody(ctx: Context, service: GitService): Readable {
   const type = ctx.get('content-type');
-  if (type !== 'application/x-git-upload-pack-request') {
-    throw new AppError('unsupported_media_type', `POST git-upload-pack takes application/x-git-upload-pack-request, not ${type === '' ? 'a body without a type' : JSON.stringify(type)}`, { field: 'header/content-type' });
+  if (type !== `application/x-${service}-request`) {
+    throw new AppError('unsupported_media_type', `POST ${service} takes application/x-${service}-request, not ${type === '' ? 'a body without a type' : JSON.stringify(type)}`, { field: 'header/content-type' });
   }
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return ctx.req.pipe(createGunzip());
   if (encoding === '' || encoding === 'identity') return ctx.req;
-  throw new AppError('unsupported_media_type', `POST git-upload-pack takes its body as it is or gzip-compressed, not ${JSON.stringify(encoding)}`, { field: 'header/content-encoding' });
+  throw new AppError('unsupported_media_type', `POST ${service} takes its body as it is or gzip-compressed, not ${JSON.stringify(encoding)}`, { field: 'header/content-encoding' });
 }
 
 /** Protocol v0's advertisement over HTTP opens with the service's name, which upload-pack does not write itself. */

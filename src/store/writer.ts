@@ -26,6 +26,12 @@ export interface WritePlan<T> {
   event?: { type: 'import.completed'; data: Record<string, unknown> };
   /** How the translations it changes relate to their primary text (minor edits, bases stated by a document). */
   bases?: AlignOptions;
+  /**
+   * The states the commit's listeners are told versions changed from, where not the served ones:
+   * the change reached main in part before this commit (an accepted git push, whose stamps this
+   * commit records), and webhooks tell of all of it.
+   */
+  changedFrom?: ReadonlyMap<string, VersionState | null>;
 }
 
 /** A commit as its listeners (webhooks) learn of it: its id, each version's states before and after, and the plan's event. */
@@ -102,6 +108,25 @@ export class Writer {
   }
 
   /**
+   * Runs `fn` under the locks writeVersions takes for `versions` (and the latest version): a change
+   * made outside the writer (an accepted git push) that must not interleave with writes to those
+   * versions. `commit` applies a plan under those same locks, as writeVersions would.
+   */
+  exclusive<T>(versions: string[], fn: (commit: <U>(author: Author, plan: (ctx: WriteContext) => WritePlan<U>) => Promise<U>) => Promise<T>): Promise<T> {
+    return this.track(
+      this.locks.run([REGISTRY], () => {
+        const latest = this.catalog.latest()?.slug;
+        return this.locks.run(latest ? [...versions, latest] : versions, () => fn((author, plan) => this.apply(author, plan)));
+      }),
+    );
+  }
+
+  /** Throws what a write of `change` by `author` would be refused with under the lock on published versions (published_read_only). */
+  checkMayWrite(author: Author, change: VersionChange): void {
+    this.assertMayWrite(author, change);
+  }
+
+  /**
    * A dry run: the plan's answer from the current states, computed exactly as a write would compute
    * it, with nothing written and no lock taken (the lock on published versions does not apply:
    * nothing changes).
@@ -165,7 +190,7 @@ export class Writer {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed. Send it again once the cause is fixed (the server log names it, under this request id: a full disk, for example)', {}, { cause: err });
     }
-    const before = changes.map((change) => ({ slug: change.slug, before: this.catalog.entry(change.slug)?.state ?? null, after: change.after }));
+    const before = changes.map((change) => ({ slug: change.slug, before: planned.changedFrom?.has(change.slug) ? planned.changedFrom.get(change.slug)! : (this.catalog.entry(change.slug)?.state ?? null), after: change.after }));
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
     await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
     // The commit is durable and in the index: a listener's failure is its own to report.

@@ -133,15 +133,40 @@ export class GitProcesses {
     return { output: child.stdout!, exited };
   }
 
-  private hold(address: string, child: ChildProcess): void {
+  /**
+   * Takes a slot for work that runs several git processes one after another (a push: index-pack,
+   * then its checks), refused as start() is beyond the caps; the returned function gives it back.
+   * `signal` is aborted at the time limit or when the service stops.
+   */
+  claim(address: string): { release: () => void; signal: AbortSignal } {
+    if (this.stopping?.aborted) throw new AppError('component_unavailable', 'The service is stopping: git requests are no longer served here; retry in a moment', { component: 'git', retryAfter: RETRY_AFTER_S });
+    this.checkRoom(address);
+    const give = this.take(address);
+    const signal = AbortSignal.any([AbortSignal.timeout(this.limits.timeoutMs), ...(this.stopping ? [this.stopping] : [])]);
+    let released = false;
+    return {
+      signal,
+      release: () => {
+        if (released) return;
+        released = true;
+        give();
+      },
+    };
+  }
+
+  private take(address: string): () => void {
     this.total++;
     this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
-    const release = () => {
+    return () => {
       this.total--;
       const mine = (this.byAddress.get(address) ?? 1) - 1;
       if (mine === 0) this.byAddress.delete(address);
       else this.byAddress.set(address, mine);
     };
+  }
+
+  private hold(address: string, child: ChildProcess): void {
+    const release = this.take(address);
     // 'close' follows 'exit' once the pipes are closed; 'error' alone when git could not be started.
     let released = false;
     const once = () => {
