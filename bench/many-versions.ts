@@ -128,6 +128,8 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
     const emptyDir = dataDirIn(o.work, 'many-empty');
     fs.mkdirSync(emptyDir, { recursive: true });
     svc = await start(emptyDir, 'many-empty');
+    // What any start costs (the runtime, the code, an empty repository): the floor of M2.
+    const emptyStartMs = svc.readyMs;
     const rssEmpty = await rssAtRest(svc);
     await svc.stop();
     svc = await start(dataDir, 'many-source');
@@ -143,7 +145,7 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
     svc = null;
     const template = versionTrees(gitdir).get('copy');
     if (!template) throw new Error('the duplicate "copy" is not in the repository');
-    details.source = { nodes: source.stats.nodes, files: source.files.length, contentBytes: sourceBytes, rssEmptyMB: round(rssEmpty / MB), rssOneVersionMB: round(rssOne / MB), oneSnapshotBytes: oneSnapshot };
+    details.source = { nodes: source.stats.nodes, files: source.files.length, contentBytes: sourceBytes, emptyStartMs: round(emptyStartMs), rssEmptyMB: round(rssEmpty / MB), rssOneVersionMB: round(rssOne / MB), oneSnapshotBytes: oneSnapshot };
     progress(`many-versions: empty service ${fmtMB(rssEmpty)}, with the source version ${fmtMB(rssOne)}; its snapshot ${round(oneSnapshot / 1024)} KB`);
 
     let next = 2;
@@ -189,6 +191,8 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
       svc = null;
       const snaps = dirBytes(snapshotsDir);
       const repo = dirBytes(gitdir);
+      // Built from git log in the background after that start; the stop waited for it.
+      const historyBytes = fs.statSync(join(dataDir, 'history.jsonl'), { throwIfNoEntry: false })?.size ?? 0;
       progress(`${shape}: RSS after the start from git ${fmtMB(rssGit)}; snapshots ${fmtMB(snaps.bytes)} in ${snaps.files} files; repository ${fmtMB(repo.bytes)}`);
 
       // ------------------------------------------------ start from snapshots
@@ -214,6 +218,7 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
         startsFromSnapshotsMs: starts.map((s) => round(s)),
         rssFromSnapshotsMB: round(rssSnap / MB),
         snapshots: snaps,
+        historyBytes,
         repositoryBytes: repo.bytes,
       });
 
@@ -222,12 +227,12 @@ export async function manyVersionsRows(o: ManyOptions, rows: Row[], details: Rec
         push({ id: 'M1b', scenario: `server RSS after a start from git (snapshots deleted), ${count} versions`, measured: rssGit / MB, unit: 'MB', baseline: (count * sourceBytes) / MB, baselineLabel: 'content bytes, all versions', ratio: rssGit / (count * sourceBytes), target: '— (M1 compares with it)', met: null });
       }
       if (wants('M2')) {
-        push({ id: 'M2', scenario: `start with snapshots (spawn → /healthz 200), ${count} versions, median of ${starts.length}`, measured: snapStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: 'git ls-tree + cat-file --batch, every version', ratio: snapStartMs / reads.ms, target: '≤ 1,500 ms (issue: at 500 versions)', met: snapStartMs <= 1500 });
+        push({ id: 'M2', scenario: `start with snapshots (spawn → /healthz 200), ${count} versions, median of ${starts.length}`, measured: snapStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: 'git ls-tree + cat-file --batch, every version', ratio: snapStartMs / reads.ms, target: '≤ 1,500 ms (issue: at 500 versions)', met: snapStartMs <= 1500, note: `starts: ${starts.map((s) => round(s)).join(', ')} ms; from git (M2b) ${round(gitStartMs)} ms; an empty service starts in ${round(emptyStartMs)} ms (the runtime and the code: the floor)` });
         push({ id: 'M2b', scenario: `start without snapshots (from git), ${count} versions`, measured: gitStartMs, unit: 'ms', baseline: reads.ms, baselineLabel: `cat-file, ${reads.blobs.toLocaleString('en-US')} blobs`, ratio: gitStartMs / reads.ms, target: '≤ 3,000 ms (issue: at 500 versions)', met: gitStartMs <= 3000, note: `every version searchable ${round(gitSearchableMs)} ms after spawn; the stop after it (snapshots already written) took ${round(stopMs)} ms` });
       }
       if (wants('M3')) {
         const allowed = distinctTrees * oneSnapshot + count * 4096;
-        push({ id: 'M3', scenario: `snapshots/ on disk, ${count} versions (${distinctTrees} distinct trees)`, measured: snaps.bytes / MB, unit: 'MB', baseline: repo.bytes / MB, baselineLabel: 'content.git', ratio: snaps.bytes / repo.bytes, target: `shared by tree id: ≤ one snapshot per distinct tree + 4 KB per version (${round(allowed / MB, 1)} MB)`, met: snaps.bytes <= allowed, note: `${snaps.files} files; one version's snapshot: ${round(oneSnapshot / MB, 2)} MB` });
+        push({ id: 'M3', scenario: `snapshots/ on disk, ${count} versions (${distinctTrees} distinct trees)`, measured: snaps.bytes / MB, unit: 'MB', baseline: repo.bytes / MB, baselineLabel: 'content.git', ratio: snaps.bytes / repo.bytes, target: `shared by tree id: ≤ one snapshot per distinct tree + 4 KB per version (${round(allowed / MB, 1)} MB)`, met: snaps.bytes <= allowed, note: `${snaps.files} files; one version's snapshot: ${round(oneSnapshot / MB, 2)} MB; history.jsonl ${round(historyBytes / MB, 2)} MB (copies stored as references to their source)` });
       }
 
       // ------------------------------------------------ M5: a write to the draft and the other versions' cached answers

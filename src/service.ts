@@ -53,6 +53,9 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** How long after ready the indexing code is primed (see primeIndexing). */
+const PRIME_AFTER_READY_MS = 500;
+
 /** The author of commits the service makes on its own (sample content). */
 const SERVICE_AUTHOR = { name: 'help-content-service', canWritePublished: true };
 
@@ -85,8 +88,6 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const catalog = new Catalog();
     const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, config.indexWorkersMinChars, log, options.indexWorker) : null;
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
-    // Before any text is indexed: the first large write of a service that loaded nothing runs optimized indexing code too (see primeIndexing).
-    primeIndexing();
     catalog.subscribe((slug, state) => search.update(slug, state));
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, closeIndexWaitMs: options.snapshotIndexWaitMs, timing: metrics.timing });
@@ -163,6 +164,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       webhooks.follow(writer);
       webhooks.start();
       isReady = true;
+      // Not on the way to ready: a start that read no version from git (those prime while git starts)
+      // indexed nothing, and the first requests are answered before it (see primeIndexing; it only
+      // helps the optimizer, so a write that comes first is indexed alike).
+      setTimeout(primeIndexing, PRIME_AFTER_READY_MS).unref();
       // Requests recorded just before a crash are matched to their pull requests (in the background: GitHub may be slow).
       publisher.reconcile().catch((err) => log.warn({ err }, 'reconciling publish requests failed'));
       // Imports committed before a stop that came before requests.json was updated.
@@ -251,6 +256,7 @@ async function importSample(dir: string, writer: Writer, log: Logger): Promise<v
   }
   const folders = fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && fs.existsSync(join(dir, d.name, 'version.json')));
   const slugs = folders.map((d) => d.name);
+  primeIndexing();
   await writer.writeVersions(slugs, SERVICE_AUTHOR, (ctx) => {
     const states: VersionState[] = [];
     for (const slug of slugs) {

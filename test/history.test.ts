@@ -263,3 +263,97 @@ describe('History and rollback', () => {
     }
   });
 });
+
+describe('History of duplicated versions', () => {
+  let s: TestServer;
+  after(() => s.close());
+
+  const loaded = async (path: string) => {
+    const deadline = Date.now() + 30_000;
+    let res = await s.request('GET', path);
+    while (res.status === 503 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await s.request('GET', path);
+    }
+    return res;
+  };
+
+  test('a duplicate\'s nodes start their history at the duplication; the file holds one line naming the source, read back, rebuilt and upgraded alike', async () => {
+    s = await startTestServer();
+    await createVersion(s, 'v1');
+    await createNode(s, 'v1', { slug: 'guide', kind: 'section', translations: { en: { title: 'Guide' } } });
+    await createNode(s, 'v1', { slug: 'install', parentSlug: 'guide', translations: { en: { title: 'Install', bodyMd: 'Run it.\n' }, de: { title: 'Installieren', bodyMd: 'Laden.\n' } } });
+    assert.equal((await putTranslation(s, 'v1', 'install', 'en', { title: 'Install', bodyMd: 'Run the installer.\n' })).status, 200);
+    assert.equal((await s.request('POST', '/versions/v1/duplicate', { body: { slug: 'v2' } })).status, 200);
+    const duplicated = head(s);
+    assert.equal((await putTranslation(s, 'v2', 'install', 'de', { title: 'Installieren', bodyMd: 'Neu laden.\n' })).status, 200);
+    const edited = head(s);
+
+    const install = (await s.request('GET', '/versions/v2/nodes/install/history?limit=100')).body.history;
+    assert.deepEqual(install.map((e: any) => [e.revision, e.change, e.language]), [
+      [edited, 'updated', 'de'],
+      [duplicated, 'created', 'en'],
+      [duplicated, 'created', 'de'],
+      [duplicated, 'created', null],
+    ]);
+    // The duplication created the copy's files: its diff is the whole text against none.
+    const diff = await s.request('GET', `/versions/v2/nodes/install/history/${duplicated}/diff?language=en`);
+    assert.equal(diff.status, 200, diff.text);
+    assert.match(JSON.stringify(diff.body), /\+Run the installer\./);
+    const blobAt = (rev: string, path: string) => s.git('rev-parse', `${rev}:${path}`).trim();
+    const paths = ['/versions/v2/nodes/install/history?limit=100', '/versions/v2/nodes/guide/history?limit=100', '/versions/v2/history?limit=100', '/versions/v1/nodes/install/history?limit=100', `/versions/v2/nodes/install/history/${duplicated}/diff?language=en`, `/versions/v2/nodes/install/history/${edited}/diff?language=de`];
+    const answers = await Promise.all(paths.map(async (p) => (await s.request('GET', p)).body));
+
+    // One line for the duplication, naming its source, however many files it copied.
+    const file = join(s.dataDir, 'history.jsonl');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    assert.deepEqual(JSON.parse(lines[0]), { format: 2 });
+    const line = JSON.parse(lines.find((l) => l.includes(duplicated))!);
+    assert.deepEqual(line.v.map((v: any) => [v[0], v[1], v[2], v[3]]), [['v2', 'created', [], 'v1']]);
+
+    const same = async () => {
+      await loaded(paths[0]);
+      for (const [i, p] of paths.entries()) assert.deepEqual((await s.request('GET', p)).body, answers[i], p);
+    };
+    // Read back from the file: its entries are derived from v1's.
+    s = await s.restart();
+    await same();
+    // Built again from git log: the copy is found there too, and written as one line again.
+    rmSync(file);
+    s = await s.restart();
+    await same();
+    assert.ok(readFileSync(file, 'utf8').split('\n').some((l) => l.includes(duplicated) && l.includes('"v1"') && !l.includes('install')));
+
+    // A file of the older format (every file of the copy an entry) is read as it is and written again in the new one.
+    const ids = Object.fromEntries(['guide', 'install'].map((slug) => [slug, answers[slug === 'guide' ? 1 : 0].id]));
+    const oldCopy = [
+      [ids.guide, 'created', 'guide', null],
+      [ids.guide, 'created', 'guide', 'en', blobAt(duplicated, 'v2/en/guide.md')],
+      [ids.install, 'created', 'install', null],
+      [ids.install, 'created', 'install', 'de', blobAt(duplicated, 'v2/de/install.md')],
+      [ids.install, 'created', 'install', 'en', blobAt(duplicated, 'v2/en/install.md')],
+    ];
+    const upgraded = readFileSync(file, 'utf8').trim().split('\n');
+    const older = upgraded.map((l, i) => {
+      if (i === 0) return JSON.stringify({ format: 1 });
+      const parsed = JSON.parse(l);
+      parsed.v = parsed.v.map((v: any) => (v[3] === undefined ? v : [v[0], v[1], oldCopy]));
+      return JSON.stringify(parsed);
+    });
+    writeFileSync(file, `${older.join('\n')}\n`);
+    s = await s.restart();
+    await same();
+    await s.request('GET', paths[0]);
+    const rewritten = readFileSync(file, 'utf8').trim().split('\n');
+    assert.deepEqual(JSON.parse(rewritten[0]), { format: 2 });
+    assert.deepEqual(rewritten.slice(1), upgraded.slice(1));
+
+    // A reference that does not add up (the file edited or damaged): the index is read again from git log.
+    const tampered = readFileSync(file, 'utf8').replace(/("v1",)"[A-Za-z0-9_-]{43}"/, '$1"not-the-fingerprint"');
+    assert.ok(tampered.includes('not-the-fingerprint'));
+    writeFileSync(file, tampered);
+    s = await s.restart();
+    await same();
+    assert.deepEqual(readFileSync(file, 'utf8').trim().split('\n').slice(1), upgraded.slice(1));
+  });
+});

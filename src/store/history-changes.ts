@@ -47,20 +47,30 @@ export function nodeTableOf(state: Pick<VersionState, 'nodes'> | null): Map<stri
   return out;
 }
 
-/** What a translation's file holds (its stamp is kept elsewhere). */
 /**
- * The node table of the nodes whose translations a write replaced, for a write that left the tree as
- * it was (the same nodes map): a translation edit then costs what it touched, not the whole tree.
+ * The node tables of what a write may have changed, before and after: the nodes whose record or
+ * translations are not the very objects they were (a write replaces what it changes and keeps the
+ * rest), so an edit costs what it touched, not the whole tree. Where a slug names another node after
+ * the write than before (deleted and created again), children may have a new parent id with their
+ * records unchanged: then every node is compared.
  */
-export function touchedNodes(before: VersionState, after: VersionState): Map<string, NodeFacts> {
-  const out = new Map<string, NodeFacts>();
-  const add = (slug: string) => {
-    const n = after.nodes.get(slug);
-    if (n) out.set(n.id, { slug, kind: n.kind, parentId: n.parentSlug === null ? null : (after.nodes.get(n.parentSlug)?.id ?? null), sortOrder: n.sortOrder, icon: n.icon });
+export function changedNodeTables(before: VersionState | null, after: VersionState | null): { before: Map<string, NodeFacts>; after: Map<string, NodeFacts> } {
+  const whole = () => ({ before: nodeTableOf(before), after: nodeTableOf(after) });
+  if (before === null || after === null) return whole();
+  const out = { before: new Map<string, NodeFacts>(), after: new Map<string, NodeFacts>() };
+  if (before.nodes === after.nodes && before.translations === after.translations) return out;
+  const sameTranslations = before.translations === after.translations;
+  const add = (state: VersionState, other: VersionState, table: Map<string, NodeFacts>): boolean => {
+    for (const n of state.nodes.values()) {
+      const slug = n.slug;
+      const then = other.nodes.get(slug);
+      if (then === n && (sameTranslations || state.translations.get(slug) === other.translations.get(slug))) continue;
+      if (then !== undefined && then.id !== n.id) return false;
+      table.set(n.id, { slug, kind: n.kind, parentId: n.parentSlug === null ? null : (state.nodes.get(n.parentSlug)?.id ?? null), sortOrder: n.sortOrder, icon: n.icon });
+    }
+    return true;
   };
-  for (const [slug, byLanguage] of after.translations) if (before.translations.get(slug) !== byLanguage) add(slug);
-  for (const slug of before.translations.keys()) if (!after.translations.has(slug)) add(slug);
-  return out;
+  return add(after, before, out.after) && add(before, after, out.before) ? out : whole();
 }
 
 const sameFile = (a: Translation, b: Translation) => a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd && a.basedOn === b.basedOn;

@@ -5,8 +5,9 @@ import { settlesWithin } from '../waits.ts';
 import { isAncestor } from '../storage/git-history.ts';
 import type { Repository } from '../storage/repository.ts';
 import { backfill } from './history-backfill.ts';
-import { entriesOf, fileChangesOfStates, nodeTableOf, touchedNodes, type Change, type EntryFacts } from './history-changes.ts';
-import { HistoryFile, type CommitRecord } from './history-file.ts';
+import { changedNodeTables, entriesOf, fileChangesOfStates, type Change, type EntryFacts } from './history-changes.ts';
+import { copyFingerprint, createdNodes, creatingEntries, liveNodes } from './history-copies.ts';
+import { HistoryFile, type CommitRecord, type VersionRecord } from './history-file.ts';
 import type { CommittedWrite, Writer } from './writer.ts';
 
 /** One commit: who made it, when and why. */
@@ -43,6 +44,9 @@ const SETTLE_MS = 2000;
 /** Milliseconds of loading between two turns of the event loop. */
 const LOAD_SLICE_MS = 10;
 
+/** A copy in the file whose entries, derived again, are not what it copied: the file is not to be trusted. */
+class CopyMismatchError extends Error {}
+
 /**
  * Per version, node and language, the commits that changed it: kept in memory, recorded as each
  * commit is made (from the write's states before and after), appended to `history.jsonl`, and read
@@ -58,6 +62,15 @@ export class HistoryIndex {
   /** Commits the writer made while commits that reached main without it are read from git: recorded after those. */
   private held: CommitRecord[] | null = null;
   private adopting: Promise<void> = Promise.resolve();
+  /** Each version's copy fingerprint as of its n-th commit: what a version created as its copy would have. */
+  private readonly fingerprints = new Map<string, { commits: number; value: string }>();
+  /** The entries last derived for a copy, reused by the next copy of the same version at the same commit. */
+  private derived: { version: string; commits: number; fingerprint: string; entries: EntryFacts[] } | null = null;
+  /**
+   * The node entries last made for a copy, by commit and fingerprint: copies made in one commit of the
+   * same nodes and files (hundreds, for a release) share them (they are never changed once made).
+   */
+  private copiedEntries: { commit: number; fingerprint: string; entries: Array<[string, NodeEntry]> } | null = null;
   /** Resolves once the index covers main (immediately when the file did). */
   ready: Promise<void> = Promise.resolve();
 
@@ -86,8 +99,18 @@ export class HistoryIndex {
 
   private async load(): Promise<void> {
     const head = this.repo.headCommit;
-    const stored = await this.file.read();
-    await drainInSlices(this.addAll(stored ?? []), LOAD_SLICE_MS);
+    const read = await this.file.read();
+    let stored = read?.commits ?? null;
+    try {
+      await drainInSlices(this.addAll(stored ?? []), LOAD_SLICE_MS);
+    } catch (err) {
+      if (!(err instanceof CopyMismatchError)) throw err;
+      this.log.warn({ reason: err.message }, 'the history index file does not add up; reading it again from git log');
+      this.reset();
+      stored = null;
+    }
+    // Written in the current format (copies as references), with what the commits below add.
+    if (stored !== null && read?.older === true) this.file.rewrite(stored);
     const last = this.commits.at(-1)?.revision ?? null;
     if (head === null || last === head) {
       // No commit at all: a file left from another repository names nothing that exists.
@@ -123,7 +146,7 @@ export class HistoryIndex {
     } else this.log.info({ since: from }, 'history index is behind main: reading the newer commits from git log');
     // Listeners of commits to different versions may run out of commit order, so the file's last line
     // need not be the newest commit it holds: what it holds already is not added twice.
-    const records = (await backfill(this.repo.gitdir, head, from)).filter((r) => !this.byRevision.has(r.revision));
+    const records = (await this.repo.reading(() => backfill(this.repo.gitdir, head, from))).filter((r) => !this.byRevision.has(r.revision));
     for (const r of records) this.add(r);
     const pending = this.pending ?? [];
     this.pending = null;
@@ -141,10 +164,8 @@ export class HistoryIndex {
   /** Records one commit (called under the written versions' locks, after the ref is durable). */
   record(write: CommittedWrite): void {
     const versions: CommitRecord['versions'] = write.changes.map(({ slug, before, after }) => {
-      // The same tree before and after (a translation written): only the nodes whose translations changed are compared.
-      const sameTree = before !== null && after !== null && before.nodes === after.nodes;
-      const beforeNodes = sameTree ? touchedNodes(before, after) : nodeTableOf(before);
-      const afterNodes = sameTree ? beforeNodes : nodeTableOf(after);
+      // Only the nodes the write replaced are compared: an edit costs what it touched, not the whole version.
+      const { before: beforeNodes, after: afterNodes } = changedNodeTables(before, after);
       const files = fileChangesOfStates(before, after, beforeNodes, afterNodes);
       const folder = this.repo.folder(slug);
       const blobOf = (language: string, node: string) => {
@@ -181,7 +202,8 @@ export class HistoryIndex {
       this.held = [];
       try {
         const from = last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
-        const records = (await backfill(this.repo.gitdir, head, from)).filter((r) => !this.byRevision.has(r.revision));
+        // git reads the packs on its own: no pack merge may remove one under it meanwhile.
+        const records = (await this.repo.reading(() => backfill(this.repo.gitdir, head, from))).filter((r) => !this.byRevision.has(r.revision));
         if (from === null) {
           this.reset();
           for (const r of records) this.add(r);
@@ -261,6 +283,9 @@ export class HistoryIndex {
     this.commits.length = 0;
     this.byRevision.clear();
     this.versions.clear();
+    this.fingerprints.clear();
+    this.derived = null;
+    this.copiedEntries = null;
   }
 
   private add(record: CommitRecord): void {
@@ -270,15 +295,81 @@ export class HistoryIndex {
     for (const v of record.versions) {
       let history = this.versions.get(v.version);
       if (!history) this.versions.set(v.version, (history = { commits: [], nodes: new Map(), slugs: new Map() }));
+      if (v.copyOf !== undefined) v.entries = this.copied(v);
+      else if (v.change === 'created') this.findCopy(v, record.message);
       history.commits.push({ commit: index, change: v.change });
-      for (const e of v.entries) this.addEntry(history, index, e);
+      if (v.fingerprint !== undefined) this.addCopied(history, index, v.entries, v.fingerprint);
+      else for (const e of v.entries) this.addEntry(history, index, e);
+      if (v.fingerprint !== undefined) this.fingerprints.set(v.version, { commits: history.commits.length, value: v.fingerprint });
     }
   }
 
+  /** A version's copy fingerprint now (computed again only after a commit changed it). */
+  private fingerprintOf(version: string, history: VersionHistory): string {
+    const known = this.fingerprints.get(version);
+    if (known?.commits === history.commits.length) return known.value;
+    const value = copyFingerprint(liveNodes(history.nodes));
+    this.fingerprints.set(version, { commits: history.commits.length, value });
+    return value;
+  }
+
+  /**
+   * Marks a created version as a copy when its entries create exactly the nodes and files another
+   * version has at that commit: the file then holds a reference, not an entry per file. The versions
+   * looked at: those the commit message names (a duplicate's, a working copy's, most copies made by
+   * hand) and those whose fingerprint is known as they are now (the copies made before); the
+   * fingerprint of any other is not worked out for it. One not found is recorded entry by entry, as
+   * any created version.
+   */
+  private findCopy(v: VersionRecord, message: string): void {
+    const created = v.entries.length > 0 ? createdNodes(v.entries) : null;
+    if (created === null) return;
+    const fingerprint = copyFingerprint(created);
+    for (const [version, history] of this.versions) {
+      // A version that never had that many nodes cannot have them all.
+      if (version === v.version || history.nodes.size < created.size) continue;
+      const known = this.fingerprints.get(version);
+      const current = known?.commits === history.commits.length ? known.value : message.includes(version) ? this.fingerprintOf(version, history) : null;
+      if (current !== fingerprint) continue;
+      v.copyOf = version;
+      v.fingerprint = fingerprint;
+      return;
+    }
+  }
+
+  /** A copy's entries, derived from the nodes and files of the version it copied as they are at this commit. */
+  private copied(v: VersionRecord): EntryFacts[] {
+    const source = this.versions.get(v.copyOf!);
+    const commits = source?.commits.length ?? 0;
+    const cached = this.derived;
+    if (cached !== null && cached.version === v.copyOf && cached.commits === commits && cached.fingerprint === v.fingerprint) return cached.entries;
+    const nodes = liveNodes(source?.nodes ?? new Map());
+    const fingerprint = copyFingerprint(nodes);
+    if (fingerprint !== v.fingerprint) throw new CopyMismatchError(`${v.version} is recorded as a copy of ${v.copyOf}, which holds other nodes or files at that commit`);
+    this.fingerprints.set(v.copyOf!, { commits, value: fingerprint });
+    const entries = creatingEntries(nodes);
+    this.derived = { version: v.copyOf!, commits, fingerprint, entries };
+    return entries;
+  }
+
   private addEntry(history: VersionHistory, commit: number, e: EntryFacts): void {
-    let list = history.nodes.get(e.id);
-    if (!list) history.nodes.set(e.id, (list = []));
-    list.push({ commit, change: e.change, slug: e.slug, language: e.language, ...(e.from !== undefined ? { from: e.from } : {}), ...(e.language !== null ? { blob: e.blob ?? null } : {}) });
-    history.slugs.set(e.slug, e.id);
+    this.push(history, e.id, nodeEntry(commit, e));
+  }
+
+  private addCopied(history: VersionHistory, commit: number, entries: readonly EntryFacts[], fingerprint: string): void {
+    let made = this.copiedEntries;
+    if (made === null || made.commit !== commit || made.fingerprint !== fingerprint) {
+      made = this.copiedEntries = { commit, fingerprint, entries: entries.map((e) => [e.id, nodeEntry(commit, e)]) };
+    }
+    for (const [id, entry] of made.entries) this.push(history, id, entry);
+  }
+
+  private push(history: VersionHistory, id: string, entry: NodeEntry): void {
+    let list = history.nodes.get(id);
+    if (!list) history.nodes.set(id, (list = []));
+    list.push(entry);
+    history.slugs.set(entry.slug, id);
   }
 }
+
+const nodeEntry = (commit: number, e: EntryFacts): NodeEntry => ({ commit, change: e.change, slug: e.slug, language: e.language, ...(e.from !== undefined ? { from: e.from } : {}), ...(e.language !== null ? { blob: e.blob ?? null } : {}) });

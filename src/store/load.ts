@@ -59,18 +59,43 @@ export async function loadCatalog(repo: Repository, catalog: Catalog, clock: Clo
   catalog.setLoading(folders.keys());
   const parsed: ParsedBlobs = new Map();
   const loaded = new Map<string, VersionState>();
-  const queue = [...folders];
+  // One folder of each distinct tree first, the identical ones after: copies made for each release
+  // then wait for their tree's one load instead of each reading it (its snapshot, or git) again.
+  const queue = distinctFirst(folders);
+  /** The load of each tree under way: an identical folder waits for it, then shares its state. */
+  const loading = new Map<string, Promise<void>>();
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      await loadVersion(next[0], next[1], { repo, catalog, clock, log, opts, parsed, loaded });
-      const state = catalog.entry(next[0])?.state;
-      if (state) loaded.set(next[1].oid, state);
+      const [slug, tree] = next;
+      const underWay = loading.get(tree.oid);
+      if (underWay) await underWay;
+      const done = loadVersion(slug, tree, { repo, catalog, clock, log, opts, parsed, loaded }).then(() => {
+        const state = catalog.entry(slug)?.state;
+        if (state) loaded.set(tree.oid, state);
+      });
+      if (!underWay) loading.set(tree.oid, done.catch(() => undefined));
+      await done;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_LOADS, queue.length) }, worker));
   resolveLatest(catalog, log);
   catalog.setComplete();
   await opts.snapshots?.removeOthers(folders);
+}
+
+/** The folders with the first of each distinct tree ahead of the others, otherwise in their order. */
+function distinctFirst(folders: ReadonlyMap<string, TreeNode>): Array<[string, TreeNode]> {
+  const seen = new Set<string>();
+  const firsts: Array<[string, TreeNode]> = [];
+  const rest: Array<[string, TreeNode]> = [];
+  for (const folder of folders) {
+    if (seen.has(folder[1].oid)) rest.push(folder);
+    else {
+      seen.add(folder[1].oid);
+      firsts.push(folder);
+    }
+  }
+  return [...firsts, ...rest];
 }
 
 /** Translations by the id of the blob they were parsed from, during one load. */
@@ -131,6 +156,8 @@ async function loadVersion(slug: string, tree: TreeNode, { repo, catalog, clock,
   }
   let result: { state: VersionState | null; problems: ProblemList; read: number };
   try {
+    // Its changed documents are about to be indexed (see primeIndexing; a start that reads none leaves it for later).
+    if (snap && opts.search) primeIndexing();
     result = snap ? await patchFromSnapshot(repo, snap, tree, parsed) : await readWhole(repo, slug, tree, parsed, opts.search);
   } catch (err) {
     return broken(`a file cannot be read from git: ${(err as Error).message}`);
