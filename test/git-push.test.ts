@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -107,6 +107,23 @@ describe('git push to content.git', () => {
     const mine = history.body.history.find((c: { revision: string }) => c.revision === pushed);
     assert.equal(mine.author, 'Wanda Writer');
     assert.equal(mine.message, 'Explain the install');
+  });
+
+  test('the history of a pushed change is the same as recorded and as read back from git log', async () => {
+    const paths = ['/versions/v1/nodes/install/history?language=en', '/versions/v1/history?limit=50'];
+    const live = await Promise.all(paths.map(async (path) => (await t.s.request('GET', path)).body));
+    const entries = live[0].history.filter((e: { language: string | null }) => e.language === 'en');
+    assert.equal(entries[0].message, 'Explain the install', 'the writer\'s commit is the last change of the text');
+    // The same data directory without the history file: the index is read from git log.
+    await t.s.service.close();
+    rmSync(join(t.s.dataDir, 'history.jsonl'));
+    t.s = await startTestServer({ dataDir: t.s.dataDir, port: Number(new URL(t.s.url).port) });
+    for (const [i, path] of paths.entries()) {
+      let res = await t.s.request('GET', path);
+      for (let tries = 0; res.status === 503 && tries < 100; tries++) res = await new Promise((r) => setTimeout(r, 100)).then(() => t.s.request('GET', path));
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body, live[i], path);
+    }
   });
 
   test('a push of several commits that adds a version keeps each commit and the status its version.json gives', async () => {

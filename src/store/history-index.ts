@@ -163,7 +163,9 @@ export class HistoryIndex {
 
   /** Records one commit (called under the written versions' locks, after the ref is durable). */
   record(write: CommittedWrite): void {
-    const versions: CommitRecord['versions'] = write.changes.map(({ slug, before, after }) => {
+    // What the commit's files changed, from the state served before it: as git log would tell it (a
+    // push's stamps commit changes no file of the nodes its webhooks tell of).
+    const versions: CommitRecord['versions'] = write.changes.map(({ slug, served: before, after }) => {
       // Only the nodes the write replaced are compared: an edit costs what it touched, not the whole version.
       const { before: beforeNodes, after: afterNodes } = changedNodeTables(before, after);
       const files = fileChangesOfStates(before, after, beforeNodes, afterNodes);

@@ -37,7 +37,14 @@ export interface WritePlan<T> {
 /** A commit as its listeners (webhooks) learn of it: its id, each version's states before and after, and the plan's event. */
 export interface CommittedWrite {
   revision: string;
-  changes: ReadonlyArray<{ slug: string; before: VersionState | null; after: VersionState | null }>;
+  changes: ReadonlyArray<{
+    slug: string;
+    /** What the listeners are told it changed from: the served state, or the plan's `changedFrom`. */
+    before: VersionState | null;
+    after: VersionState | null;
+    /** The state served before this commit, which is what the commit's files changed (the history index's view). */
+    served: VersionState | null;
+  }>;
   event?: WritePlan<unknown>['event'];
   /** The commit's author (the key's or account's name), message and date, as written into it. */
   author: string;
@@ -190,7 +197,10 @@ export class Writer {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed. Send it again once the cause is fixed (the server log names it, under this request id: a full disk, for example)', {}, { cause: err });
     }
-    const before = changes.map((change) => ({ slug: change.slug, before: planned.changedFrom?.has(change.slug) ? planned.changedFrom.get(change.slug)! : (this.catalog.entry(change.slug)?.state ?? null), after: change.after }));
+    const before = changes.map((change) => {
+      const served = this.catalog.entry(change.slug)?.state ?? null;
+      return { slug: change.slug, before: planned.changedFrom?.has(change.slug) ? planned.changedFrom.get(change.slug)! : served, after: change.after, served };
+    });
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
     await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
     // The commit is durable and in the index: a listener's failure is its own to report.
