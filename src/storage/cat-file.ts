@@ -319,7 +319,18 @@ async function readTreeLevels(git: CatFile, commit: string): Promise<{ root: Tre
       }
     } else level = [];
   }
+  // Folders with the same content are one tree (a version and its untouched copies): built once and
+  // shared, as every tree is immutable once built (patchTree copies what it changes).
+  const built = new Map<string, TreeNode>();
   const build = (oid: string, depth: number): TreeNode => {
+    const key = `${depth}:${oid}`;
+    const done = built.get(key);
+    if (done !== undefined) return done;
+    const node = buildOnce(oid, depth);
+    built.set(key, node);
+    return node;
+  };
+  const buildOnce = (oid: string, depth: number): TreeNode => {
     const entries = new Map<string, TreeEntry>();
     for (const e of parsed.get(oid) ?? []) {
       if (e.mode === '40000') {
