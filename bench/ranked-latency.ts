@@ -23,6 +23,8 @@ export interface RankedLatencyInput {
   connections: number;
   /** P2c's run (document order, every request a new URL), the baseline of P2f, when it ran. */
   documentFresh: LoadResult | null;
+  /** The same queries in process (SearchIndex.ranked, no HTTP), when P2's probe timed them: what of P2f's time is the query's. */
+  inProcess: { timed: number; mean: number; p50: number; p99: number } | null;
   load(what: string, opts: LoadOptions): Promise<LoadResult>;
 }
 
@@ -39,6 +41,8 @@ function byTurns<T extends { language: string }>(queries: readonly T[]): T[] {
   for (let i = 0; out.length < queries.length; i++) for (const list of by.values()) if (i < list.length) out.push(list[i]);
   return out;
 }
+
+const inProcessNote = (t: RankedLatencyInput['inProcess']) => (t === null ? '' : `; in process (SearchIndex.ranked, no HTTP) p50 ${round(t.p50, 3)} ms, mean ${round(t.mean, 3)} ms, p99 ${round(t.p99, 2)} ms over ${t.timed} searches`);
 
 export async function rankedLatencyRows(input: RankedLatencyInput, details: Record<string, unknown>): Promise<Row[]> {
   const { origin, api } = input;
@@ -125,7 +129,7 @@ export async function rankedLatencyRows(input: RankedLatencyInput, details: Reco
       ratio: base && base.rps > 0 ? fresh.rps / base.rps : null,
       target: full ? '≥ 2,000 req/s' : `— (≥ 2,000 req/s at ${FULL_NODES.toLocaleString('en-US')} nodes)`,
       met: full ? fresh.rps >= 2000 : null,
-      note: `p50 ${fresh.p50} ms, p99 ${fresh.p99} ms at ${input.connections} connections${fresh.timeouts > 0 ? `; ${fresh.timeouts} requests timed out` : ''}; server CPU ${fresh.cpuPerRequestUs === null ? '?' : Math.round(fresh.cpuPerRequestUs)} µs per answer`,
+      note: `p50 ${fresh.p50} ms, p99 ${fresh.p99} ms at ${input.connections} connections${fresh.timeouts > 0 ? `; ${fresh.timeouts} requests timed out` : ''}; server CPU ${fresh.cpuPerRequestUs === null ? '?' : Math.round(fresh.cpuPerRequestUs)} µs per answer${inProcessNote(input.inProcess)}`,
     },
   ];
 }

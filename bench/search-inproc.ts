@@ -2,13 +2,15 @@
  * P2, in process: the time of one search in the service's own search index, without HTTP.
  *
  * Run by bench/run.ts as a child process (so the index's memory does not disturb the other figures):
- *   node --import tsx bench/search-inproc.ts <shape> <nodes> <queries.json> <budget seconds>
+ *   node --import tsx bench/search-inproc.ts <shape> <nodes> <queries.json> <budget seconds> [<ranked-queries.json>]
  * It regenerates the same documentation set (the generator is deterministic) and builds the version's
  * state and SearchIndex exactly as the service does when it loads. Building takes long, so it is done
  * while the suite sets up; the child then prints `{"built":ms}` and waits for a line on stdin before it
  * measures (so the timing runs while nothing else does). It runs every query once (warm-up; queries that
  * find nothing are left out, as in the HTTP scenario), then times `search()` calls round-robin until every
- * query was timed `passes` times or the budget is spent (at least once each). Prints one JSON line.
+ * query was timed `passes` times or the budget is spent (at least once each). With a second query file, it
+ * then times the search by relevance (`ranked()`, the first page of 10 hits, as P2e and P2f ask it) the same
+ * way on those queries: the query's cost without HTTP. Prints one JSON line.
  */
 import * as fs from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -23,6 +25,7 @@ const shape = SHAPES[process.argv[2] as DocShape['name']];
 const nodes = Number(process.argv[3]);
 const queries = JSON.parse(fs.readFileSync(process.argv[4], 'utf8')) as Array<{ language: string; q: string }>;
 const budgetMs = Number(process.argv[5] ?? 10) * 1000;
+const rankedQueries = process.argv[6] ? (JSON.parse(fs.readFileSync(process.argv[6], 'utf8')) as typeof queries) : [];
 const passes = 5;
 
 let t = performance.now();
@@ -34,7 +37,9 @@ if (state === null) throw new Error(`the generated set does not load: ${JSON.str
 files.clear();
 const index = new SearchIndex();
 const indexStarted = performance.now();
-index.update('v1', state);
+// A large set is indexed in slices: the timing waits until it is searchable.
+await index.update('v1', state);
+await index.indexed();
 const buildMs = performance.now() - indexStarted;
 process.stdout.write(`${JSON.stringify({ built: performance.now() - t })}\n`);
 
@@ -63,8 +68,28 @@ for (let pass = 0; pass < passes; pass++) {
   }
   if (performance.now() - started > budgetMs) break;
 }
+
+/** The search by relevance, timed as above: every query once to warm up, then round-robin within the budget. */
+function timeRanked(): { timed: number; mean: number; p50: number; p99: number } | null {
+  if (rankedQueries.length === 0) return null;
+  const options = { limit: 10, offset: 0 };
+  for (const { language, q } of rankedQueries) index.ranked(state!, language, q, options);
+  const spent: number[] = [];
+  const from = performance.now();
+  for (let pass = 0; pass < passes && (pass === 0 || performance.now() - from <= budgetMs); pass++) {
+    for (const { language, q } of rankedQueries) {
+      const at = performance.now();
+      index.ranked(state!, language, q, options);
+      spent.push(performance.now() - at);
+    }
+  }
+  return { timed: spent.length, mean: spent.reduce((a, b) => a + b, 0) / spent.length, p50: median(spent), p99: percentile(spent, 99) };
+}
+const ranked = timeRanked();
+
 process.stdout.write(
   `${JSON.stringify({
+    ranked,
     buildMs,
     queries: found.length,
     empty: queries.length - found.length,

@@ -47,7 +47,7 @@ interface Match {
 export function passage(t: Translation, terms: Terms, holds: { body: (term: string) => boolean; summary: (term: string) => boolean }): Passage {
   const body = bodyFor(t);
   const inBody = bestWindow(matchesIn(body.text, only(terms, holds.body), foldedBody(t, body.text)));
-  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldKeepingPlaces(t.summary)));
+  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldedSummary(t)));
   if (inBody !== null && (inSummary === null || inBody.distinct > inSummary.distinct)) {
     return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, body.text, inBody.at) };
   }
@@ -89,28 +89,72 @@ function only(terms: Terms, holds: (term: string) => boolean): Terms {
 /** Matches looked at in one text, at most: a body that is one word repeated must not cost a snippet more than this. */
 const MAX_MATCHES = 4096;
 
+/** Where the matches of a text are, in order of their start (the longer first at the same start): three numbers each, start, end and query word. */
+interface Matches {
+  at: Int32Array;
+  count: number;
+}
+
 /**
  * Where the terms of the query occur in `text`: words of spaced scripts where they are whole words,
- * pairs anywhere (overlapping). One indexOf() scan per term over the folded text: a pattern of all
- * the terms at once, tried at every position, took three times as long.
+ * pairs anywhere (overlapping). One indexOf() scan per term over the folded text (a pattern of all
+ * the terms at once, tried at every position, took three times as long); each term's matches come
+ * in order, so they are merged, not sorted, into numbers rather than objects.
  */
-function matchesIn(text: string, terms: Terms, folding: Folded): Match[] {
-  const out: Match[] = [];
-  if (text === '' || terms.matched.size === 0) return out;
+function matchesIn(text: string, terms: Terms, folding: Folded): Matches {
+  if (text === '' || terms.matched.size === 0) return { at: EMPTY, count: 0 };
   const { folded, source } = folding;
-  const add = (start: number, end: number, unit: number) => out.push(source === null ? { start, end, unit } : { start: source[start], end: source[end], unit });
-  for (const term of terms.spaced) {
+  const lists: number[][] = [];
+  let found = 0;
+  const scan = (term: string, whole: boolean) => {
     const unit = terms.matched.get(term)!;
-    for (let at = folded.indexOf(term); at >= 0 && out.length < MAX_MATCHES; at = folded.indexOf(term, at + 1)) {
-      if (isWordAt(folded, at - 1) || isWordAt(folded, at + term.length)) continue;
-      add(at, at + term.length, unit);
+    const list: number[] = [];
+    for (let at = folded.indexOf(term); at >= 0 && found < MAX_MATCHES; at = folded.indexOf(term, at + 1)) {
+      if (whole && (isWordAt(folded, at - 1) || isWordAt(folded, at + term.length))) continue;
+      const start = source === null ? at : source[at];
+      const end = source === null ? at + term.length : source[at + term.length];
+      list.push(start, end, unit);
+      found++;
     }
+    if (list.length > 0) lists.push(list);
+  };
+  for (const term of terms.spaced) scan(term, true);
+  for (const term of terms.pairs) scan(term, false);
+  return merged(lists, found);
+}
+
+const EMPTY = new Int32Array(0);
+
+/** Lists of matches (each in order) as one, in order of start, the longer first at the same start, the earlier list first when both are the same. */
+function merged(lists: number[][], count: number): Matches {
+  const at = new Int32Array(3 * count);
+  if (lists.length === 1) {
+    at.set(lists[0]);
+    return { at, count };
   }
-  for (const term of terms.pairs) {
-    const unit = terms.matched.get(term)!;
-    for (let at = folded.indexOf(term); at >= 0 && out.length < MAX_MATCHES; at = folded.indexOf(term, at + 1)) add(at, at + term.length, unit);
+  const next = new Int32Array(lists.length);
+  for (let k = 0; k < 3 * count; k += 3) {
+    let best = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const i = next[l];
+      const list = lists[l];
+      if (i >= list.length) continue;
+      if (best < 0) {
+        best = l;
+        continue;
+      }
+      const b = lists[best];
+      const j = next[best];
+      if (list[i] < b[j] || (list[i] === b[j] && list[i + 1] > b[j + 1])) best = l;
+    }
+    const list = lists[best];
+    const i = next[best];
+    at[k] = list[i];
+    at[k + 1] = list[i + 1];
+    at[k + 2] = list[i + 2];
+    next[best] = i + 3;
   }
-  return out.sort((a, b) => a.start - b.start || b.end - a.end);
+  return { at, count };
 }
 
 /** Whether the character at `i` is a letter, digit or mark (false outside the text). */
@@ -126,6 +170,14 @@ type Folded = ReturnType<typeof foldKeepingPlaces>;
 
 
 const foldedBodies = new WeakMap<Translation, Folded & { text: string }>();
+const foldedSummaries = new WeakMap<Translation, Folded>();
+
+/** The folded summary, kept beside the translation as its folded body is. */
+function foldedSummary(t: Translation): Folded {
+  let kept = foldedSummaries.get(t);
+  if (kept === undefined) foldedSummaries.set(t, (kept = foldKeepingPlaces(t.summary)));
+  return kept;
+}
 
 /** The folded plain text of a body, kept beside the translation as its plain text is (body-text.ts): hits shown again cost no folding. */
 function foldedBody(t: Translation, text: string): Folded {
@@ -140,23 +192,27 @@ function foldedBody(t: Translation, text: string): Folded {
  * The window of PASSAGE_CHARS with the most distinct query words, then the most matches, then the
  * earliest: two pointers over the matches, so linear in them. null when there is no match.
  */
-function bestWindow(matches: Match[]): { at: number; distinct: number; matches: Match[] } | null {
-  if (matches.length === 0) return null;
-  const units = new Map<number, number>();
+function bestWindow(found: Matches): { at: number; distinct: number; matches: Match[] } | null {
+  const { at: m, count } = found;
+  if (count === 0) return null;
+  const units = new Int32Array(UNITS);
+  let distinct = 0;
   let best = { from: 0, until: 0, distinct: 0, count: 0 };
-  for (let from = 0, until = 0; from < matches.length; from++) {
-    while (until < matches.length && matches[until].end - matches[from].start <= PASSAGE_CHARS) {
-      units.set(matches[until].unit, (units.get(matches[until].unit) ?? 0) + 1);
+  for (let from = 0, until = 0; from < count; from++) {
+    while (until < count && m[3 * until + 1] - m[3 * from] <= PASSAGE_CHARS) {
+      if (units[m[3 * until + 2]]++ === 0) distinct++;
       until++;
     }
-    if (units.size > best.distinct || (units.size === best.distinct && until - from > best.count)) best = { from, until, distinct: units.size, count: until - from };
-    const u = matches[from].unit;
-    const left = units.get(u)! - 1;
-    if (left === 0) units.delete(u);
-    else units.set(u, left);
+    if (distinct > best.distinct || (distinct === best.distinct && until - from > best.count)) best = { from, until, distinct, count: until - from };
+    if (--units[m[3 * from + 2]] === 0) distinct--;
   }
-  return { at: matches[best.from].start, distinct: best.distinct, matches: matches.slice(best.from, best.until) };
+  const matches: Match[] = [];
+  for (let i = best.from; i < best.until; i++) matches.push({ start: m[3 * i], end: m[3 * i + 1], unit: m[3 * i + 2] });
+  return { at: m[3 * best.from], distinct: best.distinct, matches };
 }
+
+/** More than the units of a query (rank-query.ts keeps 64): the query word a match stands for is below it. */
+const UNITS = 256;
 
 /**
  * About PASSAGE_CHARS of `text` holding the window's matches from `at` on, with a little before it,

@@ -1,4 +1,6 @@
 import { boundedDistance } from './edit-distance.ts';
+import { DENSE, keepImpacts, keptImpacts, nextIndexNumber, type Impacts } from './impacts.ts';
+import { TopK } from './top-k.ts';
 import { BODY, FIELDS, MAX_COUNT, SHIFT, SUMMARY, type RankDoc } from './rank-doc.ts';
 import { lowerBound } from './sorted-terms.ts';
 import { stemmerFor } from './stemmers.ts';
@@ -15,6 +17,11 @@ import { queryTerms } from './words.ts';
  *
  * Documents are numbered as they are added and keep their numbers; a document that goes is marked
  * gone, and the postings are rebuilt without the gone ones once those outnumber the living ones.
+ *
+ * A search does not score every posting of its terms: each term's gains per document, in order, are
+ * made once per change of the index and kept (impacts.ts), and top() reads the best of them until no
+ * document left can enter the best k (the threshold algorithm), with the same answer as scoring all.
+ * Nothing of that is saved: snapshots hold the postings, and the gains are made again after a start.
  */
 
 /** Terms filed between two looks at the clock in addInSlices. */
@@ -66,6 +73,10 @@ export class RankIndex {
    */
   private norms: Float64Array | null = null;
   private readonly stem: ((word: string) => string) | null;
+  /** Names this index's kept impacts (impacts.ts). */
+  private readonly number = nextIndexNumber();
+  /** Bumped by every change of postings, documents or lengths: impacts made before are stale. */
+  private generation = 0;
 
   constructor(readonly language: string) {
     this.stem = stemmerFor(language);
@@ -108,6 +119,7 @@ export class RankIndex {
       this.lens = grown;
     }
     for (let f = 0; f < FIELDS; f++) this.lens[n * FIELDS + f] = doc.lengths[f];
+    this.generation++;
     return n;
   }
 
@@ -118,6 +130,7 @@ export class RankIndex {
     this.numbers.set(key, n);
     for (let f = 0; f < FIELDS; f++) this.sums[f] += this.lens[n * FIELDS + f];
     this.norms = null;
+    this.generation++;
   }
 
   remove(key: string): void {
@@ -127,6 +140,7 @@ export class RankIndex {
     this.keyOf[n] = undefined;
     for (let f = 0; f < FIELDS; f++) this.sums[f] -= this.lens[n * FIELDS + f];
     this.norms = null;
+    this.generation++;
     if (++this.gone > Math.max(1024, this.numbers.size)) this.compact();
   }
 
@@ -168,6 +182,7 @@ export class RankIndex {
   }
 
   private post(id: number, n: number, packed: number): void {
+    this.generation++;
     let p = this.posts[id];
     const c = this.counts[id];
     if (2 * c + 2 > p.length) {
@@ -204,6 +219,7 @@ export class RankIndex {
     this.sorted = [];
     this.unsorted = [];
     this.fieldDf = new Uint32Array(FIELDS * 256);
+    this.generation++;
     for (let t = 0; t < old.terms.length; t++) {
       const p = old.posts[t];
       let living = 0;
@@ -386,65 +402,206 @@ export class RankIndex {
   }
 
   /**
-   * Scores every document matching at least one unit: BM25F per matched term (the best-weighted
-   * match per unit counts), summed over units. Calls `found(n, matchedUnits, score)` for each
-   * living document matched. Linear in the postings of the terms the units expanded to.
+   * The best `k` documents for `units`, by key: TIER for each unit a document matches, plus its
+   * score (BM25F per matched term, the best-weighted match per unit counting, summed over units,
+   * below TIER); ties go to the lower document number. `total`: how many living documents match at
+   * least one unit, counted in full (an OR of the terms' sets of bits).
+   *
+   * The threshold algorithm (Fagin's TA) over each term's documents in order of impact (impacts.ts):
+   * the unit whose next document gains most reads it, and a document read the first time gets its
+   * whole key at once (its gain from each term is a lookup: one step for a common term, a bisection
+   * of the postings for a rare one). A document not read yet can gain
+   * from each unit at most TIER plus the gain of the unit's next document (nothing from a unit read
+   * to the end), so once that sum is below the k-th best key found, no document left can enter the
+   * best k: a search reads the best few hundred documents of each unit, not every posting. The
+   * answer is the exhaustive one (scoreAll()), document for document and key for key.
    */
-  score(units: Unit[], found: (n: number, matched: number, score: number) => void): void {
+  top(units: Unit[], k: number): { top: Array<{ n: number; key: number }>; total: number } {
     const cap = this.keyOf.length;
+    const norms = this.normsNow(Math.max(1, this.numbers.size));
+    // The terms of all units side by side, unit u's from first[u] to first[u + 1].
+    const first = new Int32Array(units.length + 1);
+    const impacts: Impacts[] = [];
+    const weights: number[] = [];
+    for (let u = 0; u < units.length; u++) {
+      first[u] = impacts.length;
+      for (const t of units[u].terms) {
+        impacts.push(this.impactsOf(t.id, norms));
+        weights.push(t.weight);
+      }
+    }
+    first[units.length] = impacts.length;
+    const orders = impacts.map((i) => i.order);
+    const sorted = impacts.map((i) => i.sorted);
+    const gainOf = this.gainLookup(units, impacts);
+    const at = new Int32Array(impacts.length);
+    const total = this.countMatches(impacts, cap);
+    const heap = new TopK(k);
+    if (total === 0) return { top: [], total };
     const scratch = Scratch.of(cap);
-    const { total, unitBest, matched, touched, unitTouched } = scratch;
-    let touchedCount = 0;
-    const living = Math.max(1, this.numbers.size);
-    const norms = this.normsNow(living);
-    const fieldDf = this.fieldDf;
-    // A field's weight times the word's rarity in it (and BM25's K1 + 1), times the weight of the kind of match.
-    const weightOf = (f: number, id: number, weight: number) => {
-      const df = fieldDf[id * FIELDS + f];
-      return df === 0 ? 0 : FIELD_WEIGHT[f] * (K1 + 1) * weight * Math.log(1 + (living - df + 0.5) / (df + 0.5));
-    };
-    for (const unit of units) {
-      let unitCount = 0;
-      for (const { id, weight } of unit.terms) {
-        const p = this.posts[id];
-        const c = this.counts[id];
-        // Rarity per field (as BM25F and MiniSearch count it): a word in every body but few titles still tells titles apart.
-        const idf0 = weightOf(0, id, weight);
-        const idf1 = weightOf(1, id, weight);
-        const idf2 = weightOf(2, id, weight);
-        const idf3 = weightOf(3, id, weight);
-        for (let i = 0; i < c; i++) {
-          const n = p[2 * i];
-          const packed = p[2 * i + 1];
-          const at = n * FIELDS;
-          // The four fields written out: a loop over them took a third longer.
-          const t0 = packed >>> 28;
-          const t1 = (packed >>> 22) & 63;
-          const t2 = (packed >>> 16) & 63;
-          const t3 = packed & 65535;
-          let s = 0;
-          if (t0 !== 0) s += (idf0 * t0) / (t0 + norms[at]);
-          if (t1 !== 0) s += (idf1 * t1) / (t1 + norms[at + 1]);
-          if (t2 !== 0) s += (idf2 * t2) / (t2 + norms[at + 2]);
-          if (t3 !== 0) s += (idf3 * t3) / (t3 + norms[at + 3]);
-          if (unitBest[n] === 0) unitTouched[unitCount++] = n;
-          if (s > unitBest[n]) unitBest[n] = s;
+    const mark = scratch.nextStamp();
+    const stamp = scratch.stamp;
+    const live = this.keyOf;
+    // Per unit: the term whose next document gains most (-1 once all are read), and that gain.
+    const nextTerm = new Int32Array(units.length);
+    const nextGain = new Float64Array(units.length);
+    const advance = (u: number) => {
+      let next = -1;
+      let gain = -Infinity;
+      for (let t = first[u]; t < first[u + 1]; t++) {
+        if (at[t] >= orders[t].length) continue;
+        const g = weights[t] * sorted[t][at[t]];
+        if (next < 0 || g > gain) {
+          next = t;
+          gain = g;
         }
       }
-      for (let i = 0; i < unitCount; i++) {
-        const n = unitTouched[i];
-        if (matched[n] === 0) touched[touchedCount++] = n;
-        matched[n]++;
-        total[n] += unitBest[n];
-        unitBest[n] = 0;
+      nextTerm[u] = next;
+      nextGain[u] = gain;
+    };
+    for (let u = 0; u < units.length; u++) advance(u);
+    for (;;) {
+      // The unit with the most to gain next is read: the bound falls fastest.
+      let u = -1;
+      let bound = 0;
+      for (let v = 0; v < units.length; v++) {
+        if (nextTerm[v] < 0) continue;
+        bound += TIER + nextGain[v];
+        if (u < 0 || nextGain[v] > nextGain[u]) u = v;
+      }
+      if (u < 0) break;
+      // A document not read yet gains at most each unit's next gain: below the k-th best key, none can enter.
+      if (heap.size >= k && bound * (1 + 1e-6) + 1e-9 < heap.floor) break;
+      const t = nextTerm[u];
+      const n = orders[t][at[t]++];
+      if (stamp[n] !== mark) {
+        stamp[n] = mark;
+        if (live[n] !== undefined) heap.offer(n, keyOf(n, first, weights, gainOf));
+      }
+      advance(u);
+    }
+    return { top: heap.sorted(), total };
+  }
+
+  /** How many living documents hold a term of `terms`: the OR of their sets of bits, living ones only. */
+  private countMatches(terms: Impacts[], cap: number): number {
+    // (A rare term's documents are set one by one, a common one's a word of 32 at a time.)
+    const words = (cap + 31) >>> 5;
+    const any = Scratch.of(cap).bits(words);
+    for (const t of terms) {
+      if (t.dense !== null) for (let i = 0; i < words; i++) any[i] |= t.dense.bits[i];
+      else for (let i = 0; i < t.order.length; i++) any[t.order[i] >>> 5] |= 1 << (t.order[i] & 31);
+    }
+    const living = this.livingBits(words);
+    let count = 0;
+    for (let i = 0; i < words; i++) {
+      count += popCount(any[i] & living[i]);
+      any[i] = 0;
+    }
+    return count;
+  }
+
+  private living: { generation: number; bits: Uint32Array } | null = null;
+
+  /** The living documents as a set of bits, made again after a change. */
+  private livingBits(words: number): Uint32Array {
+    if (this.living !== null && this.living.generation === this.generation && this.living.bits.length === words) return this.living.bits;
+    const bits = new Uint32Array(words);
+    for (let n = 0; n < this.keyOf.length; n++) if (this.keyOf[n] !== undefined) bits[n >>> 5] |= 1 << (n & 31);
+    this.living = { generation: this.generation, bits };
+    return bits;
+  }
+
+  /**
+   * Every living document matching at least one unit with its key, as top() ranks them, the plain
+   * way: each posting scored, no bound. What top() must agree with (the tests compare them).
+   */
+  scoreAll(units: Unit[]): Map<number, number> {
+    const norms = this.normsNow(Math.max(1, this.numbers.size));
+    const out = new Map<number, { matched: number; score: number }>();
+    for (const unit of units) {
+      const best = new Map<number, number>();
+      for (const { id, weight } of unit.terms) {
+        const p = this.posts[id];
+        const rarity = this.rarity(id);
+        for (let i = 0; i < this.counts[id]; i++) {
+          const s = weight * impact(rarity, p[2 * i + 1], p[2 * i], norms);
+          const n = p[2 * i];
+          if (!best.has(n) || s > best.get(n)!) best.set(n, s);
+        }
+      }
+      for (const [n, s] of best) {
+        const o = out.get(n) ?? { matched: 0, score: 0 };
+        o.matched++;
+        o.score += s;
+        out.set(n, o);
       }
     }
-    for (let i = 0; i < touchedCount; i++) {
-      const n = touched[i];
-      if (this.keyOf[n] !== undefined) found(n, matched[n], total[n]);
-      matched[n] = 0;
-      total[n] = 0;
+    const keys = new Map<number, number>();
+    for (const [n, o] of out) if (this.keyOf[n] !== undefined) keys.set(n, o.matched * TIER + Math.min(o.score, MAX_SCORE));
+    return keys;
+  }
+
+  /** The impacts of term `id` (impacts.ts), made now when none are kept for this generation of the index. */
+  private impactsOf(id: number, norms: Float64Array): Impacts {
+    const found = keptImpacts(this.number, id, this.generation);
+    if (found !== undefined) return found;
+    const cap = this.keyOf.length;
+    const p = this.posts[id];
+    const c = this.counts[id];
+    const rarity = this.rarity(id);
+    const values = new Float32Array(c);
+    for (let i = 0; i < c; i++) values[i] = impact(rarity, p[2 * i + 1], p[2 * i], norms);
+    let dense: Impacts['dense'] = null;
+    if (c * DENSE >= cap) {
+      dense = { gain: new Float32Array(cap).fill(-Infinity), bits: new Uint32Array((cap + 31) >>> 5) };
+      for (let i = 0; i < c; i++) {
+        const n = p[2 * i];
+        dense.gain[n] = values[i];
+        dense.bits[n >>> 5] |= 1 << (n & 31);
+      }
     }
+    const { order, sorted } = byGain(p, values, cap);
+    // A dense term's gains are looked up in `dense`: its values per posting would only take room.
+    const made = { generation: this.generation, values: dense === null ? values : null, order, sorted, dense };
+    keepImpacts(this.number, id, made);
+    return made;
+  }
+
+  /**
+   * Document number → its gain from term t of `impacts` (-Infinity without it): one step for a
+   * dense term, a bisection of the postings for a rare one.
+   */
+  private gainLookup(units: Unit[], impacts: Impacts[]): (t: number, n: number) => number {
+    const posts = units.flatMap((u) => u.terms.map((t) => this.posts[t.id]));
+    return (t, n) => {
+      const d = impacts[t].dense;
+      if (d !== null) return d.gain[n];
+      const p = posts[t];
+      const values = impacts[t].values!;
+      let lo = 0;
+      let hi = values.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (p[2 * mid] < n) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < values.length && p[2 * lo] === n ? values[lo] : -Infinity;
+    };
+  }
+
+  /**
+   * Per field, the field's weight times term `id`'s rarity in it (BM25F, as MiniSearch counts it: a
+   * word in every body but few titles still tells titles apart), times BM25's K1 + 1.
+   */
+  private rarity(id: number): Float64Array {
+    const living = Math.max(1, this.numbers.size);
+    const out = new Float64Array(FIELDS);
+    for (let f = 0; f < FIELDS; f++) {
+      const df = this.fieldDf[id * FIELDS + f];
+      out[f] = FIELD_WEIGHT[f] * (K1 + 1) * Math.log(1 + (living - df + 0.5) / (df + 0.5));
+    }
+    return out;
   }
 
   /** K1 times each document's length normalisation per field, made anew after a change. */
@@ -538,7 +695,91 @@ export class RankIndex {
 }
 
 const FORMAT = 2;
+/** A key's worth of one unit matched: more than any score (scores stay far below it). */
+export const TIER = 1e4;
+const MAX_SCORE = TIER - 1;
 const EMPTY = new Uint32Array(0);
+
+/**
+ * What a term whose rarity per field is `rarity` (RankIndex.rarity()) adds to document `n`'s score,
+ * its counts per field being `packed`: per field, the rarity times BM25's saturation of the count; in
+ * single precision, as impacts.ts keeps it.
+ */
+function impact(rarity: Float64Array, packed: number, n: number, norms: Float64Array): number {
+  const at = n * FIELDS;
+  const t0 = packed >>> 28;
+  const t1 = (packed >>> 22) & 63;
+  const t2 = (packed >>> 16) & 63;
+  const t3 = packed & 65535;
+  // The four fields written out (SHIFT and MAX_COUNT of rank-doc.ts): a loop over them took a third longer.
+  let s = 0;
+  if (t0 !== 0) s += (rarity[0] * t0) / (t0 + norms[at]);
+  if (t1 !== 0) s += (rarity[1] * t1) / (t1 + norms[at + 1]);
+  if (t2 !== 0) s += (rarity[2] * t2) / (t2 + norms[at + 2]);
+  if (t3 !== 0) s += (rarity[3] * t3) / (t3 + norms[at + 3]);
+  return Math.fround(s);
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+/** Document numbers below this fit beside a gain's 32 bits in the 53 of a double (byGain()). */
+const PACKED_NUMBERS = 2 ** 21;
+
+/**
+ * The documents of postings `p` (gains `values`), the greatest gain first, ties by number, and their
+ * gains in that order: each gain's bits made to sort as integers, largest first, with the number
+ * below them, so a numeric sort without a comparator (several times faster) gives the order.
+ */
+function byGain(p: Uint32Array, values: Float32Array, cap: number): { order: Int32Array; sorted: Float32Array } {
+  const c = values.length;
+  const order = new Int32Array(c);
+  const sorted = new Float32Array(c);
+  if (cap > PACKED_NUMBERS) {
+    const at = Int32Array.from({ length: c }, (_, i) => i).sort((a, b) => values[b] - values[a] || p[2 * a] - p[2 * b]);
+    for (let i = 0; i < c; i++) {
+      order[i] = p[2 * at[i]];
+      sorted[i] = values[at[i]];
+    }
+    return { order, sorted };
+  }
+  const keys = new Float64Array(c);
+  for (let i = 0; i < c; i++) {
+    f32[0] = values[i];
+    const b = u32[0];
+    // Ascending as integers when the float ascends (negative ones flipped), then turned around.
+    const up = b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+    keys[i] = (0xffffffff - up) * PACKED_NUMBERS + p[2 * i];
+  }
+  keys.sort();
+  for (let i = 0; i < c; i++) {
+    order[i] = keys[i] % PACKED_NUMBERS;
+    const up = 0xffffffff - Math.floor(keys[i] / PACKED_NUMBERS);
+    u32[0] = up & 0x80000000 ? up & 0x7fffffff : ~up >>> 0;
+    sorted[i] = f32[0];
+  }
+  return { order, sorted };
+}
+
+/**
+ * The key of document `n` (RankIndex.top()): TIER for each unit it matches plus the sum of its best
+ * gain in each, below TIER. Unit u's terms are first[u] to first[u + 1] of `weights` (and of gainOf()).
+ */
+function keyOf(n: number, first: Int32Array, weights: number[], gainOf: (t: number, n: number) => number): number {
+  let matched = 0;
+  let score = 0;
+  for (let u = 0; u + 1 < first.length; u++) {
+    let best = -Infinity;
+    for (let t = first[u]; t < first[u + 1]; t++) {
+      const g = weights[t] * gainOf(t, n);
+      if (g > best) best = g;
+    }
+    if (best !== -Infinity) {
+      matched++;
+      score += best;
+    }
+  }
+  return matched * TIER + Math.min(score, MAX_SCORE);
+}
 
 /** The key of byStart for words starting with UTF-16 unit `first`, of `length` units. */
 function startKey(first: number, length: number): number {
@@ -550,25 +791,43 @@ function isPair(term: string): boolean {
   return (infoOf(term.codePointAt(0) ?? 0) & CLASS) === UNSPACED;
 }
 
-/** Arrays over document numbers that a scoring pass needs, kept between passes (they are left zeroed). */
+/** Arrays over document numbers that a search needs, kept between searches. */
 class Scratch {
   private static kept: Scratch | null = null;
-  readonly total: Float64Array;
-  readonly unitBest: Float64Array;
-  readonly matched: Uint16Array;
-  readonly touched: Int32Array;
-  readonly unitTouched: Int32Array;
+  /** Which search last read each document (nextStamp()). */
+  readonly stamp: Int32Array;
+  private stamped = 0;
+  private words: Uint32Array;
 
   private constructor(readonly size: number) {
-    this.total = new Float64Array(size);
-    this.unitBest = new Float64Array(size);
-    this.matched = new Uint16Array(size);
-    this.touched = new Int32Array(size);
-    this.unitTouched = new Int32Array(size);
+    this.stamp = new Int32Array(size);
+    this.words = new Uint32Array((size + 31) >>> 5);
   }
 
   static of(size: number): Scratch {
     if (Scratch.kept === null || Scratch.kept.size < size) Scratch.kept = new Scratch(Math.max(size, 1024, (Scratch.kept?.size ?? 0) * 2));
     return Scratch.kept;
   }
+
+  /** A number no document's stamp has. */
+  nextStamp(): number {
+    if (this.stamped === 0x7fffffff) {
+      this.stamp.fill(0);
+      this.stamped = 0;
+    }
+    return ++this.stamped;
+  }
+
+  /** `n` words of bits, all 0 (the caller leaves them so). */
+  bits(n: number): Uint32Array {
+    return this.words.subarray(0, n);
+  }
+}
+
+/** The number of bits set in a 32-bit word. */
+function popCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
 }

@@ -1,9 +1,10 @@
-import type { RankIndex, Unit } from './rank-index.ts';
+import { TIER, type RankIndex, type Unit } from './rank-index.ts';
 import { words, type Word } from './words.ts';
 
 /**
- * A query ranked over a RankIndex: each word expanded (rank-index.ts), every document matching some
- * word scored, then ordered by
+ * A query ranked over a RankIndex: each word expanded (rank-index.ts), the documents matching some
+ * word counted and the best RERANK of them found (RankIndex.top(): the same as scoring every one,
+ * without reading them all), then ordered by
  *   1. a query equal to the title (case and accents aside) first;
  *   2. then by how many of the query's words the document has: all words beat some words;
  *   3. then by score, with a bonus for the words standing together, as typed, in the title, a
@@ -16,8 +17,6 @@ import { words, type Word } from './words.ts';
 const RERANK = 100;
 /** Score factors of the typed words found together in the title, a heading, the summary, or as a whole heading (after the tier they earn). */
 const TOGETHER = [1.6, 1.6, 2, 2];
-/** A tier is worth more than any score: scores stay far below it. */
-const TIER = 1e4;
 const MAX_SCORE = TIER - 1;
 /** Query words looked at: a query of 200 characters has at most about a hundred. */
 const MAX_WORDS = 32;
@@ -71,19 +70,14 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
   });
   if (units.every((u) => u.terms.length === 0)) return { top: [], total: 0, partial, matched, words: query };
 
-  const heap = new TopK(Math.max(window, RERANK));
-  let total = 0;
-  index.score(units, (n, count, score) => {
-    total++;
-    heap.offer(n, count * TIER + Math.min(score, MAX_SCORE));
-  });
-  const best = heap.sorted();
+  const { top: best, total } = index.top(units, Math.max(window, RERANK));
   const phrase = query.map((w) => w.text).join(' ');
   // The same with each word the index does not have replaced by its nearest match: the phrase the reader meant.
   const meant = query.map((w) => (w.unspaced || index.has(w.text) ? w.text : (nearestOf(units, w.text) ?? w.text))).join(' ');
-  // A heading that is the phrase and nothing else: a line of its own.
-  const wholePhrase = `\n${phrase}\n`;
-  const wholeMeant = `\n${meant}\n`;
+  const twice = meant !== phrase;
+  const has = (field: string) => field.includes(phrase) || (twice && field.includes(meant));
+  // In the headings: 2 when a heading is the phrase and nothing else (a line of its own), 1 when one holds it, 0 when none does.
+  const inHeadings = (headings: string) => Math.max(heading(headings, phrase), twice ? heading(headings, meant) : 0);
   const tiered = best.map(({ n, key: composite }, i) => {
     const key = index.keyAt(n)!;
     if (i >= RERANK) return { key, composite, i, n };
@@ -95,15 +89,17 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
     // The whole title typed: the page asked for by name. The words as typed, together, in the title,
     // a heading or the summary: the page the reader remembers them from.
     let rank = title === phrase || title === meant ? 2 : 0;
-    const wholeHeading = fields.headings.includes(wholePhrase) || fields.headings.includes(wholeMeant);
     if (units.length > 1) {
-      const has = (field: string) => field.includes(phrase) || field.includes(meant);
-      const inField = has(title) ? 0 : wholeHeading ? 3 : has(fields.headings) ? 1 : has(fields.summary) ? 2 : -1;
+      let inField = has(title) ? 0 : -1;
+      if (inField < 0) {
+        const h = inHeadings(fields.headings);
+        inField = h === 2 ? 3 : h === 1 ? 1 : has(fields.summary) ? 2 : -1;
+      }
       if (inField >= 0) {
         rank += 1;
         score *= TOGETHER[inField];
       }
-    } else if (wholeHeading && rank === 0) {
+    } else if (rank === 0 && inHeadings(fields.headings) === 2) {
       // One word that is a section's whole heading: that section is about it.
       rank += 1;
       score *= TOGETHER[3];
@@ -118,6 +114,17 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
     const unit = all.find((u) => u.word === word);
     return unit && unit.terms.length > 0 ? index.termAt(unit.terms[0].id) : undefined;
   }
+}
+
+/** Whether `headings` (each on a line of its own, fieldsOf()) hold `phrase`: 2 as a whole heading, 1 within one, 0 not at all. */
+function heading(headings: string, phrase: string): number {
+  if (phrase === '') return 0;
+  let found = 0;
+  for (let at = headings.indexOf(phrase); at >= 0; at = headings.indexOf(phrase, at + 1)) {
+    if (headings.charCodeAt(at - 1) === 10 && headings.charCodeAt(at + phrase.length) === 10) return 2;
+    found = 1;
+  }
+  return found;
 }
 
 /** A composite as callers see it: the tier, plus the score squeezed below 1 so the order stays the same; four decimals. */
@@ -137,71 +144,4 @@ export function foldedWords(text: string): string {
 function distinct(query: Word[]): Word[] {
   const seen = new Set<string>();
   return query.filter((w) => !seen.has(w.text) && seen.add(w.text) !== undefined);
-}
-
-/** The k best (highest key; ties: the lower document number) of the documents offered, in a binary heap of the worst on top. */
-class TopK {
-  private readonly ns: Int32Array;
-  private readonly keys: Float64Array;
-  private size = 0;
-
-  constructor(private readonly k: number) {
-    this.ns = new Int32Array(k);
-    this.keys = new Float64Array(k);
-  }
-
-  /** Whether a is worse than b. */
-  private worse(i: number, j: number): boolean {
-    return this.keys[i] < this.keys[j] || (this.keys[i] === this.keys[j] && this.ns[i] > this.ns[j]);
-  }
-
-  offer(n: number, key: number): void {
-    if (this.size < this.k) {
-      this.ns[this.size] = n;
-      this.keys[this.size] = key;
-      this.up(this.size++);
-      return;
-    }
-    if (key < this.keys[0] || (key === this.keys[0] && n > this.ns[0])) return;
-    this.ns[0] = n;
-    this.keys[0] = key;
-    this.down(0);
-  }
-
-  sorted(): Array<{ n: number; key: number }> {
-    const out: Array<{ n: number; key: number }> = [];
-    for (let i = 0; i < this.size; i++) out.push({ n: this.ns[i], key: this.keys[i] });
-    return out.sort((a, b) => b.key - a.key || a.n - b.n);
-  }
-
-  private swap(i: number, j: number): void {
-    const n = this.ns[i];
-    this.ns[i] = this.ns[j];
-    this.ns[j] = n;
-    const key = this.keys[i];
-    this.keys[i] = this.keys[j];
-    this.keys[j] = key;
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.worse(i, parent)) return;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let w = i;
-      if (l < this.size && this.worse(l, w)) w = l;
-      if (r < this.size && this.worse(r, w)) w = r;
-      if (w === i) return;
-      this.swap(i, w);
-      i = w;
-    }
-  }
 }
