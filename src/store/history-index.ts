@@ -131,29 +131,50 @@ export class HistoryIndex {
 
   /** The commits made while the index was loading, recorded in memory and in the file. */
   private recordPending(): void {
-    const pending = this.pending ?? [];
-    this.pending = null;
+    const pending = this.take('pending');
     for (const r of pending) this.add(r);
     this.file.append(pending);
   }
 
   private async catchUp(head: string, last: string | null): Promise<void> {
     const started = Date.now();
-    const from = last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
+    const from = await this.ancestorOf(head, last);
     if (from === null) {
       this.log.info({ reason: last === null ? 'no history index in the data directory' : 'the history index does not match main' }, 'building the history index from git log (requests are answered meanwhile)');
-      this.reset();
     } else this.log.info({ since: from }, 'history index is behind main: reading the newer commits from git log');
+    const commits = await this.readLog(head, from, () => this.take('pending'));
+    this.log.info({ commits, ms: Date.now() - started }, 'history index built from git log');
+  }
+
+  /** `last` when it is in the history of `head`, else null (the index is read from the whole log). */
+  private async ancestorOf(head: string, last: string | null): Promise<string | null> {
+    return last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
+  }
+
+  /**
+   * Adds the commits after `from` (all when null, replacing what the index holds) up to `head`, read
+   * from git log, then the writer's commits `queued` gives, to the index and its file; how many were
+   * read from the log.
+   */
+  private async readLog(head: string, from: string | null, queued: () => CommitRecord[]): Promise<number> {
+    // git reads the packs on its own: no pack merge may remove one under it meanwhile.
+    const read = await this.repo.reading(() => backfill(this.repo.gitdir, head, from));
+    if (from === null) this.reset();
     // Listeners of commits to different versions may run out of commit order, so the file's last line
     // need not be the newest commit it holds: what it holds already is not added twice.
-    const records = (await this.repo.reading(() => backfill(this.repo.gitdir, head, from))).filter((r) => !this.byRevision.has(r.revision));
-    for (const r of records) this.add(r);
-    const pending = this.pending ?? [];
-    this.pending = null;
-    for (const r of pending) this.add(r);
-    if (from === null) this.file.rewrite([...records, ...pending]);
-    else this.file.append([...records, ...pending]);
-    this.log.info({ commits: records.length, ms: Date.now() - started }, 'history index built from git log');
+    const records = read.filter((r) => !this.byRevision.has(r.revision));
+    const all = [...records, ...queued().filter((r) => !this.byRevision.has(r.revision))];
+    for (const r of all) this.add(r);
+    if (from === null) this.file.rewrite(all);
+    else this.file.append(all);
+    return records.length;
+  }
+
+  /** The writer's commits queued while the index was loading or reading the log, no longer queued. */
+  private take(queue: 'pending' | 'held'): CommitRecord[] {
+    const records = this[queue] ?? [];
+    this[queue] = null;
+    return records;
   }
 
   /** Records every commit the writer makes from now on. */
@@ -203,18 +224,10 @@ export class HistoryIndex {
       const last = this.commits.at(-1)?.revision ?? null;
       this.held = [];
       try {
-        const from = last !== null && (await isAncestor(this.repo.gitdir, last, head)) ? last : null;
-        // git reads the packs on its own: no pack merge may remove one under it meanwhile.
-        const records = (await this.repo.reading(() => backfill(this.repo.gitdir, head, from))).filter((r) => !this.byRevision.has(r.revision));
-        if (from === null) {
-          this.reset();
-          for (const r of records) this.add(r);
-          this.file.rewrite(records);
-        } else this.addAndAppend(records);
+        await this.readLog(head, await this.ancestorOf(head, last), () => this.take('held'));
       } finally {
-        const held = this.held ?? [];
-        this.held = null;
-        this.addAndAppend(held.filter((r) => !this.byRevision.has(r.revision)));
+        // Read or not, the writer's commits are recorded.
+        this.addAndAppend(this.take('held'));
       }
     });
     this.adopting = run.catch((err: unknown) => this.log.warn({ err, head }, 'history of commits that reached main without the writer could not be read from git log; the next start reads it'));
