@@ -4,6 +4,7 @@ import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { gitEnv } from './cat-file.ts';
 import { fsyncDir } from './durable-fs.ts';
+import { publishPack } from './pack-publish.ts';
 
 /**
  * Gives history its deltas: every object of the repository into one pack by the system git, each new
@@ -12,7 +13,7 @@ import { fsyncDir } from './durable-fs.ts';
  * blob and the trees above it (about 9 KB in a version of 400 files); after this, about 1 KB.
  *
  * It runs `git pack-objects` itself rather than `git repack -a -d`, so as to keep the service's own
- * order on disk: the new pack is fsynced and renamed into objects/pack/, the folder fsynced, and only
+ * order on disk: the new pack is fsynced and moved into objects/pack/ (pack-publish.ts), the folder fsynced, and only
  * then are the packs it replaces removed (git removes them without syncing the folder first). Every
  * object of those packs is in the new one, reachable or not (`--keep-unreachable`): a write whose pack
  * is on disk but whose ref is not yet moved loses nothing. Packs that come in meanwhile are not
@@ -64,10 +65,9 @@ export async function deltaRepack(gitdir: string, tempDir: string, signal?: Abor
     // The very pack that is there already (nothing changed since): keep it, drop the copy.
     await Promise.all(['.pack', '.idx'].map((ext) => fs.promises.rm(staged(ext), { force: true })));
   } else {
-    // The pack before its index, as for a commit's pack; both durable before anything is removed.
-    await fs.promises.rename(staged('.pack'), join(dir, `${target}.pack`));
-    await fs.promises.rename(staged('.idx'), join(dir, `${target}.idx`));
-    await fsyncDir(dir);
+    // As a commit's pack is (pack-publish.ts), durable before anything is removed; its objects are all
+    // in packs already, so the .keep goes at once.
+    (await publishPack(dir, target, { '.pack': staged('.pack'), '.idx': staged('.idx') })).release();
   }
   for (const old of before.keys()) {
     if (old === target) continue;

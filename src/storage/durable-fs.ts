@@ -103,7 +103,7 @@ export async function stageFile(tempDir: string, data: string | Uint8Array): Pro
 /**
  * Renames staged files into one folder, in the order given, then fsyncs the folder once: when
  * this resolves every target is durable. Readers that need one file before another (a pack
- * before its index) get that order.
+ * before its index, see pack-publish.ts) get that order.
  */
 export async function publishFiles(dir: string, files: ReadonlyArray<{ temp: string; name: string }>): Promise<void> {
   for (const f of files) await fs.promises.rename(f.temp, join(dir, f.name));

@@ -124,6 +124,8 @@ export async function compactPacks(gitdir: string, tempDir: string, skip: Set<st
     if (unmergeable) continue; // choose again without it
     const staged = await stagePack(gitdir, tempDir, entries);
     await staged.publish();
+    // Its objects are all in packs already: nothing to keep it for.
+    staged.release();
     // git's own order for removing a pack: the index first, so no reader finds an index without its pack.
     await Promise.all(
       chosen

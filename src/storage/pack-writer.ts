@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, crc32, deflate, deflateRawSync, deflateSync } from 'node:zlib';
-import { discardFiles, publishFiles, stageFile } from './durable-fs.ts';
+import { discardFiles, stageFile } from './durable-fs.ts';
+import { publishPack, type PublishedPack } from './pack-publish.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
 import { nextTurn, TURN_BYTES } from '../slices.ts';
 
@@ -204,11 +204,16 @@ function buildIndex(list: readonly PackEntry[], offsets: ReadonlyMap<string, num
   return idx;
 }
 
-/** A pack durable in `objects/pack/` and its index durable in the temp folder, not yet visible to readers. */
+/** A pack and its index durable in the temp folder, not yet in `objects/pack/`. */
 export interface StagedPack {
-  /** Moves the index into `objects/pack/` and fsyncs that folder: the objects are then durable and readable. */
+  /**
+   * Moves the pack and its index into `objects/pack/` under a `.keep` (pack-publish.ts) and fsyncs
+   * that folder: the objects are then durable and readable. Call release() once the branch refers to them.
+   */
   publish(): Promise<void>;
-  /** Removes the pack and the temp index (when the commit is abandoned). */
+  /** Removes the `.keep` that publish() left (a no-op before it). */
+  release(): void;
+  /** Removes the staged files and the `.keep` (when the commit is abandoned; a published pack stays, unreferenced, for git gc). */
   discard(): Promise<void>;
   /** `pack-<checksum>`, the files' name without extension. */
   readonly name: string;
@@ -220,38 +225,23 @@ export interface StagedPack {
 export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
   const built = await buildPack(entries);
   const dir = join(gitdir, 'objects', 'pack');
-  const packPath = join(dir, `${built.name}.pack`);
-  const idxPath = join(dir, `${built.name}.idx`);
-  // The pack goes into place as soon as it is durable, while the index and the ref are still being
-  // fsynced: readers find a pack only through its index, which goes last. That saves a rename after
-  // the fsyncs. A crash leaves the pack alone, unread, as a crash between the two renames always did.
-  const placePack = stageFile(tempDir, built.pack).then(async (temp) => {
-    try {
-      await fs.promises.rename(temp, packPath);
-    } catch (err) {
-      await discardFiles([temp]);
-      throw err;
-    }
-  });
-  const removePack = async () => {
-    // A pack of the same name with its index would be the same objects, written before: it stays.
-    if (!fs.existsSync(idxPath)) await fs.promises.rm(packPath, { force: true });
-  };
-  const [pack, idx] = await Promise.allSettled([placePack, stageFile(tempDir, built.idx)]);
+  const [pack, idx] = await Promise.allSettled([stageFile(tempDir, built.pack), stageFile(tempDir, built.idx)]);
   if (pack.status === 'rejected' || idx.status === 'rejected') {
-    if (idx.status === 'fulfilled') await discardFiles([idx.value]);
-    if (pack.status === 'fulfilled') await removePack();
+    await discardFiles([pack, idx].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
     throw pack.status === 'rejected' ? pack.reason : (idx as PromiseRejectedResult).reason;
   }
-  const idxTemp = idx.value;
+  let published: PublishedPack | null = null;
   return {
     name: built.name,
     objects: built.objects,
     bytes: built.pack.length,
-    publish: () => publishFiles(dir, [{ temp: idxTemp, name: `${built.name}.idx` }]),
+    publish: async () => {
+      published = await publishPack(dir, built.name, { '.pack': pack.value, '.idx': idx.value });
+    },
+    release: () => published?.release(),
     discard: async () => {
-      await discardFiles([idxTemp]);
-      await removePack();
+      published?.release();
+      await discardFiles([pack.value, idx.value]);
     },
   };
 }

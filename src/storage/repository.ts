@@ -6,8 +6,9 @@ import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, typ
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { Upkeep } from './upkeep.ts';
-import { packEntries, packEntry, stagePack, type PackEntry } from './pack-writer.ts';
+import { packEntries, packEntry, stagePack, type PackEntry, type StagedPack } from './pack-writer.ts';
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
+import { removeLeftKeeps } from './pack-publish.ts';
 import type { TimingSink } from './timing.ts';
 import { BRANCH, BranchLock, BranchMovedError, branchOnDisk, clearStaleBranchLock, installHooks } from './branch.ts';
 import { blobText } from './blob-text.ts';
@@ -102,6 +103,7 @@ export class Repository {
     }
     await clearTempDir(gitdir);
     await removeIndexesWithoutPack(repo);
+    await removeLeftKeeps(gitdir);
     await repo.fixConfig();
     installHooks(gitdir);
     await clearStaleBranchLock(gitdir);
@@ -328,7 +330,7 @@ export class Repository {
     return join(this.gitdir, TEMP_DIR);
   }
 
-  private async writeRefAfter(staging: Promise<{ publish(): Promise<void>; discard(): Promise<void> }>, lock: BranchLock, oid: string): Promise<void> {
+  private async writeRefAfter(staging: Promise<StagedPack>, lock: BranchLock, oid: string): Promise<void> {
     const [pack, ref] = await Promise.allSettled([staging, lock.write(oid)]);
     if (pack.status === 'rejected' || ref.status === 'rejected') {
       if (pack.status === 'fulfilled') await pack.value.discard();
@@ -341,6 +343,7 @@ export class Repository {
       // crash cannot leave it empty.
       await lock.commit();
       await fsyncKeptDir(join(this.gitdir, 'refs', 'heads'));
+      pack.value.release();
     } catch (err) {
       await pack.value.discard();
       await lock.release();

@@ -179,6 +179,52 @@ describe('Repacking with deltas while writes go on', () => {
   });
 });
 
+describe("A commit's pack is kept from git gc until the branch refers to it", () => {
+  test('published, its ref not yet written: git repack -a -d (which drops what no ref reaches) keeps it; released, the same repack drops it', async () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), 'help-keep-'));
+    const gitdir = join(dir, 'repo.git');
+    try {
+      execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitdir]);
+      fs.mkdirSync(join(gitdir, TEMP_DIR));
+      const pending = prepareObject('blob', Buffer.from('Written, its commit not yet on the branch.\n'));
+      const staged = await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(pending)]);
+      const packDir = join(gitdir, 'objects', 'pack');
+      assert.deepEqual(fs.readdirSync(packDir), [], 'nothing in objects/pack before publish');
+      await staged.publish();
+      assert.deepEqual(fs.readdirSync(packDir).sort(), ['.idx', '.keep', '.pack'].map((ext) => `${staged.name}${ext}`));
+      const repackAll = () => execFileSync('git', ['--git-dir', gitdir, 'repack', '-a', '-d', '-q'], { stdio: 'pipe' });
+      repackAll();
+      assert.equal(execFileSync('git', ['--git-dir', gitdir, 'cat-file', 'blob', pending.oid], { encoding: 'utf8' }), 'Written, its commit not yet on the branch.\n');
+      staged.release();
+      assert.deepEqual(fs.readdirSync(packDir).sort(), ['.idx', '.pack'].map((ext) => `${staged.name}${ext}`));
+      repackAll();
+      assert.throws(() => execFileSync('git', ['--git-dir', gitdir, 'cat-file', '-e', pending.oid], { stdio: 'pipe' }), 'without its .keep, an unreferenced object is git\'s to drop');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('after writes no .keep is left; a start removes the ones a crash left, never an operator\'s', async () => {
+    let s = await startTestServer();
+    try {
+      await createVersion(s, 'v1');
+      await createNode(s, 'v1', { slug: 'a' });
+      const packDir = join(s.gitdir, 'objects', 'pack');
+      assert.deepEqual(fs.readdirSync(packDir).filter((f) => f.endsWith('.keep')), []);
+      const packs = fs.readdirSync(packDir).filter((f) => f.endsWith('.pack')).map((f) => f.slice(0, -5));
+      assert.ok(packs.length >= 2, packs.join(', '));
+      // One as a crash between publish and release leaves it; one an operator keeps on purpose.
+      fs.writeFileSync(join(packDir, `${packs[0]}.keep`), 'help-content-service: a write in progress\n');
+      fs.writeFileSync(join(packDir, `${packs[1]}.keep`), 'kept by hand\n');
+      s = await s.restart();
+      assert.deepEqual(fs.readdirSync(packDir).filter((f) => f.endsWith('.keep')), [`${packs[1]}.keep`]);
+      assert.equal((await s.request('GET', '/versions/v1/topics/a/translations/en')).status, 200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('A repack keeps every object of the packs it replaces', () => {
   test("a pack on disk whose commit has no ref yet (a write between its pack and its ref) keeps its objects", async () => {
     const dir = fs.mkdtempSync(join(tmpdir(), 'help-repack-'));
@@ -197,11 +243,18 @@ describe('A repack keeps every object of the packs it replaces', () => {
         gitIn('commit', '-qm', `change ${i}`);
         gitIn('push', '-q', 'origin', 'HEAD:main');
       }
-      // The service's own pack of an object no ref reaches yet.
+      // The service's own pack of an object no ref reaches yet: while its write is under way it is
+      // kept (left as it is); after (a crash before the ref, say) it goes into the new pack all the same.
       const pending = prepareObject('blob', Buffer.from('Written, not yet referenced.\n'));
-      await (await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(pending)])).publish();
+      const staged = await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(pending)]);
+      await staged.publish();
       const packsBefore = fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
       assert.ok(packsBefore.length >= 4, packsBefore.join(', '));
+      await deltaRepack(gitdir, join(gitdir, TEMP_DIR));
+      const packsKept = fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+      assert.equal(packsKept.length, 2, 'the pack of the write under way stays beside the new one');
+      assert.ok(packsKept.includes(`${staged.name}.pack`));
+      staged.release();
 
       await deltaRepack(gitdir, join(gitdir, TEMP_DIR));
       const packsAfter = fs.readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack'));

@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gitEnv } from '../../storage/cat-file.ts';
-import { publishFiles } from '../../storage/durable-fs.ts';
+import { publishPack, type PackExt, type PublishedPack } from '../../storage/pack-publish.ts';
 
 /** Where pushed packs wait, inside the git dir (so that their move into objects/pack is a rename). */
 const QUARANTINE_DIR = 'push-quarantine';
@@ -108,15 +108,13 @@ export class Quarantine {
   }
 
   /**
-   * Moves the pushed packs into the repository durably: each file fsynced, then renamed into
-   * objects/pack with its index last (a reader lists packs by their index, so none sees a pack
-   * without one), then the folder fsynced.
+   * Moves the pushed packs into the repository durably: each file fsynced, then moved into
+   * objects/pack as a commit's pack is (pack-publish.ts), under a `.keep` until release() (once main
+   * refers to them).
    */
-  async publish(): Promise<void> {
+  async publish(): Promise<{ release(): void }> {
     const from = join(this.dir, 'pack');
     const names = (await fs.promises.readdir(from)).filter((n) => /^pack-[0-9a-f]+\.(pack|rev|idx)$/.test(n));
-    const order = (n: string) => (n.endsWith('.pack') ? 0 : n.endsWith('.rev') ? 1 : 2);
-    names.sort((a, b) => order(a) - order(b));
     for (const name of names) {
       const handle = await fs.promises.open(join(from, name), 'r');
       try {
@@ -125,10 +123,23 @@ export class Quarantine {
         await handle.close();
       }
     }
-    if (names.length === 0) return;
+    if (names.length === 0) return { release: () => undefined };
     const target = join(this.gitdir, 'objects', 'pack');
     await fs.promises.mkdir(target, { recursive: true });
-    await publishFiles(target, names.map((name) => ({ temp: join(from, name), name })));
+    const packs = new Map<string, Partial<Record<PackExt, string>>>();
+    for (const name of names) {
+      const ext = extname(name) as PackExt;
+      const base = name.slice(0, -ext.length);
+      packs.set(base, { ...packs.get(base), [ext]: join(from, name) });
+    }
+    const published: PublishedPack[] = [];
+    try {
+      for (const [base, temps] of packs) published.push(await publishPack(target, base, temps));
+    } catch (err) {
+      for (const p of published) p.release();
+      throw err;
+    }
+    return { release: () => published.forEach((p) => p.release()) };
   }
 
   /** Removes the quarantine and what it still holds. */

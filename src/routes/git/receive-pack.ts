@@ -123,8 +123,12 @@ export class ReceivePack {
     const outcome = await writer.exclusive(locked, async (commit) => {
       if (repo.headCommit !== old) return staleMessage(repo.headCommit);
       const before = new Map(slugs.map((slug) => [slug, catalog.entry(slug)?.state ?? null]));
-      await q.publish();
-      await adoptCommit(pushed, { repo, catalog, revisions: this.deps.replication.revisions, log }, `push: ${actor.name}`);
+      const published = await q.publish();
+      try {
+        await adoptCommit(pushed, { repo, catalog, revisions: this.deps.replication.revisions, log }, `push: ${actor.name}`);
+      } finally {
+        published.release();
+      }
       log.info({ from: old, to: pushed, versions: slugs, author: actor.name }, 'push accepted');
       // The pushed commits in history before the stamps' commit, which the writer records after them.
       await this.deps.history.adopt(pushed);

@@ -1,0 +1,61 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { publishFiles } from './durable-fs.ts';
+
+/**
+ * How a pack the service made or received goes into `objects/pack/` while `git gc` may run beside it
+ * (the service's own or an operator's). Its files are durable in a temp folder first. Then, as git's
+ * own receive-pack does, a `.keep` goes beside it, the pack and its index are renamed in (pack first,
+ * as git does) and the folder is fsynced; the `.keep` goes once the branch refers to the commit.
+ *
+ * Without the `.keep`, git repack up to 2.41 (Debian 12 has 2.39) lists packs by their `.pack` file:
+ * one listed in the moment between its two renames is never read by that repack, which then removes
+ * it with the packs it replaced, commit and all (in Node the two renames are two turns of the event
+ * loop apart, milliseconds on a busy service); the index cannot go first either, as gc deletes an
+ * index it finds without its pack. A kept pack is neither read nor removed by any repack, and while
+ * its commit is not yet on the branch not even `git gc --prune=now` or `git repack -a -d` drops it.
+ */
+
+/** What the service writes into its `.keep` files: a start removes those a crash left. */
+const KEEP_TEXT = 'help-content-service: a write in progress\n';
+
+export type PackExt = '.pack' | '.rev' | '.idx';
+
+/** A pack published under its `.keep`; `release()` removes the `.keep` (at once, not durably: a crash leaves it to the next start). */
+export interface PublishedPack {
+  release(): void;
+}
+
+/** Renames a pack's staged files (by extension) into `dir` under a `.keep`, then fsyncs the folder. */
+export async function publishPack(dir: string, name: string, temps: Partial<Record<PackExt, string>>): Promise<PublishedPack> {
+  const keep = join(dir, `${name}.keep`);
+  let ours = false;
+  try {
+    fs.writeFileSync(keep, KEEP_TEXT, { flag: 'wx' });
+    ours = true;
+  } catch (err) {
+    // A pack of the same name is kept already (by an operator): the same objects, and its .keep is not ours.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const release = () => {
+    if (ours) fs.rmSync(keep, { force: true });
+    ours = false;
+  };
+  try {
+    await publishFiles(dir, (['.pack', '.rev', '.idx'] as const).flatMap((ext) => (temps[ext] === undefined ? [] : [{ temp: temps[ext], name: `${name}${ext}` }])));
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { release };
+}
+
+/** At open: the `.keep` files of writes a crash interrupted (the service's own, by their text). */
+export async function removeLeftKeeps(gitdir: string): Promise<void> {
+  const dir = join(gitdir, 'objects', 'pack');
+  for (const name of await fs.promises.readdir(dir)) {
+    if (!name.endsWith('.keep')) continue;
+    const text = await fs.promises.readFile(join(dir, name), 'utf8').catch(() => '');
+    if (text === KEEP_TEXT) await fs.promises.rm(join(dir, name), { force: true });
+  }
+}
