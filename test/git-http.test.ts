@@ -236,6 +236,30 @@ describe('The time limit of a git request', () => {
       held.destroy();
     }
   });
+
+  test("a push whose commands stop coming is answered 408 request_timeout, and main stays where it was", async () => {
+    const head = s.git('rev-parse', 'main').trim();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${s.url}/content.git/git-receive-pack`, {
+        method: 'POST',
+        headers: { authorization: basic(s.key), 'content-type': 'application/x-git-receive-pack-request', 'transfer-encoding': 'chunked' },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      // The start of a command's pkt-line, then nothing.
+      req.write(`0094${head}`);
+    });
+    assert.equal(answer.status, 408, answer.body);
+    const error = JSON.parse(answer.body).error;
+    assert.equal(error.code, 'request_timeout');
+    assert.equal(error.timeoutSeconds, 1);
+    assert.match(error.message, /HELP_GIT_TIMEOUT/);
+    assert.equal(s.git('rev-parse', 'main').trim(), head);
+  });
 });
 
 describe('Stopping while a git request runs', () => {

@@ -22,6 +22,9 @@ export interface PushRequest {
 /** The request is not a push git would send: refused with this message, the body unread beyond it. */
 export class PushRequestError extends Error {}
 
+/** The push's request stopped coming within HELP_GIT_TIMEOUT: the client's delay, not its syntax. */
+export class PushTimeoutError extends PushRequestError {}
+
 export const ZERO_ID = '0'.repeat(40);
 /** The largest pkt-line git writes (LARGE_PACKET_MAX), its four length digits included. */
 const MAX_PKT = 65520;

@@ -8,7 +8,7 @@ import { BRANCH } from '../../storage/branch.ts';
 import { adoptCommit } from '../../store/adopt-commit.ts';
 import { pktLine } from './endpoints.ts';
 import type { GitProcesses } from './processes.ts';
-import { readPushCommands, PushRequestError, ZERO_ID, type PushCommand } from './push-commands.ts';
+import { readPushCommands, PushRequestError, PushTimeoutError, ZERO_ID, type PushCommand } from './push-commands.ts';
 import { checkPush, type Checked } from './push-check.ts';
 import { PushReply } from './push-reply.ts';
 import { stampsPlan } from './push-stamps.ts';
@@ -48,13 +48,24 @@ export class ReceivePack {
   /** Answers a push's request (`POST git-receive-pack`, the body decompressed): report-status, always 200 once the commands are read. */
   async receive(actor: Actor, input: Readable, address: string, log: Logger): Promise<Buffer> {
     const slot = this.processes.claim(address);
-    const onAbort = () => input.destroy(new PushRequestError('the push took longer than a request to content.git may (HELP_GIT_TIMEOUT)'));
-    slot.signal.addEventListener('abort', onAbort, { once: true });
+    const late = () => new PushTimeoutError('the push took longer than a request to content.git may (HELP_GIT_TIMEOUT)');
+    // While the commands are read, the time limit answers 408 on the connection (destroying the
+    // request would close it unanswered); once they are, it ends the pack's stream.
+    const timedOut = new Promise<never>((_, reject) => slot.signal.addEventListener('abort', () => reject(late()), { once: true }));
+    timedOut.catch(() => undefined); // also after the commands, when nothing awaits it
+    const onAbort = () => input.destroy(late());
     try {
       let request;
       try {
-        request = await readPushCommands(input);
+        const reading = readPushCommands(input);
+        reading.catch(() => undefined);
+        request = await Promise.race([reading, timedOut]);
+        slot.signal.addEventListener('abort', onAbort, { once: true });
       } catch (err) {
+        if (err instanceof PushTimeoutError) {
+          const seconds = this.deps.config.gitTimeoutSeconds;
+          throw new AppError('request_timeout', `The push's commands did not arrive within ${seconds} s (HELP_GIT_TIMEOUT); nothing was changed: push again`, { timeoutSeconds: seconds });
+        }
         if (!(err instanceof PushRequestError)) throw new AppError('validation_failed', `body: the push's commands could not be read: ${(err as Error).message}`, { field: 'body', errors: [{ field: 'body', message: (err as Error).message }] });
         throw new AppError('validation_failed', `body is not a push git would send: ${err.message}`, { field: 'body', errors: [{ field: 'body', message: err.message }] });
       }
