@@ -119,7 +119,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const feedback = new FeedbackStore(config.dataDir, config.feedback.maxBytes, new RateLimit(config.feedback.perAddressPerHour, 3_600_000), () => clock.time(), warn);
     const searchReport = new SearchReport(config.dataDir, config.feedback.searchReport, config.feedback.reportQueries, () => clock.time(), warn);
     searchReport.start();
-    searchReport.follow(writer);
+    searchReport.follow(catalog);
     let isReady = false;
     // Nothing is known to exist until the load has listed the repository's versions.
     catalog.setLoading([]);

@@ -143,6 +143,21 @@ describe('Read replicas', () => {
     assert.deepEqual((await one.request('GET', versionLog, { key: readKey })).body, (await primary.request('GET', versionLog, { key: readKey })).body);
   });
 
+  test("a version the primary deletes takes its search report with it on a replica: one re-created under its slug starts with none", async () => {
+    await createVersion(primary, 'short-lived');
+    await createNode(primary, 'short-lived', { slug: 'page', translations: { en: { title: 'Zebra page', bodyMd: 'Stripes.\n' } } });
+    const report = async () => (await one.request('GET', '/versions/short-lived/search-report', { key: primary.key })).body;
+    await until(() => one.request('GET', '/versions/short-lived/search?q=zebra', { key: readKey }), (res) => res.status === 200 && res.body.hits.length === 1);
+    assert.ok((await report()).searches >= 1, 'the replica counted the search it answered');
+
+    assert.equal((await primary.request('DELETE', '/versions/short-lived')).status, 200);
+    await until(() => one.request('GET', '/versions/short-lived', { key: readKey }), (res) => res.status === 404);
+    await createVersion(primary, 'short-lived');
+    await until(() => one.request('GET', '/versions/short-lived', { key: readKey }), (res) => res.status === 200);
+    const fresh = await report();
+    assert.deepEqual([fresh.searches, fresh.distinctQueries, fresh.top], [0, 0, []]);
+  });
+
   test('X-Min-Revision reads your own write: the replica waits for it, then answers it; one it never gets is 503 with Retry-After', async () => {
     const put = await putTranslation(primary, 'v1', 'intro', 'en', { title: 'Read your write', bodyMd: 'Third words\n' });
     const revision = revisionOf(put)!;

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists, writeFileDurable } from '../storage/durable-fs.ts';
-import type { Writer } from '../store/writer.ts';
+import type { Catalog } from '../store/catalog.ts';
 
 /** Characters of a query the report keeps; longer ones are cut (a query is words, not a document). */
 export const MAX_QUERY_CHARS = 100;
@@ -140,13 +140,13 @@ export class SearchReport {
   }
 
   /**
-   * Follows the writer's commits from now on: a deleted version's counts go with it. Kept, they would
-   * fill the file with queries nobody can act on, and a new version under the same slug would inherit
-   * its predecessor's report.
+   * Follows the catalog from now on (the writer's commits on a primary, the fetched ones on a
+   * replica): a deleted version's counts go with it. Kept, they would fill the file with queries
+   * nobody can act on, and a new version under the same slug would inherit its predecessor's report.
    */
-  follow(writer: Pick<Writer, 'onCommit'>): void {
-    writer.onCommit(({ changes }) => {
-      for (const c of changes) if (c.before !== null && c.after === null) this.forgetVersion(c.slug);
+  follow(catalog: Pick<Catalog, 'subscribe'>): void {
+    catalog.subscribe((slug, state) => {
+      if (state === null) this.forgetVersion(slug);
     });
   }
 
