@@ -19,7 +19,7 @@ describe('The portal on a large version', () => {
     s = await startTestServer();
     origin = new URL(s.url).origin;
     await createVersion(s, 'big', { languages: ['en', 'de', 'ja'] });
-    const imported = await s.request('POST', '/versions/big/import', { body: { mode: 'replace', nodes: set.nodes } });
+    const imported = await s.request('POST', '/versions/big/import', { body: { mode: 'replace', nodes: set.nodes }, timeout: 90_000 });
     assert.equal(imported.status, 200, imported.text.slice(0, 500));
     assert.equal((await s.request('PATCH', '/versions/big', { body: { status: 'published', isLatest: true } })).status, 200);
     // The stylesheet and script every page loads, compressed.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFiles } from './content.ts';
@@ -58,4 +58,24 @@ export function changedFiles(s: HasGit, opts: { stamps?: boolean } = {}): string
 /** The `status\tpath` lines of a commit for its content files (renames as a deletion and an addition), sorted. */
 export function changesOf(s: HasGit, rev = 'HEAD', opts: { stamps?: boolean } = {}): string[] {
   return s.git('show', '--no-renames', '--name-status', '--format=', rev).trim().split('\n').filter(Boolean).filter((l) => opts.stamps || !isStamps(l)).sort();
+}
+
+/**
+ * The objects of the pack that holds `oid`. The service merges and repacks packs in the background
+ * once writes pause, so a test that asks which pack a write made finds it by the write's commit.
+ */
+export function objectsOfPackHolding(gitdir: string, oid: string): string[] {
+  const dir = join(gitdir, 'objects', 'pack');
+  for (const idx of readdirSync(dir).filter((f) => f.endsWith('.idx'))) {
+    const listed = execFileSync('git', ['show-index'], { input: readFileSync(join(dir, idx)), encoding: 'utf8' });
+    const oids = [...listed.matchAll(/^\d+ ([0-9a-f]{40})/gm)].map((m) => m[1]);
+    if (oids.includes(oid)) return oids.sort();
+  }
+  throw new Error(`no pack holds ${oid}`);
+}
+
+/** The objects a commit range brought (`git rev-list --objects from..to`), sorted. */
+export function objectsBetween(gitdir: string, from: string | null, to: string): string[] {
+  const out = execFileSync('git', ['rev-list', '--objects', from === null ? to : `${from}..${to}`], { cwd: gitdir, encoding: 'utf8' });
+  return out.trim().split('\n').map((line) => line.slice(0, 40)).sort();
 }
