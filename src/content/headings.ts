@@ -91,13 +91,43 @@ export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: H
   const out: Heading[] = [];
   const anchors: string[] = [];
   const ids = new HeadingIds();
+  const complete = scanLines(markdown, max, (content, line) => add(out, anchors, ids, content, line), () => anchors.length);
+  return { headings: out, anchors, complete };
+}
+
+/**
+ * The text of each of headingsOf()'s headings, the same list, without their anchors and plain lines:
+ * what ranking counts (an import indexes every page, and the ids and plain text were a third of this).
+ */
+export function headingTexts(markdown: string): string[] {
+  const out: string[] = [];
+  let count = 0;
+  scanLines(
+    markdown,
+    MAX_HEADINGS,
+    (content) => {
+      const text = headingText(content);
+      count++;
+      if (text.trim() !== '') out.push(text.trim());
+    },
+    () => count,
+  );
+  return out;
+}
+
+/**
+ * Reads the body's lines as headingScan() describes, calling `heading` with each heading's inline
+ * Markdown and its first line, while `found()` (the headings the portal renders so far) is below
+ * `max`; true when the whole body was read.
+ */
+function scanLines(markdown: string, max: number, heading: (content: string, line: string) => void, found: () => number): boolean {
   let fence: string | null = null;
   // The lines of the paragraph being read, while it is one an underline can make a heading (a
   // paragraph begun by a list item or a quote is not: its underline is a rule or its own text).
   let paragraph: string[] | null = null;
   let inParagraph = false;
   let s = 0;
-  for (; s < markdown.length && anchors.length < max; ) {
+  for (; s < markdown.length && found() < max; ) {
     let e = markdown.indexOf('\n', s);
     if (e < 0) e = markdown.length;
     const line = markdown.charCodeAt(e - 1) === 13 ? markdown.slice(s, e - 1) : markdown.slice(s, e);
@@ -121,11 +151,11 @@ export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: H
         inParagraph = false;
       } else if (c === 35 /* # */ && ATX.test(line)) {
         const content = line.replace(/^ {0,3}#{1,6}(?:[ \t]+|$)/, '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
-        add(out, anchors, ids, content, line);
+        heading(content, line);
         paragraph = null;
         inParagraph = false;
       } else if ((c === 61 /* = */ || c === 45 /* - */) && paragraph !== null && SETEXT.test(line)) {
-        add(out, anchors, ids, paragraph.map((l) => l.trim()).join('\n'), paragraph[0]);
+        heading(paragraph.map((l) => l.trim()).join('\n'), paragraph[0]);
         paragraph = null;
         inParagraph = false;
       } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && THEMATIC.test(line)) {
@@ -143,7 +173,7 @@ export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: H
     }
     s = next;
   }
-  return { headings: out, anchors, complete: s >= markdown.length };
+  return s >= markdown.length;
 }
 
 function add(out: Heading[], anchors: string[], ids: HeadingIds, content: string, line: string): void {

@@ -1,4 +1,4 @@
-import { headingsOf } from '../content/headings.ts';
+import { headingTexts } from '../content/headings.ts';
 import { plainLines } from '../content/plain-text.ts';
 import type { Translation } from '../domain/types.ts';
 import { BODY, HEADINGS, RankDoc, SUMMARY, TITLE } from './rank-doc.ts';
@@ -27,5 +27,5 @@ export function documentTerms(index: TermIndex, t: Pick<Translation, 'title' | '
 export function rankHead(rank: RankDoc, t: Pick<Translation, 'title' | 'summary' | 'bodyMd'>): void {
   rank.add(TITLE, t.title);
   rank.add(SUMMARY, t.summary);
-  for (const h of headingsOf(t.bodyMd)) rank.add(HEADINGS, h.text);
+  for (const text of headingTexts(t.bodyMd)) rank.add(HEADINGS, text);
 }
