@@ -19,13 +19,37 @@ const MAX_SCAN = 128 * 1024;
 
 const UNSPACED_START = new RegExp(`^[${UNSPACED_SCRIPTS}]`, 'v');
 
-const headingsKept = new WeakMap<Translation, Heading[]>();
+/**
+ * What a snippet derives from a translation's text alone, kept beside it (an edit makes a new
+ * translation, and what was kept goes with the old one): one lookup per hit shown instead of one per
+ * piece. Each piece is made the first time a search needs it. The folded body is about the size of
+ * the body's text, the rest small (docs/operations.md, memory).
+ */
+interface Kept {
+  /** The text bodyFor() gives, once it is the whole (or MAX_SCAN of the) kept plain text. */
+  body?: { text: string; more: boolean };
+  foldedBody?: Folded & { text: string };
+  foldedSummary?: Folded;
+  headings?: Heading[];
+  headingPositions?: { text: string; at: Int32Array };
+  matches?: KeptMatches;
+}
+
+const kept = new WeakMap<Translation, Kept>();
+
+function keptOf(t: Translation): Kept {
+  let k = kept.get(t);
+  if (k === undefined) kept.set(t, (k = {}));
+  return k;
+}
 
 /** The headings of a translation's body, kept beside it (an edit makes a new translation). */
 export function topicHeadings(t: Translation): Heading[] {
-  let h = headingsKept.get(t);
-  if (h === undefined) headingsKept.set(t, (h = headingsOf(t.bodyMd)));
-  return h;
+  return keptHeadings(keptOf(t), t);
+}
+
+function keptHeadings(k: Kept, t: Translation): Heading[] {
+  return (k.headings ??= headingsOf(t.bodyMd));
 }
 
 export interface Passage {
@@ -45,22 +69,27 @@ interface Match {
  * which of them the index has in its body and summary: only those are looked for.
  */
 export function passage(t: Translation, terms: Terms, holds: { body: (term: string) => boolean; summary: (term: string) => boolean }): Passage {
-  const body = bodyFor(t);
-  const inBody = bestWindow(matchesIn(body.text, only(terms, holds.body), foldedBody(t, body.text)));
-  const inSummary = bestWindow(matchesIn(t.summary, only(terms, holds.summary), foldedSummary(t)));
+  const k = keptOf(t);
+  const body = bodyFor(t, k);
+  // The first MAX_SCAN characters of a long body not converted yet are converted anew for each search: their matches are not kept.
+  const keep = k.body === body ? bodyMatches(k, body.text) : null;
+  const inBody = bestWindow(matchesIn(body.text, terms, holds.body, () => foldedBody(k, body.text), keep));
+  const inSummary = bestWindow(matchesIn(t.summary, terms, holds.summary, () => (k.foldedSummary ??= foldKeepingPlaces(t.summary)), null));
   if (inBody !== null && (inSummary === null || inBody.distinct > inSummary.distinct)) {
-    return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, body.text, inBody.at) };
+    return { ...cut(body.text, inBody.matches, inBody.at, body.more), heading: headingAt(t, k, body.text, inBody.at) };
   }
   if (inSummary !== null || body.text === '') return { ...cut(t.summary, inSummary?.matches ?? [], inSummary?.at ?? 0, false), heading: null };
   return { ...cut(body.text, [], 0, body.more), heading: null };
 }
 
 /** The plain text of the body, or of its first MAX_SCAN characters when it is longer and its text is not kept (converting it all would hold other requests). */
-function bodyFor(t: Translation): { text: string; more: boolean } {
+function bodyFor(t: Translation, k: Kept): { text: string; more: boolean } {
+  if (k.body !== undefined) return k.body;
   const kept = keptBodyText(t);
   if (kept !== undefined || t.bodyMd.length <= AHEAD_CHARS) {
     const text = kept ?? bodyText(t);
-    return text.length > MAX_SCAN ? { text: text.slice(0, MAX_SCAN), more: true } : { text, more: false };
+    // The plain text of a translation never changes: once whole, what is cut from it is kept.
+    return (k.body = text.length > MAX_SCAN ? { text: text.slice(0, MAX_SCAN), more: true } : { text, more: false });
   }
   const end = t.bodyMd.indexOf('\n', MAX_SCAN);
   return { text: plainLines(t.bodyMd, 0, end < 0 ? t.bodyMd.length : end).join('\n'), more: end >= 0 };
@@ -81,11 +110,6 @@ export function queryTermsOf(matched: Map<string, number>): Terms {
   return { matched, spaced, pairs };
 }
 
-/** The terms `holds` keeps. */
-function only(terms: Terms, holds: (term: string) => boolean): Terms {
-  return { matched: terms.matched, spaced: terms.spaced.filter(holds), pairs: terms.pairs.filter(holds) };
-}
-
 /** Matches looked at in one text, at most: a body that is one word repeated must not cost a snippet more than this. */
 const MAX_MATCHES = 4096;
 
@@ -96,42 +120,112 @@ interface Matches {
 }
 
 /**
- * Where the terms of the query occur in `text`: words of spaced scripts where they are whole words,
- * pairs anywhere (overlapping). One indexOf() scan per term over the folded text (a pattern of all
- * the terms at once, tried at every position, took three times as long); each term's matches come
- * in order, so they are merged, not sorted, into numbers rather than objects.
+ * Where the terms of the query that `holds` keeps occur in `text`: words of spaced scripts where
+ * they are whole words, pairs anywhere (overlapping), MAX_MATCHES at most over all terms, in the
+ * order of the terms. Each term's matches come from one indexOf() scan over the folded text (a
+ * pattern of all the terms at once, tried at every position, took three times as long), in order,
+ * so they are merged, not sorted. `keep`: where each term's matches in this text are kept between
+ * searches (a body's), or null; `holds` is asked of a term only when they are not kept.
  */
-function matchesIn(text: string, terms: Terms, folding: Folded): Matches {
+function matchesIn(text: string, terms: Terms, holds: (term: string) => boolean, folding: () => Folded, keep: KeptMatches | null): Matches {
   if (text === '' || terms.matched.size === 0) return { at: EMPTY, count: 0 };
-  const { folded, source } = folding;
-  const lists: number[][] = [];
+  const lists: Int32Array[] = [];
+  const units: number[] = [];
   let found = 0;
-  const scan = (term: string, whole: boolean) => {
-    const unit = terms.matched.get(term)!;
-    const list: number[] = [];
-    for (let at = folded.indexOf(term); at >= 0 && found < MAX_MATCHES; at = folded.indexOf(term, at + 1)) {
-      if (whole && (isWordAt(folded, at - 1) || isWordAt(folded, at + term.length))) continue;
-      const start = source === null ? at : source[at];
-      const end = source === null ? at + term.length : source[at + term.length];
-      list.push(start, end, unit);
-      found++;
-    }
-    if (list.length > 0) lists.push(list);
+  const add = (term: string, whole: boolean) => {
+    if (found >= MAX_MATCHES) return;
+    const list = keep === null ? (holds(term) ? termMatches(folding(), term, whole) : EMPTY) : keep.of(term, whole, holds, folding);
+    if (list.length === 0) return;
+    const taken = Math.min(list.length >>> 1, MAX_MATCHES - found);
+    lists.push(taken === list.length >>> 1 ? list : list.subarray(0, 2 * taken));
+    units.push(terms.matched.get(term)!);
+    found += taken;
   };
-  for (const term of terms.spaced) scan(term, true);
-  for (const term of terms.pairs) scan(term, false);
-  return merged(lists, found);
+  for (const term of terms.spaced) add(term, true);
+  for (const term of terms.pairs) add(term, false);
+  return merged(lists, units, found);
 }
+
+/** The matches of `term` in a folded text, as start and end in the text before folding, MAX_MATCHES at most (no search takes more of one term). */
+function termMatches({ folded, source }: Folded, term: string, whole: boolean): Int32Array {
+  let at = folded.indexOf(term);
+  if (at < 0) return EMPTY;
+  const list: number[] = [];
+  for (; at >= 0 && list.length < 2 * MAX_MATCHES; at = folded.indexOf(term, at + 1)) {
+    if (whole && (isWordAt(folded, at - 1) || isWordAt(folded, at + term.length))) continue;
+    list.push(source === null ? at : source[at], source === null ? at + term.length : source[at + term.length]);
+  }
+  return list.length === 0 ? EMPTY : Int32Array.from(list);
+}
+
+/**
+ * Each term's matches in one body's text, kept between searches: finding them is a scan of the whole
+ * body per term, the most of a snippet's cost, and the words people search for recur. Kept in one
+ * store over all bodies within MATCHES_BYTES (matchStore), under a number of the body's text and
+ * the term; a kept body text never changes, so they never go stale.
+ */
+class KeptMatches {
+  private static serial = 0;
+  readonly id = ++KeptMatches.serial;
+
+  constructor(readonly text: string) {}
+
+  /** The matches of `term` if `holds(term)` (none otherwise: what the index says of a page's text does not change either). */
+  of(term: string, whole: boolean, holds: (term: string) => boolean, folding: () => Folded): Int32Array {
+    const key = `${this.id}\u0000${term}`;
+    let list = matchStore.get(key);
+    if (list === undefined) matchStore.set(key, (list = holds(term) ? termMatches(folding(), term, whole) : EMPTY));
+    return list;
+  }
+}
+
+/**
+ * Bytes of matches kept over all bodies: the terms of the 116 queries of the bench's ranked rows in
+ * the 10 hits of each (10,000 pages, three languages) take about 1.1 MB; this keeps about fifteen
+ * times as many.
+ */
+const MATCHES_BYTES = 16 * 1024 * 1024;
+/** What an entry costs beyond its numbers: its key and its place in a map. */
+const ENTRY_BYTES = 120;
+
+/**
+ * Matches kept in two generations, each of at most half of MATCHES_BYTES: new ones go into the
+ * current one, one found in the previous one moves to the current one, and when the current one is
+ * full it becomes the previous one (the old previous one dropped). What was not asked for during a
+ * whole generation goes: about least recently used first, at two map lookups (an LRU, with its
+ * bookkeeping on every hit, took about twice as long in a profile of the bench's queries).
+ */
+const matchStore = {
+  current: new Map<string, Int32Array>(),
+  previous: new Map<string, Int32Array>(),
+  bytes: 0,
+  get(key: string): Int32Array | undefined {
+    const found = this.current.get(key);
+    if (found !== undefined) return found;
+    const old = this.previous.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  },
+  set(key: string, list: Int32Array): void {
+    this.current.set(key, list);
+    this.bytes += ENTRY_BYTES + 2 * key.length + list.byteLength;
+    if (this.bytes > MATCHES_BYTES / 2) {
+      this.previous = this.current;
+      this.current = new Map();
+      this.bytes = 0;
+    }
+  },
+};
 
 const EMPTY = new Int32Array(0);
 
-/** Lists of matches (each in order) as one, in order of start, the longer first at the same start, the earlier list first when both are the same. */
-function merged(lists: number[][], count: number): Matches {
+/**
+ * Lists of matches (start and end, each list in order) as one, each match with its list's query
+ * word: in order of start, the longer first at the same start, the earlier list first when both are
+ * the same.
+ */
+function merged(lists: Int32Array[], units: number[], count: number): Matches {
   const at = new Int32Array(3 * count);
-  if (lists.length === 1) {
-    at.set(lists[0]);
-    return { at, count };
-  }
   const next = new Int32Array(lists.length);
   for (let k = 0; k < 3 * count; k += 3) {
     let best = -1;
@@ -151,8 +245,8 @@ function merged(lists: number[][], count: number): Matches {
     const i = next[best];
     at[k] = list[i];
     at[k + 1] = list[i + 1];
-    at[k + 2] = list[i + 2];
-    next[best] = i + 3;
+    at[k + 2] = units[best];
+    next[best] = i + 2;
   }
   return { at, count };
 }
@@ -169,23 +263,18 @@ function isWordAt(text: string, i: number): boolean {
 type Folded = ReturnType<typeof foldKeepingPlaces>;
 
 
-const foldedBodies = new WeakMap<Translation, Folded & { text: string }>();
-const foldedSummaries = new WeakMap<Translation, Folded>();
-
-/** The folded summary, kept beside the translation as its folded body is. */
-function foldedSummary(t: Translation): Folded {
-  let kept = foldedSummaries.get(t);
-  if (kept === undefined) foldedSummaries.set(t, (kept = foldKeepingPlaces(t.summary)));
-  return kept;
+/** Where the matches in the body's plain text `text` are kept. */
+function bodyMatches(k: Kept, text: string): KeptMatches {
+  const m = k.matches;
+  if (m !== undefined && m.text === text) return m;
+  return (k.matches = new KeptMatches(text));
 }
 
-/** The folded plain text of a body, kept beside the translation as its plain text is (body-text.ts): hits shown again cost no folding. */
-function foldedBody(t: Translation, text: string): Folded {
-  const kept = foldedBodies.get(t);
-  if (kept !== undefined && kept.text === text) return kept;
-  const made = { text, ...foldKeepingPlaces(text) };
-  foldedBodies.set(t, made);
-  return made;
+/** The folded plain text of a body, kept: hits shown again cost no folding. */
+function foldedBody(k: Kept, text: string): Folded & { text: string } {
+  const f = k.foldedBody;
+  if (f !== undefined && f.text === text) return f;
+  return (k.foldedBody = { text, ...foldKeepingPlaces(text) });
 }
 
 /**
@@ -251,13 +340,11 @@ function cut(text: string, matches: Match[], at: number, more: boolean): Omit<Pa
 
 /** Lines longer than any heading are not looked up. */
 const MAX_HEADING_CHARS = 1000;
-const headingPositions = new WeakMap<Translation, { text: string; at: Int32Array }>();
-
 /** The heading of the section holding index `at` of the body's plain text (null: before the first heading). */
-function headingAt(t: Translation, text: string, at: number): HitHeading | null {
-  const headings = topicHeadings(t);
+function headingAt(t: Translation, k: Kept, text: string, at: number): HitHeading | null {
+  const headings = keptHeadings(k, t);
   if (headings.length === 0) return null;
-  let kept = headingPositions.get(t);
+  let kept = k.headingPositions;
   if (kept === undefined || kept.text !== text) {
     // Each heading is a line of the plain text of its own: one walk over the lines finds them in
     // order (a heading the text does not show as a line, its Markdown being unusual, is skipped).
@@ -280,7 +367,7 @@ function headingAt(t: Translation, text: string, at: number): HitHeading | null 
       }
       s = e + 1;
     }
-    headingPositions.set(t, (kept = { text, at: positions }));
+    k.headingPositions = kept = { text, at: positions };
   }
   let found: Heading | null = null;
   for (let i = 0; i < headings.length; i++) {

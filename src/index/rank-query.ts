@@ -10,7 +10,8 @@ import { words, type Word } from './words.ts';
  *   3. then by score, with a bonus for the words standing together, as typed, in the title, a
  *      heading or the summary (judged for the best RERANK documents only: it reads their text).
  * The order is total and depends on nothing but the query and the index, so pages of it (offset)
- * neither repeat nor skip a hit.
+ * neither repeat nor skip a hit. `fieldsOf(key)` must give the fields of the text the index holds
+ * for `key`: what it gives is kept until the index changes (keptFields()).
  */
 
 /** Documents whose fields are read for the phrase bonus. Fixed, whatever the page asked, so that every page sees the same order. */
@@ -77,11 +78,18 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
   const twice = meant !== phrase;
   const has = (field: string) => field.includes(phrase) || (twice && field.includes(meant));
   // In the headings: 2 when a heading is the phrase and nothing else (a line of its own), 1 when one holds it, 0 when none does.
-  const inHeadings = (headings: string) => Math.max(heading(headings, phrase), twice ? heading(headings, meant) : 0);
+  const phraseLine = `\n${phrase}\n`;
+  const meantLine = `\n${meant}\n`;
+  const inHeadings = (headings: string) => Math.max(heading(headings, phrase, phraseLine), twice ? heading(headings, meant, meantLine) : 0);
+  const kept = keptFields(index);
   const tiered = best.map(({ n, key: composite }, i) => {
     const key = index.keyAt(n)!;
     if (i >= RERANK) return { key, composite, i, n };
-    const fields = fieldsOf(key);
+    let fields = kept[n];
+    if (fields === undefined) {
+      fields = fieldsOf(key);
+      if (fields !== undefined) kept[n] = fields;
+    }
     if (fields === undefined) return { key, composite, i, n };
     const tier = Math.floor(composite / TIER);
     let score = composite - tier * TIER;
@@ -116,15 +124,34 @@ export function rankQuery(index: RankIndex, q: string, window: number, fieldsOf:
   }
 }
 
-/** Whether `headings` (each on a line of its own, fieldsOf()) hold `phrase`: 2 as a whole heading, 1 within one, 0 not at all. */
-function heading(headings: string, phrase: string): number {
-  if (phrase === '') return 0;
-  let found = 0;
-  for (let at = headings.indexOf(phrase); at >= 0; at = headings.indexOf(phrase, at + 1)) {
-    if (headings.charCodeAt(at - 1) === 10 && headings.charCodeAt(at + phrase.length) === 10) return 2;
-    found = 1;
+/**
+ * The fields of each document number of an index that the phrase bonus read, kept while the index
+ * does not change: a search reads those of its best RERANK documents, and looking each up by its
+ * key (its translation, then the fields kept beside that) cost more than the rest of the bonus. A
+ * document's number stands for the text it was indexed from, so any change of the index (which
+ * comes with any change of a translation the index holds) drops them all. They are the objects the
+ * callers keep beside the translations (search.ts), so this holds references, not copies.
+ */
+const fieldsKept = new WeakMap<RankIndex, { changeCount: number; at: Array<Fields | undefined> }>();
+
+function keptFields(index: RankIndex): Array<Fields | undefined> {
+  let kept = fieldsKept.get(index);
+  if (kept === undefined || kept.changeCount !== index.changeCount) {
+    // Filled to the index's size at once: an array written at scattered indexes past its end becomes a hash table.
+    kept = { changeCount: index.changeCount, at: new Array<Fields | undefined>(index.capacity).fill(undefined) };
+    fieldsKept.set(index, kept);
   }
-  return found;
+  return kept.at;
+}
+
+/**
+ * Whether `headings` (each on a line of its own, fieldsOf()) hold `phrase`: 2 as a whole heading, 1
+ * within one, 0 not at all. A phrase holds no line break, so a whole heading is `line`, the phrase
+ * between two of them: two searches of the text, not a look at each occurrence (a common word has many).
+ */
+function heading(headings: string, phrase: string, line: string): number {
+  if (phrase === '' || !headings.includes(phrase)) return 0;
+  return headings.includes(line) ? 2 : 1;
 }
 
 /** A composite as callers see it: the tier, plus the score squeezed below 1 so the order stays the same; four decimals. */
