@@ -88,7 +88,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const catalog = new Catalog();
     const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, config.indexWorkersMinChars, log, options.indexWorker) : null;
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
-    catalog.subscribe((slug, state) => search.update(slug, state));
+    catalog.subscribe({ prepare: (slug, state, pause) => search.prepare(slug, state, pause), set: (slug, state, prepared) => search.update(slug, state, prepared) });
     const metrics = new Metrics(catalog);
     const snapshots = new SnapshotKeeper(join(config.dataDir, 'snapshots'), catalog, search, log, { quietMs: options.snapshotQuietMs, closeIndexWaitMs: options.snapshotIndexWaitMs, timing: metrics.timing });
     snapshots.preload();

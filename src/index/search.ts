@@ -14,11 +14,30 @@ import { fieldsOf, rankQuery, type Fields } from './rank-query.ts';
 import { passage, queryTermsOf, topicHeadings } from './passages.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
-import { indexTerms, queryTerms, words, type Word } from './words.ts';
+import { indexTerms, queryTerms, words, type DocTerms, type Word } from './words.ts';
 import { nextTurn } from '../slices.ts';
 import { settlesWithin } from '../waits.ts';
 
 export const MAX_HITS = 50;
+
+/** What SearchIndex.prepare() worked out for a change of one version, for update() to install. */
+export interface PreparedUpdate {
+  readonly state: VersionState;
+  readonly languages: ReadonlyMap<string, PreparedDocs>;
+}
+
+/** One language's documents to add, with the index they were cut against. */
+interface PreparedDocs {
+  readonly index: LanguageIndex;
+  readonly docs: ReadonlyMap<string, PreparedDoc>;
+}
+
+interface PreparedDoc {
+  readonly t: Translation;
+  readonly terms: DocTerms;
+  readonly rank: RankDoc;
+}
+
 interface LanguageIndex {
   terms: TermIndex;
   /** The same documents for ranking (rank-index.ts). */
@@ -90,7 +109,7 @@ export class SearchIndex {
    * can only start once indexes still being built from nothing are (the version's own, or its
    * twin's) returns nothing: its caller, a write, is not held for them; the version's searches wait.
    */
-  update(slug: string, state: VersionState | null): void | Promise<void> {
+  update(slug: string, state: VersionState | null, prepared?: PreparedUpdate): void | Promise<void> {
     const deferred = this.deferred.get(slug);
     if (deferred !== undefined) {
       // The state its saved index was adopted for (the load serving it): nothing to do until it is searched.
@@ -109,7 +128,7 @@ export class SearchIndex {
     if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
     const twin = state === null ? undefined : this.twinBuilding(slug, state);
     if (!this.busy.has(slug) && (state === null || (this.cost(slug, state) <= SYNC_CHARS && twin === undefined))) {
-      this.apply(slug, state, null);
+      this.apply(slug, state, null, prepared?.state === state ? prepared : undefined);
       return;
     }
     const behind = this.unindexed.has(slug) || (twin !== undefined && this.unindexed.has(twin));
@@ -120,6 +139,33 @@ export class SearchIndex {
     });
     if (fresh || behind) this.unindexedUntil(slug, job);
     return behind ? undefined : job;
+  }
+
+  /**
+   * What update() would index at once for `state`: the terms of the documents it changes, cut from
+   * their text against each language's index as it is now, and nothing else touched (the indexes,
+   * and so the searches, stay as they were). A write calls it while its commit is made durable and
+   * gives the result to update() once the commit is: only the postings are left to add then.
+   * Undefined where update() would not patch the version's own indexes at once (a build in slices
+   * or on other threads, a saved index not loaded yet, a shared one, a large change). `pause` is
+   * called between short steps (a few lines of a body converted, then its terms, then its counts):
+   * the commit's own steps come first as soon as its disk is done.
+   */
+  async prepare(slug: string, state: VersionState | null, pause: () => Promise<void> = async () => {}): Promise<PreparedUpdate | undefined> {
+    if (state === null || this.deferred.has(slug) || this.busy.has(slug)) return undefined;
+    const byLanguage = this.versions.get(slug);
+    if (byLanguage === undefined || this.cost(slug, state) > SYNC_CHARS) return undefined;
+    const languages = new Map<string, PreparedDocs>();
+    for (const language of state.meta.languages) {
+      const index = byLanguage.get(language);
+      if (index === undefined || this.isShared(slug, index)) continue;
+      const slugs = slugsToCheck(index, state);
+      if (slugs === null) continue;
+      const docs = new Map<string, PreparedDoc>();
+      for (const [key, t] of [...documentsToIndex(index.docs, state, language, slugs)]) docs.set(key, { t, ...(await termsInSteps(index.terms, t, pause)) });
+      if (docs.size > 0) languages.set(language, { index, docs });
+    }
+    return languages.size > 0 ? { state, languages } : undefined;
   }
 
   /**
@@ -326,7 +372,7 @@ export class SearchIndex {
     while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
   }
 
-  private async apply(slug: string, state: VersionState | null, pause: (() => Promise<void>) | null): Promise<void> {
+  private async apply(slug: string, state: VersionState | null, pause: (() => Promise<void>) | null, prepared?: PreparedUpdate): Promise<void> {
     if (state === null) {
       this.versions.delete(slug);
       return;
@@ -346,7 +392,8 @@ export class SearchIndex {
         continue;
       }
       if (!index) byLanguage.set(language, (index = emptyIndex(language)));
-      if (pause === null) patch(index, state, language);
+      const ready = prepared?.languages.get(language);
+      if (pause === null) patch(index, state, language, ready?.index === index ? ready : undefined);
       else await patchInSlices(index, state, language, pause);
     }
   }
@@ -727,12 +774,45 @@ function documentPositions(index: LanguageIndex, state: VersionState): Int32Arra
   return of;
 }
 
-function patch(index: LanguageIndex, state: VersionState, language: string): void {
+/** Lines of a body converted to plain text in one step of termsInSteps, about. */
+const STEP_CHARS = 2048;
+
+/**
+ * documentTerms(), the same calls on the same text, with `pause()` between the steps: the body is
+ * converted a few lines at a time (each line is converted on its own), then cut into terms, then counted.
+ */
+async function termsInSteps(index: TermIndex, t: Translation, pause: () => Promise<void>): Promise<{ terms: DocTerms; rank: RankDoc }> {
+  const terms = index.docTerms();
+  const rank = new RankDoc();
+  rankHead(rank, t);
+  indexTerms(`${t.title}\n${t.summary}`, terms);
+  const lines: string[] = [];
+  const md = t.bodyMd;
+  for (let from = 0; from < md.length; ) {
+    await pause();
+    const end = from + STEP_CHARS >= md.length ? -1 : md.indexOf('\n', from + STEP_CHARS);
+    const until = end < 0 ? md.length : end + 1;
+    lines.push(...plainLines(md, from, until));
+    from = until;
+  }
+  const body = lines.join('\n');
+  await pause();
+  indexTerms(body, terms);
+  await pause();
+  rank.add(BODY, body);
+  terms.done();
+  return { terms, rank };
+}
+
+/** Brings the index in line with the state at once; `prepared` holds terms cut for it ahead (SearchIndex.prepare). */
+function patch(index: LanguageIndex, state: VersionState, language: string, prepared?: PreparedDocs): void {
   const slugs = slugsToCheck(index, state);
   index.synced = undefined;
   dropDocuments(index, state, language, true, slugs);
   for (const [slug, t] of documentsToIndex(index.docs, state, language, slugs)) {
-    const { terms, rank } = documentTerms(index.terms, t);
+    // (Terms cut before the index renumbered its terms, dropping documents, are found again by their text: TermIndex.add.)
+    const ready = prepared?.docs.get(slug);
+    const { terms, rank } = ready !== undefined && ready.t === t ? ready : documentTerms(index.terms, t);
     index.terms.add(slug, terms);
     index.ranked.add(slug, rank);
     index.docs.set(slug, t);

@@ -16,7 +16,7 @@ export const LOADING_RETRY_SECONDS = 1;
  */
 export class Catalog {
   private readonly entries = new Map<string, VersionEntry>();
-  private readonly listeners: Array<(slug: string, state: VersionState | null) => void | Promise<void>> = [];
+  private readonly listeners: CatalogListener[] = [];
   /** Moves on every change, so anything derived from the index can be keyed by it. */
   generation = 0;
   /**
@@ -28,10 +28,30 @@ export class Catalog {
 
   /**
    * Calls `listener` with every version state set from now on (derived indexes follow the catalog).
-   * A listener that needs time returns a promise, which set() hands back.
+   * A listener that needs time returns a promise, which set() hands back. A listener given as an
+   * object may also prepare its part of a change (see prepare()).
    */
-  subscribe(listener: (slug: string, state: VersionState | null) => void | Promise<void>): void {
-    this.listeners.push(listener);
+  subscribe<P>(listener: ((slug: string, state: VersionState | null) => void | Promise<void>) | CatalogListener<P>): void {
+    this.listeners.push(typeof listener === 'function' ? { set: listener } : (listener as CatalogListener));
+  }
+
+  /**
+   * Has the listeners work out what they can of setting `state`, without showing any of it: the
+   * writer calls this while the commit that stores `state` is made durable, and hands the result to
+   * set() once it is. Nothing changes until then; a commit that fails just drops it.
+   */
+  async prepare(slug: string, state: VersionState | null, pause: () => Promise<void>): Promise<PreparedChange> {
+    const from = this.entries.get(slug);
+    const parts: unknown[] = [];
+    for (const listener of this.listeners) {
+      try {
+        parts.push(await listener.prepare?.(slug, state, pause));
+      } catch {
+        // Only a head start: set() does the whole work itself.
+        parts.push(undefined);
+      }
+    }
+    return { slug, state, from, parts };
   }
 
   entry(slug: string): VersionEntry | undefined {
@@ -81,14 +101,18 @@ export class Catalog {
     this.changedAt.set(slug, ++this.generation);
   }
 
-  /** Sets a version's state; the promise, if any, resolves when every listener has caught up. */
-  set(slug: string, state: VersionState | null): void | Promise<void> {
+  /**
+   * Sets a version's state; the promise, if any, resolves when every listener has caught up.
+   * `prepared` (from prepare()) is used only if made for this very state from the entry still here.
+   */
+  set(slug: string, state: VersionState | null, prepared?: PreparedChange): void | Promise<void> {
+    const parts = prepared !== undefined && prepared.slug === slug && prepared.state === state && prepared.from === this.entries.get(slug) ? prepared.parts : undefined;
     this.moveOn(slug);
     if (state === null) this.entries.delete(slug);
     else this.entries.set(slug, { slug, state });
     const pending: Promise<void>[] = [];
-    for (const listener of this.listeners) {
-      const done = listener(slug, state);
+    for (const [i, listener] of this.listeners.entries()) {
+      const done = listener.set(slug, state, parts?.[i]);
       if (done) pending.push(done);
     }
     if (pending.length > 0) return Promise.all(pending).then(() => undefined);
@@ -115,6 +139,27 @@ export class Catalog {
     this.moveOn(slug);
     this.entries.set(slug, { slug, broken: reason });
   }
+}
+
+/**
+ * Something that follows the catalog's changes. `prepare`, when given, does ahead of time (while a
+ * write's commit is made durable) what `set` would do for the same change, and must change nothing
+ * anyone sees; `set` then gets its result, or undefined when there is none (set() without prepare, a
+ * prepare that failed) and does the whole work itself.
+ */
+export interface CatalogListener<P = unknown> {
+  /** `pause()` lets other work run (call it between short steps); it throws once the preparation is no longer wanted. */
+  prepare?(slug: string, state: VersionState | null, pause: () => Promise<void>): P | undefined | Promise<P | undefined>;
+  set(slug: string, state: VersionState | null, prepared?: P): void | Promise<void>;
+}
+
+/** What prepare() worked out for one change, for set() to use. */
+export interface PreparedChange {
+  readonly slug: string;
+  readonly state: VersionState | null;
+  /** The entry the change was prepared from: a change in between makes it useless. */
+  readonly from: VersionEntry | undefined;
+  readonly parts: readonly unknown[];
 }
 
 export const stillStarting = () =>

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import { drainInSlices } from '../slices.ts';
 import { settlesWithin } from '../waits.ts';
 import { isAncestor } from '../storage/git-history.ts';
+import type { TreeNode } from '../storage/git-objects.ts';
 import type { Repository } from '../storage/repository.ts';
 import { backfill } from './history-backfill.ts';
 import { changedNodeTables, entriesOf, fileChangesOfStates, type Change, type EntryFacts } from './history-changes.ts';
@@ -177,27 +178,19 @@ export class HistoryIndex {
     return records;
   }
 
-  /** Records every commit the writer makes from now on. */
+  /** Records every commit the writer makes from now on (what each changed worked out while it is made durable). */
   follow(writer: Writer): void {
-    writer.onCommit((write) => this.record(write));
+    writer.onCommit<CommitRecord['versions']>(
+      (write, versions) => this.record(write, versions),
+      (pending) => this.versionsOf(pending.changes, (slug) => pending.folder(slug)),
+    );
   }
 
-  /** Records one commit (called under the written versions' locks, after the ref is durable). */
-  record(write: CommittedWrite): void {
-    // What the commit's files changed, from the state served before it: as git log would tell it (a
-    // push's stamps commit changes no file of the nodes its webhooks tell of).
-    const versions: CommitRecord['versions'] = write.changes.map(({ slug, served: before, after }) => {
-      // Only the nodes the write replaced are compared: an edit costs what it touched, not the whole version.
-      const { before: beforeNodes, after: afterNodes } = changedNodeTables(before, after);
-      const files = fileChangesOfStates(before, after, beforeNodes, afterNodes);
-      const folder = this.repo.folder(slug);
-      const blobOf = (language: string, node: string) => {
-        const lang = folder?.entries.get(language);
-        const entry = lang?.kind === 'tree' ? lang.tree.entries.get(`${node}.md`) : undefined;
-        return entry?.oid ?? null;
-      };
-      return { version: slug, change: before === null ? 'created' : after === null ? 'deleted' : 'updated', entries: entriesOf(beforeNodes, afterNodes, files, blobOf) };
-    });
+  /**
+   * Records one commit (called under the written versions' locks, after the ref is durable);
+   * `versions`: what versionsOf() gave for it ahead.
+   */
+  record(write: CommittedWrite, versions = this.versionsOf(write.changes, (slug) => this.repo.folder(slug))): void {
     // Git keeps whole seconds: the same time a read back from the log gives.
     const at = new Date(Math.floor(Date.parse(write.at) / 1000) * 1000).toISOString();
     const record: CommitRecord = { revision: write.revision, author: write.author, at, message: write.message, versions };
@@ -210,6 +203,24 @@ export class HistoryIndex {
       return;
     }
     this.addAndAppend([record]);
+  }
+
+  /** What a commit's files changed, per version; `folderOf`: a version's folder as the commit holds it. */
+  private versionsOf(changes: CommittedWrite['changes'], folderOf: (slug: string) => TreeNode | null): CommitRecord['versions'] {
+    // What the commit's files changed, from the state served before it: as git log would tell it (a
+    // push's stamps commit changes no file of the nodes its webhooks tell of).
+    return changes.map(({ slug, served: before, after }) => {
+      // Only the nodes the write replaced are compared: an edit costs what it touched, not the whole version.
+      const { before: beforeNodes, after: afterNodes } = changedNodeTables(before, after);
+      const files = fileChangesOfStates(before, after, beforeNodes, afterNodes);
+      const folder = folderOf(slug);
+      const blobOf = (language: string, node: string) => {
+        const lang = folder?.entries.get(language);
+        const entry = lang?.kind === 'tree' ? lang.tree.entries.get(`${node}.md`) : undefined;
+        return entry?.oid ?? null;
+      };
+      return { version: slug, change: before === null ? 'created' : after === null ? 'deleted' : 'updated', entries: entriesOf(beforeNodes, afterNodes, files, blobOf) };
+    });
   }
 
   /**

@@ -3,11 +3,14 @@ import { AppError } from '../errors.ts';
 import { changedPaths, renderFile } from '../content/file-set.ts';
 import { alignBases, type AlignOptions } from '../content/translation-base.ts';
 import type { VersionState } from '../domain/types.ts';
-import type { Catalog } from './catalog.ts';
+import type { Catalog, PreparedChange } from './catalog.ts';
+import { warmScan, writtenTranslations } from './written-scans.ts';
 import { BranchMovedError } from '../storage/branch.ts';
 import { KeyedMutex } from '../storage/mutex.ts';
 import type { TimingSink } from '../storage/timing.ts';
-import type { FolderChange, Repository } from '../storage/repository.ts';
+import type { TreeNode } from '../storage/git-objects.ts';
+import type { FolderChange, FolderWrite, Repository } from '../storage/repository.ts';
+import { nextTurn } from '../slices.ts';
 
 /** The new state of one version after a write; `null` deletes it. `copyOf` writes it as a copy of another version's folder. */
 export interface VersionChange {
@@ -52,6 +55,20 @@ export interface CommittedWrite {
   at: string;
 }
 
+/**
+ * A commit while it is being made durable, as a listener may prepare for it (onCommit): what it
+ * will be told, but its id, and each written version's folder as the commit holds it.
+ */
+export interface PendingWrite extends Omit<CommittedWrite, 'revision'> {
+  folder(slug: string): TreeNode | null;
+}
+
+/** A commit listener, and what it prepares while the commit is made durable (see onCommit). */
+interface CommitListener {
+  listener: (write: CommittedWrite, prepared?: unknown) => void | Promise<void>;
+  prepare?: (write: PendingWrite) => unknown;
+}
+
 /** What a write's planning function gets: the current states and one stamp for everything it changes. */
 export interface WriteContext {
   now: string;
@@ -68,6 +85,25 @@ export interface WriteContext {
 
 const REGISTRY = '\u0000versions';
 
+/** CPU time of one step of Writer.prepare, in ms, about: the commit waits for a step in progress when its disk is done. */
+const PREPARE_STEP_MS = 0.2;
+
+/** How far a commit whose aftermath is being prepared has come. */
+interface CommitProgress {
+  failed: boolean;
+  done: boolean;
+}
+
+/** What Writer.prepare worked out while a commit was made durable. */
+interface Prepared {
+  /** Per change: the catalog's preparation. */
+  catalog: PreparedChange[];
+  /** The changes as the commit listeners' preparations saw them. */
+  before: CommittedWrite['changes'];
+  /** Per commit listener: what its prepare returned. */
+  listeners: unknown[];
+}
+
 /** Who writes: the commit author, and whether they may change published versions while those are locked. */
 export interface Author {
   name: string;
@@ -82,7 +118,7 @@ export interface Author {
 export class Writer {
   private readonly locks = new KeyedMutex();
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly committed: Array<(write: CommittedWrite) => void | Promise<void>> = [];
+  private readonly committed: CommitListener[] = [];
 
   constructor(
     private readonly repo: Repository,
@@ -152,9 +188,14 @@ export class Writer {
     return dryRun ? Promise.resolve().then(() => this.preview(plan)) : this.writeVersions(versions, author, plan);
   }
 
-  /** Calls `listener` after every commit from now on; the write is answered once it has returned (a listener that fails fails nothing). */
-  onCommit(listener: (write: CommittedWrite) => void | Promise<void>): void {
-    this.committed.push(listener);
+  /**
+   * Calls `listener` after every commit from now on; the write is answered once it has returned (a
+   * listener that fails fails nothing). `prepare`, when given, is called while the commit is being
+   * made durable and must change nothing anyone sees; the listener gets what it returned (undefined
+   * when it failed or the commit's states moved meanwhile) once the commit is durable.
+   */
+  onCommit<P>(listener: (write: CommittedWrite, prepared?: P) => void | Promise<void>, prepare?: (write: PendingWrite) => P): void {
+    this.committed.push({ listener: listener as CommitListener['listener'], prepare });
   }
 
   /** Resolves when every write that has started has finished and no pack compaction runs (for a clean shutdown). */
@@ -182,13 +223,29 @@ export class Writer {
     for (const change of changes) this.assertMayWrite(author, change);
     // Rendering is deterministic: a failure here is the input's, not the disk's, so it stays outside the try.
     const folderChanges = changes.map((change) => this.folderChange(change));
+    const info = { event, author: author.name, message, at: ctx.now };
     let revision: string;
+    let preparing: Promise<Prepared | undefined> = Promise.resolve(undefined);
     try {
       const started = performance.now();
       const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
       // A write whose files come out byte for byte as they were makes no commit.
       if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
-      revision = await this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
+      const committing = this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
+      // The commit's own work runs up to its first wait on the disk; from the next turn on, while its
+      // fsyncs are under way, what follows the commit is worked out ahead (shown only once the ref is durable).
+      const commit: CommitProgress = { failed: false, done: false };
+      preparing = this.prepare(changes, planned.changedFrom, folders, info, commit);
+      revision = await committing.then(
+        (oid) => {
+          commit.done = true;
+          return oid;
+        },
+        (err: unknown) => {
+          commit.failed = true;
+          throw err;
+        },
+      );
       this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
       if (err instanceof BranchMovedError) {
@@ -197,15 +254,70 @@ export class Writer {
       // Nothing is published until the ref is durable, so the index and the branch are as they were.
       throw new AppError('storage_failed', 'The change could not be written to the repository; nothing was changed. Send it again once the cause is fixed (the server log names it, under this request id: a full disk, for example)', {}, { cause: err });
     }
-    const before = changes.map((change) => {
-      const served = this.catalog.entry(change.slug)?.state ?? null;
-      return { slug: change.slug, before: planned.changedFrom?.has(change.slug) ? planned.changedFrom.get(change.slug)! : served, after: change.after, served };
-    });
+    const prepared = await preparing;
+    const before = this.changesOf(changes, planned.changedFrom);
+    // Listeners' preparations hold for the states they were made from: a change in between (none is
+    // expected under the versions' locks) leaves them to do their whole work.
+    const held = prepared !== undefined && prepared.before.every((b, i) => b.before === before[i].before && b.served === before[i].served);
     // A large change is indexed for search in slices; the write is acknowledged once it is searchable.
-    await Promise.all(changes.map((change) => this.catalog.set(change.slug, change.after)));
+    await Promise.all(changes.map((change, i) => this.catalog.set(change.slug, change.after, prepared?.catalog[i])));
     // The commit is durable and in the index: a listener's failure is its own to report.
-    await Promise.all(this.committed.map((listener) => Promise.resolve().then(() => listener({ revision, changes: before, event, author: author.name, message, at: ctx.now })).catch(() => undefined)));
+    const write: CommittedWrite = { revision, changes: before, ...info };
+    await Promise.all(this.committed.map(({ listener }, i) => Promise.resolve().then(() => listener(write, held ? prepared.listeners[i] : undefined)).catch(() => undefined)));
     return result;
+  }
+
+  /** Each change's states as the commit's listeners are told them. */
+  private changesOf(changes: readonly VersionChange[], changedFrom: WritePlan<unknown>['changedFrom']): CommittedWrite['changes'] {
+    return changes.map((change) => {
+      const served = this.catalog.entry(change.slug)?.state ?? null;
+      return { slug: change.slug, before: changedFrom?.has(change.slug) ? changedFrom.get(change.slug)! : served, after: change.after, served };
+    });
+  }
+
+  /**
+   * What the catalog's listeners (the search index) and the commit's (the history index) can work out
+   * ahead from the new states while the commit is made durable, nothing of it shown; and the link
+   * scans of the written translations, which the write's answer reads. Undefined if it failed: then
+   * everything is done after the commit, as without it.
+   */
+  private async prepare(changes: readonly VersionChange[], changedFrom: WritePlan<unknown>['changedFrom'], folders: readonly FolderWrite[], info: Omit<CommittedWrite, 'revision' | 'changes'>, commit: CommitProgress): Promise<Prepared | undefined> {
+    // Short steps, each in a turn of the event loop of its own: the commit goes on with its next step as
+    // soon as its disk is done, held up by one short step at most. Once it is durable, the rest is done at once.
+    let since = -Infinity;
+    const turn = async () => {
+      if (!commit.done && performance.now() - since >= PREPARE_STEP_MS) {
+        await nextTurn();
+        since = performance.now();
+      }
+      if (commit.failed) throw new Error('the commit failed');
+    };
+    try {
+      // Nothing before the commit's own work, which runs up to its first wait on the disk meanwhile.
+      await turn();
+      const catalog: PreparedChange[] = [];
+      for (const change of changes) catalog.push(await this.catalog.prepare(change.slug, change.after, turn));
+      await turn();
+      const before = this.changesOf(changes, changedFrom);
+      const trees = new Map(folders.map((f) => [f.slug, f.tree !== null && f.tree.entries.size > 0 ? f.tree : null]));
+      const pending: PendingWrite = { changes: before, ...info, folder: (slug) => (trees.has(slug) ? trees.get(slug)! : this.repo.folder(slug)) };
+      const listeners = this.committed.map(({ prepare }) => {
+        try {
+          return prepare?.(pending);
+        } catch {
+          return undefined;
+        }
+      });
+      for (const change of before) {
+        for (const t of writtenTranslations(change.served, change.after)) {
+          await turn();
+          warmScan(t);
+        }
+      }
+      return { catalog, before, listeners };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The lock on published versions: any change that touches a published version needs a publisher. */
