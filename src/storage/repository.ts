@@ -278,10 +278,9 @@ export class Repository {
    * durable. The in-memory head moves only after that.
    *
    * Order on disk: the pack, its index and the new ref's content are written and fsynced (in
-   * parallel, the ref still in its lock file); the pack is renamed into objects/pack/ as soon as it
-   * is fsynced (no reader sees a pack without its index); then the index is renamed beside it and
-   * that folder is fsynced; only then is the lock renamed over refs/heads/main and refs/heads/
-   * fsynced. A crash at any point leaves main on the old commit or on the new one, whose objects
+   * parallel, the ref still in its lock file); then the pack and its index are renamed into
+   * objects/pack/ under a .keep and that folder is fsynced (pack-publish.ts); only then is the lock
+   * renamed over refs/heads/main and refs/heads/ fsynced, and the .keep removed. A crash at any point leaves main on the old commit or on the new one, whose objects
    * are all on disk.
    */
   commit(folders: ReadonlyArray<FolderWrite>, info: CommitInfo): Promise<string> {
