@@ -167,6 +167,25 @@ describe('Search by relevance', () => {
     assert.deepEqual((after.body as Ranked).hits.map((h) => h.slug), ['two']);
   });
 
+  test('a half-typed word and a typo asked before a page had the word find the page once it has it', async () => {
+    await createVersion(s, 'words');
+    await createNode(s, 'words', { slug: 'fruit', kind: 'topic', translations: { en: { title: 'Fruit', summary: 'About apples', bodyMd: 'Apples.' } } });
+    const ask = async (q: string) => (await s.request('GET', `/versions/words/search?q=${q}&order=relevance`)).body as Ranked;
+    for (const q of ['mangos', 'mang', 'mnagoes']) assert.equal((await ask(q)).total, 0, q);
+    assert.equal((await putTranslation(s, 'words', 'fruit', 'en', { title: 'Fruit', summary: 'About mangoes', bodyMd: 'Mangoes and apples.' })).status, 200);
+    for (const q of ['mangoes', 'mang', 'mnagoes']) assert.deepEqual((await ask(q)).hits.map((h) => h.slug), ['fruit'], q);
+  });
+
+  test('breadcrumbs follow a section renamed after they were shown', async () => {
+    await createVersion(s, 'crumbs');
+    await createNode(s, 'crumbs', { slug: 'guide', kind: 'section', translations: { en: { title: 'Guide', bodyMd: '' } } });
+    await createNode(s, 'crumbs', { slug: 'kiwi', kind: 'topic', parentSlug: 'guide', translations: { en: { title: 'Kiwi', summary: 'About kiwis', bodyMd: 'Kiwis.' } } });
+    const crumbs = async () => ((await s.request('GET', '/versions/crumbs/search?q=kiwi&order=relevance')).body as Ranked).hits[0].breadcrumbs;
+    assert.deepEqual(await crumbs(), [{ slug: 'guide', title: 'Guide' }]);
+    assert.equal((await s.request('PUT', '/versions/crumbs/topics/guide/translations/en', { body: { title: 'Handbook', bodyMd: '' } })).status, 200);
+    assert.deepEqual(await crumbs(), [{ slug: 'guide', title: 'Handbook' }]);
+  });
+
   test('bad parameters are 400 naming the parameter', async () => {
     for (const [query, field] of [
       ['order=best', 'query/order'],

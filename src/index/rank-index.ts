@@ -24,6 +24,8 @@ import { queryTerms } from './words.ts';
  * Nothing of that is saved: snapshots hold the postings, and the gains are made again after a start.
  */
 
+/** Query words whose expansions are kept (expand()); past it they start again from none. */
+const MAX_EXPANDED = 4096;
 /** Terms filed between two looks at the clock in addInSlices. */
 const TERMS_PER_SLICE = 512;
 
@@ -280,6 +282,21 @@ export class RankIndex {
    * pairs it starts). `partial`: a prefix matched more terms than were looked at.
    */
   expand(word: string, unspaced: boolean, prefix: boolean): { units: Unit[]; partial: boolean } {
+    // The same words are asked again and again, and their forms, completions and typos depend on
+    // the vocabulary alone: kept until the index changes (any change may add or take a term).
+    if (this.expanded.generation !== this.generation || this.expanded.byWord.size >= MAX_EXPANDED) this.expanded = { generation: this.generation, byWord: new Map() };
+    const key = `${unspaced ? 'u' : 's'}${prefix ? 'p' : 'w'}${word}`;
+    const kept = this.expanded.byWord.get(key);
+    if (kept !== undefined) return kept;
+    const made = this.expandNow(word, unspaced, prefix);
+    this.expanded.byWord.set(key, made);
+    return made;
+  }
+
+  /** The query words expand() expanded since the index last changed, with what they expanded to (callers do not change it). */
+  private expanded: { generation: number; byWord: Map<string, { units: Unit[]; partial: boolean }> } = { generation: -1, byWord: new Map() };
+
+  private expandNow(word: string, unspaced: boolean, prefix: boolean): { units: Unit[]; partial: boolean } {
     if (unspaced) {
       const chars = Array.from(word);
       if (chars.length === 1) {
@@ -446,10 +463,11 @@ export class RankIndex {
     const total = this.countMatches(impacts, cap);
     const heap = new TopK(k);
     if (total === 0) return { top: [], total };
-    const scratch = Scratch.of(cap);
-    const mark = scratch.nextStamp();
-    const stamp = scratch.stamp;
-    const live = this.keyOf;
+    // Documents read, and the living ones, as bits: a few KB that stay in the nearest cache (an
+    // array of a number per document, read at random, missed it on most reads).
+    const words = (cap + 31) >>> 5;
+    const seen = Scratch.of(cap).seen(words);
+    const live = this.livingBits(words);
     // Per unit: the term whose next document gains most (-1 once all are read), and that gain.
     const nextTerm = new Int32Array(units.length);
     const nextGain = new Float64Array(units.length);
@@ -468,26 +486,43 @@ export class RankIndex {
       nextGain[u] = gain;
     };
     for (let u = 0; u < units.length; u++) advance(u);
-    for (;;) {
-      // The unit with the most to gain next is read: the bound falls fastest.
-      let u = -1;
-      let bound = 0;
-      for (let v = 0; v < units.length; v++) {
-        if (nextTerm[v] < 0) continue;
-        bound += TIER + nextGain[v];
-        if (u < 0 || nextGain[v] > nextGain[u]) u = v;
+    // Documents are read BATCH at a time, their keys made together: each key is lookups at random
+    // places of the gains, and made side by side the processor waits for several of them at once.
+    // The batch stops at the bound of the floor known when it started (the floor only rises, so that
+    // reads a few documents more than needed at most, and the answer is the same).
+    const batch = Scratch.of(cap).batch;
+    let floor = -Infinity;
+    let done = false;
+    while (!done) {
+      let size = 0;
+      while (size < BATCH) {
+        // The unit with the most to gain next is read: the bound falls fastest.
+        let u = -1;
+        let bound = 0;
+        for (let v = 0; v < units.length; v++) {
+          if (nextTerm[v] < 0) continue;
+          bound += TIER + nextGain[v];
+          if (u < 0 || nextGain[v] > nextGain[u]) u = v;
+        }
+        // A document not read yet gains at most each unit's next gain: below the k-th best key, none can enter.
+        if (u < 0 || bound * (1 + 1e-6) + 1e-9 < floor) {
+          done = true;
+          break;
+        }
+        const t = nextTerm[u];
+        const n = orders[t][at[t]++];
+        const word = n >>> 5;
+        const bit = 1 << (n & 31);
+        if ((seen[word] & bit) === 0) {
+          seen[word] |= bit;
+          if ((live[word] & bit) !== 0) batch[size++] = n;
+        }
+        advance(u);
       }
-      if (u < 0) break;
-      // A document not read yet gains at most each unit's next gain: below the k-th best key, none can enter.
-      if (heap.size >= k && bound * (1 + 1e-6) + 1e-9 < heap.floor) break;
-      const t = nextTerm[u];
-      const n = orders[t][at[t]++];
-      if (stamp[n] !== mark) {
-        stamp[n] = mark;
-        if (live[n] !== undefined) heap.offer(n, keyOf(n, first, weights, dense, sparsePosts, sparseValues));
-      }
-      advance(u);
+      for (let i = 0; i < size; i++) heap.offer(batch[i], keyOf(batch[i], first, weights, dense, sparsePosts, sparseValues));
+      if (heap.size >= k) floor = heap.floor;
     }
+    seen.fill(0);
     return { top: heap.sorted(), total };
   }
 
@@ -681,6 +716,8 @@ export class RankIndex {
 }
 
 const FORMAT = 2;
+/** Documents read before their keys are made (top()). */
+const BATCH = 32;
 /** A key's worth of one unit matched: more than any score (scores stay far below it). */
 export const TIER = 1e4;
 const MAX_SCORE = TIER - 1;
@@ -795,17 +832,18 @@ function isPair(term: string): boolean {
   return (infoOf(term.codePointAt(0) ?? 0) & CLASS) === UNSPACED;
 }
 
-/** Arrays over document numbers that a search needs, kept between searches. */
+/** Sets of bits over document numbers that a search needs, and top()'s batch, kept between searches (each left empty after use). */
 class Scratch {
   private static kept: Scratch | null = null;
-  /** Which search last read each document (nextStamp()). */
-  readonly stamp: Int32Array;
-  private stamped = 0;
-  private words: Uint32Array;
+  /** countMatches()'s documents matched. */
+  private readonly matched: Uint32Array;
+  /** top()'s documents read. */
+  private readonly read: Uint32Array;
+  readonly batch = new Int32Array(BATCH);
 
   private constructor(readonly size: number) {
-    this.stamp = new Int32Array(size);
-    this.words = new Uint32Array((size + 31) >>> 5);
+    this.matched = new Uint32Array((size + 31) >>> 5);
+    this.read = new Uint32Array((size + 31) >>> 5);
   }
 
   static of(size: number): Scratch {
@@ -813,18 +851,14 @@ class Scratch {
     return Scratch.kept;
   }
 
-  /** A number no document's stamp has. */
-  nextStamp(): number {
-    if (this.stamped === 0x7fffffff) {
-      this.stamp.fill(0);
-      this.stamped = 0;
-    }
-    return ++this.stamped;
+  /** `n` words of bits, all 0, for top()'s documents read (the caller leaves them 0). */
+  seen(n: number): Uint32Array {
+    return this.read.subarray(0, n);
   }
 
-  /** `n` words of bits, all 0 (the caller leaves them so). */
+  /** `n` words of bits, all 0, for the documents countMatches() counts (the caller leaves them 0). */
   bits(n: number): Uint32Array {
-    return this.words.subarray(0, n);
+    return this.matched.subarray(0, n);
   }
 }
 

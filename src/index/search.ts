@@ -644,13 +644,27 @@ function suggest(ranked: RankIndex, query: Word[]): string | undefined {
 /** Unknown words of a query a "did you mean" looks up, at most. */
 const MAX_SUGGESTED_WORDS = 6;
 
+/**
+ * The breadcrumbs made for each state, by language and slug: a state never changes (a write makes
+ * a new one), and the same pages come back in answer after answer. At most one entry per node and
+ * language of a state; answers share them, and nothing changes them.
+ */
+const crumbsKept = new WeakMap<VersionState, Map<string, RankedHit['breadcrumbs']>>();
+
 /** A node's ancestors, outermost first, titled in `language`, else in the version's primary language. */
 function breadcrumbs(state: VersionState, slug: string, language: string): RankedHit['breadcrumbs'] {
+  let kept = crumbsKept.get(state);
+  if (kept === undefined) crumbsKept.set(state, (kept = new Map()));
+  const key = `${language}\0${slug}`;
+  const found = kept.get(key);
+  if (found !== undefined) return found;
   const primary = primaryLanguage(state.meta);
-  return ancestors(state, slug).map((a) => {
+  const made = ancestors(state, slug).map((a) => {
     const ts = state.translations.get(a);
     return { slug: a, title: (ts?.get(language) ?? ts?.get(primary))?.title ?? a };
   });
+  kept.set(key, made);
+  return made;
 }
 
 /** Terms one query prefix may expand to; a query's cost is bounded by this times its distinct words. */
