@@ -142,6 +142,20 @@ describe('Plain text of hostile lines takes time linear in their size', () => {
     }
   });
 
+  test('a line of many small pieces grows in proportion to its size: four times the text, well under eight times the time', () => {
+    // Each of these keeps a piece of a few characters at a time (text between tags, markers,
+    // pipes, underscores or escapes); a string built of a million such pieces grew faster than the
+    // line (the collector walked every piece each time it ran).
+    const line = (unit: string, size: number) => Buffer.from(unit.repeat(Math.ceil(size / unit.length))).toString();
+    for (const unit of ['<a ', '<b>x', '[a](b) ', 'a*', 'x |', 'a  ', 'a_ ', '\\*a', '`a`']) {
+      const small = line(unit, 1 << 19);
+      const large = line(unit, 1 << 21);
+      time(small);
+      const [a, b] = [time(small), time(large)];
+      assert.ok(b < 8 * a + 10, `${JSON.stringify(unit)}: ${a.toFixed(1)} ms at 512 KB, ${b.toFixed(1)} ms at 2 MB`);
+    }
+  });
+
   test('and is what the earlier implementation gave for the same lines at 20 KB', () => {
     for (const [name, text] of [...Object.entries(hostile), ...Object.entries(hostileLines)]) {
       if (name.startsWith('a table rule')) continue; // the earlier expression takes exponential time on it

@@ -1,3 +1,4 @@
+import { Pieces } from './text-pieces.ts';
 /**
  * The second half of a Markdown line's conversion to plain text, after links and HTML: the markers at
  * its start (heading, quote, list item and task box), table pipes, emphasis and code markers,
@@ -53,7 +54,7 @@ for (const c of '<[\\') KIND[c.charCodeAt(0)] = OTHER;
  * comment marker, an escape, an underscore that may be emphasis).
  */
 export function simpleText(s: string, from: number, end: number): string | null {
-  let out = '';
+  const out = new Pieces();
   let space = false;
   let run = from;
   for (let i = from; i < end; i++) {
@@ -78,8 +79,8 @@ export function simpleText(s: string, from: number, end: number): string | null 
       } else if (kind === OTHER) return null;
     } else if (!isHighSpace(c)) continue;
     if (i > run) {
-      if (space && out !== '') out += ' ';
-      out += s.slice(run, i);
+      if (space && !out.empty) out.add(' ');
+      out.add(s.slice(run, i));
       space = false;
     }
     if (kind === TILDE) i++;
@@ -88,10 +89,10 @@ export function simpleText(s: string, from: number, end: number): string | null 
   }
   if (run === from) return s.slice(from, end);
   if (run < end) {
-    if (space && out !== '') out += ' ';
-    out += s.slice(run, end);
+    if (space && !out.empty) out.add(' ');
+    out.add(s.slice(run, end));
   }
-  return out;
+  return out.text();
 }
 
 /** A unit that the marker scans keep as it is (so a single space before it stays in the run of text). */
@@ -171,7 +172,7 @@ function markersCollapsed(s: string, from: number, end: number): string {
   if (end - from < 48 || WIDE.test(s) || within(s.indexOf('\u00a0', from), end) || within(s.indexOf('  ', from), end - 1)) {
     return markersCollapsedLoop(s, from, end);
   }
-  let out = '';
+  const out = new Pieces();
   let space = false;
   let run = from;
   for (let i = from; ; ) {
@@ -193,12 +194,12 @@ function markersCollapsed(s: string, from: number, end: number): string {
     const spaceAfter = b > a && s.charCodeAt(b - 1) === 0x20;
     if (spaceAfter) b--;
     if (b > a) {
-      if (space && out !== '') out += ' ';
-      out += s.slice(a, b);
+      if (space && !out.empty) out.add(' ');
+      out.add(s.slice(a, b));
       space = false;
     }
     if (spaceAfter) space = true;
-    if (c === -1) return out;
+    if (c === -1) return out.text();
     let next = q + 1;
     if (c === 0x7e) next++;
     else if (c === 0x2a || c === 0x60) while (next < end && s.charCodeAt(next) === c) next++;
@@ -214,7 +215,7 @@ const within = (i: number, end: number) => i >= 0 && i < end;
 
 /** markersCollapsed(), a unit at a time; runs of text with single spaces inside are copied whole. */
 function markersCollapsedLoop(s: string, from: number, end: number): string {
-  let out = '';
+  const out = new Pieces();
   let space = false;
   let run = from;
   for (let i = from; i < end; i++) {
@@ -225,8 +226,8 @@ function markersCollapsedLoop(s: string, from: number, end: number): string {
     const pair = c === 0x7e && at(s, i + 1, end) === 0x7e;
     if (c === 0x7e && !pair) continue;
     if (i > run) {
-      if (space && out !== '') out += ' ';
-      out += s.slice(run, i);
+      if (space && !out.empty) out.add(' ');
+      out.add(s.slice(run, i));
       space = false;
     }
     if (pair) i++;
@@ -234,10 +235,10 @@ function markersCollapsedLoop(s: string, from: number, end: number): string {
     run = i + 1;
   }
   if (run < end) {
-    if (space && out !== '') out += ' ';
-    out += s.slice(run, end);
+    if (space && !out.empty) out.add(' ');
+    out.add(s.slice(run, end));
   }
-  return out;
+  return out.text();
 }
 
 /**
@@ -251,7 +252,7 @@ function underscores(s: string): string {
   let i = s.indexOf('_');
   if (i < 0) return s;
   const n = s.length;
-  let out = '';
+  const out = new Pieces();
   let run = 0;
   for (; i >= 0; ) {
     let j = i + 1;
@@ -260,12 +261,12 @@ function underscores(s: string): string {
     if (i === 0 || !isLetterOrNumberBefore(s, i)) kept = 0;
     else if (j - i === 1 && (j === n || !isLetterOrNumberAt(s, j))) kept = 0;
     if (kept < j - i) {
-      out += s.slice(run, i + kept);
+      out.add(s.slice(run, i + kept));
       run = j;
     }
     i = s.indexOf('_', j);
   }
-  return run === 0 ? s : out + s.slice(run);
+  return run === 0 ? s : out.text(s.slice(run));
 }
 
 const LETTER_OR_NUMBER = /^[\p{L}\p{N}]/u;
@@ -290,15 +291,15 @@ const isAsciiAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0
 
 /** `s` with backslash escapes of Markdown punctuation resolved, as s.replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, '$1'). */
 function escapes(s: string): string {
-  let out = '';
+  const out = new Pieces();
   let run = 0;
   for (let i = s.indexOf('\\'); i >= 0 && i + 1 < s.length; i = s.indexOf('\\', i + 1)) {
     const c = s.charCodeAt(i + 1);
     if (c >= 0x80 || ESCAPABLE[c] === 0) continue;
-    out += s.slice(run, i);
+    out.add(s.slice(run, i));
     run = ++i;
   }
-  return run === 0 ? s : out + s.slice(run);
+  return run === 0 ? s : out.text(s.slice(run));
 }
 
 const ESCAPABLE = new Uint8Array(128);
@@ -306,7 +307,7 @@ for (const c of '\\`*_{}[]()#+-.!|>') ESCAPABLE[c.charCodeAt(0)] = 1;
 
 /** s[from, end) with white space collapsed to single spaces and trimmed, as .replace(/\s+/g, ' ').trim(). */
 export function collapse(s: string, from: number, end: number): string {
-  let out = '';
+  const out = new Pieces();
   let space = false;
   let run = from;
   for (let i = from; i < end; i++) {
@@ -314,16 +315,16 @@ export function collapse(s: string, from: number, end: number): string {
     if (c < 0x80 ? c > 0x20 || (c !== 0x20 && (c < 0x09 || c > 0x0d)) : !isHighSpace(c)) continue;
     if (c === 0x20 && i > run && i + 1 < end && !isSpace(s.charCodeAt(i + 1))) continue;
     if (i > run) {
-      if (space && out !== '') out += ' ';
-      out += s.slice(run, i);
+      if (space && !out.empty) out.add(' ');
+      out.add(s.slice(run, i));
       space = false;
     }
     space = true;
     run = i + 1;
   }
   if (run < end) {
-    if (space && out !== '') out += ' ';
-    out += s.slice(run, end);
+    if (space && !out.empty) out.add(' ');
+    out.add(s.slice(run, end));
   }
-  return out;
+  return out.text();
 }

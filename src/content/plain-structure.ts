@@ -1,3 +1,4 @@
+import { Pieces } from './text-pieces.ts';
 import { isSpace } from './plain-inline.ts';
 
 /**
@@ -20,7 +21,7 @@ let autolinked = false;
  * is left to the rules.
  */
 export function structure(s: string, from: number, end: number): string | undefined | null {
-  let out = '';
+  const out = new Pieces();
   let run = from;
   // The next `<`, `[` and `-->` at or after `i` (`end`: none): the engine finds them, the units
   // between need no look.
@@ -58,15 +59,15 @@ export function structure(s: string, from: number, end: number): string | undefi
       }
       text = s.slice(textStart, textEnd);
       if (image) {
-        out += s.slice(run, q - 1) + text;
+        out.add(s.slice(run, q - 1) + text);
         i = run = close + 1;
         continue;
       }
     }
-    out += s.slice(run, q) + text;
+    out.add(s.slice(run, q) + text);
     i = run = close + 1;
   }
-  return run === from ? undefined : out + s.slice(run, end);
+  return run === from ? undefined : out.text(s.slice(run, end));
 }
 
 /** `i`, or `none` for -1: a loop that compared a position staying -1 ran 100 times slower once optimized. */
