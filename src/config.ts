@@ -36,6 +36,8 @@ export interface Config {
   readonly exportCacheBytes: number;
   /** Bytes of serialized public answers, and (a quarter) of encoded topic bodies, kept in memory (`HELP_ANSWER_CACHE_MB`, default 64 MB; 0 turns the answer cache off). */
   readonly answerCacheBytes: number;
+  /** Bytes the search by relevance keeps between searches, in all (`HELP_SEARCH_CACHE_MB`, default 80 MB; 0: nothing, every search makes what it needs). */
+  readonly searchCacheBytes: number;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logging off). */
   readonly logLevel: string;
   /** Path prefix of the API (fixed: the API version is part of the path). */
@@ -467,6 +469,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: integer(env, 'HELP_BODY_LIMIT', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     exportCacheBytes: integer(env, 'HELP_EXPORT_CACHE_MB', 256, 0, 1024 * 1024) * 1024 * 1024,
     answerCacheBytes: integer(env, 'HELP_ANSWER_CACHE_MB', 64, 0, 1024 * 1024) * 1024 * 1024,
+    searchCacheBytes: integer(env, 'HELP_SEARCH_CACHE_MB', 80, 0, 1024 * 1024) * 1024 * 1024,
     logLevel,
     basePath: '/help/v1' as const,
     ...overrides,

@@ -23,6 +23,7 @@ import { findFonts, fontsFor, type FontCatalog } from './pdf/fonts.ts';
 import { Catalog } from './store/catalog.ts';
 import { IndexWorkers } from './index/index-workers.ts';
 import { SearchIndex } from './index/search.ts';
+import { sizeSearchCaches } from './index/search-caches.ts';
 import { primeIndexing } from './index/prime.ts';
 import { acquireLock } from './storage/lock-file.ts';
 import { formatProblem, loadCatalog } from './store/load.ts';
@@ -86,6 +87,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
   const releaseLock = acquireLock(config.dataDir);
   try {
     const catalog = new Catalog();
+    // The caches are the process's, over every index: the last service started sizes them.
+    sizeSearchCaches(config.searchCacheBytes);
     const indexWorkers = config.indexWorkers > 0 ? new IndexWorkers(config.indexWorkers, config.indexWorkersMinChars, log, options.indexWorker) : null;
     const search = new SearchIndex((slug) => catalog.touch(slug), indexWorkers);
     catalog.subscribe({ prepare: (slug, state, pause) => search.prepare(slug, state, pause), set: (slug, state, prepared) => search.update(slug, state, prepared) });

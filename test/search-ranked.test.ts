@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { NodeRec, VersionState } from '../src/domain/types.ts';
 import { SearchIndex } from '../src/index/search.ts';
+import { searchCachesBytes } from '../src/index/search-caches.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { createNode, createVersion, putTranslation, startTestServer, type TestServer } from './helpers/server.ts';
 
 // Search by relevance (order=relevance) through the API: what a reader notices about the ranking,
@@ -249,5 +251,39 @@ describe('The ranking index in process', () => {
     await index.update('v2', edited);
     assert.ok(ranks(index, edited, 'export').hits.some((h) => h.slug === 'billing' && h.title === 'Export billing'));
     assert.ok(ranks(index, source, 'export').hits.every((h) => h.title !== 'Export billing'), 'the source is untouched');
+  });
+});
+
+describe('HELP_SEARCH_CACHE_MB sizes what ranked searches keep, without changing an answer', () => {
+  const queries = ['reminder', 'slack', 'due dates', 'remindr', 'shar', 'project templates and labels', 'xyzzy'];
+  const answers = async (s: TestServer) => {
+    const out: unknown[] = [];
+    // Each query twice: the second is answered from what the first kept, when anything is kept.
+    for (const q of [...queries, ...queries]) out.push((await s.request('GET', `/versions/v1/search?q=${encodeURIComponent(q)}&order=relevance&limit=5`, { key: null })).body);
+    return out;
+  };
+
+  test('0 keeps nothing, the default keeps what searches made, and the answers are the same', async () => {
+    const none = await startTestServer({ sample: SAMPLE, env: { HELP_SEARCH_CACHE_MB: '0' } });
+    let withNone: unknown[];
+    try {
+      withNone = await answers(none);
+      assert.equal(searchCachesBytes(), 0);
+    } finally {
+      await none.close();
+    }
+    const usual = await startTestServer({ sample: SAMPLE });
+    try {
+      assert.deepEqual(await answers(usual), withNone);
+      assert.ok(searchCachesBytes() > 0);
+    } finally {
+      await usual.close();
+    }
+  });
+
+  test('the setting is a whole number of megabytes', () => {
+    assert.equal(loadConfig({ HELP_SEARCH_CACHE_MB: '0' }).searchCacheBytes, 0);
+    assert.equal(loadConfig({}).searchCacheBytes, 80 * 1024 * 1024);
+    for (const bad of ['off', '-1', '1.5']) assert.throws(() => loadConfig({ HELP_SEARCH_CACHE_MB: bad }), (err: Error) => err instanceof ConfigError && /HELP_SEARCH_CACHE_MB/.test(err.message));
   });
 });

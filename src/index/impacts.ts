@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
  * of match), kept between searches, with the term's documents in order of that gain: a term's
  * impacts depend on the index alone, not on the query, so a search that finds them kept reads its
  * best documents first and looks up any other document's gain in one step (rank-index.ts, top()).
- * Kept for the terms of every index alike, the least recently used dropped first, within MAX_BYTES:
+ * Kept for the terms of every index alike, the least recently used dropped first, within a budget:
  * a change to an index makes its kept impacts stale (the generation they were made in no longer
  * matches: lengths and rarities move with every document), and they are made again when next needed.
  */
@@ -31,26 +31,37 @@ export interface Impacts {
 export const DENSE = 16;
 
 /**
- * Bytes of impacts kept, over every index: a term in every one of 10,000 documents takes about
- * 120 KB, and the 190 terms of the 116 queries of the bench's ranked rows (P2e, P2f) on 10,000 nodes
- * in three languages about 22 MB.
+ * Bytes of impacts kept by default, over every index (keepImpactsWithin() sets another): a term in
+ * every one of 10,000 documents takes about 120 KB, and the 190 terms of the 116 queries of the
+ * bench's ranked rows (P2e, P2f) on 10,000 nodes in three languages about 22 MB.
  */
-const MAX_BYTES = 64 * 1024 * 1024;
+export const IMPACTS_BYTES = 64 * 1024 * 1024;
 
-const kept = new LRUCache<string, Impacts>({
-  maxSize: MAX_BYTES,
-  sizeCalculation: (v) => Math.max(1, bytesOf(v)),
-});
+let maxBytes = IMPACTS_BYTES;
+let kept = lruOf(maxBytes);
+
+function lruOf(bytes: number): LRUCache<string, Impacts> | null {
+  return bytes > 0 ? new LRUCache<string, Impacts>({ maxSize: bytes, sizeCalculation: (v) => Math.max(1, bytesOf(v)) }) : null;
+}
+
+/** Bytes of impacts kept now. */
+export const keptImpactsBytes = (): number => kept?.calculatedSize ?? 0;
+
+/** Keeps at most `bytes` of impacts from now on (0: none, each search makes those it needs), dropping what is kept. */
+export function keepImpactsWithin(bytes: number): void {
+  maxBytes = bytes;
+  kept = lruOf(bytes);
+}
 
 /** The impacts of term `term` of index number `index` made in `generation`, or undefined. */
 export function keptImpacts(index: number, term: number, generation: number): Impacts | undefined {
-  const found = kept.get(`${index}:${term}`);
+  const found = kept?.get(`${index}:${term}`);
   return found !== undefined && found.generation === generation ? found : undefined;
 }
 
 export function keepImpacts(index: number, term: number, impacts: Impacts): void {
   // Impacts larger than a quarter of the budget (an index of millions of documents) would push out everything else; they are made for each search.
-  if (bytesOf(impacts) <= MAX_BYTES / 4) kept.set(`${index}:${term}`, impacts);
+  if (kept !== null && bytesOf(impacts) <= maxBytes / 4) kept.set(`${index}:${term}`, impacts);
 }
 
 function bytesOf(v: Impacts): number {

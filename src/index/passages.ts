@@ -161,7 +161,7 @@ function termMatches({ folded, source }: Folded, term: string, whole: boolean): 
 /**
  * Each term's matches in one body's text, kept between searches: finding them is a scan of the whole
  * body per term, the most of a snippet's cost, and the words people search for recur. Kept in one
- * store over all bodies within MATCHES_BYTES (matchStore), under a number of the body's text and
+ * store over all bodies within a budget (MATCHES_BYTES by default; matchStore), under a number of the body's text and
  * the term; a kept body text never changes, so they never go stale.
  */
 class KeptMatches {
@@ -184,12 +184,12 @@ class KeptMatches {
  * the 10 hits of each (10,000 pages, three languages) take about 1.1 MB; this keeps about fifteen
  * times as many.
  */
-const MATCHES_BYTES = 16 * 1024 * 1024;
+export const MATCHES_BYTES = 16 * 1024 * 1024;
 /** What an entry costs beyond its numbers: its key and its place in a map. */
 const ENTRY_BYTES = 120;
 
 /**
- * Matches kept in two generations, each of at most half of MATCHES_BYTES: new ones go into the
+ * Matches kept in two generations, each of at most half of the budget: new ones go into the
  * current one, one found in the previous one moves to the current one, and when the current one is
  * full it becomes the previous one (the old previous one dropped). What was not asked for during a
  * whole generation goes: about least recently used first, at two map lookups (an LRU, with its
@@ -199,6 +199,7 @@ const matchStore = {
   current: new Map<string, Int32Array>(),
   previous: new Map<string, Int32Array>(),
   bytes: 0,
+  max: MATCHES_BYTES,
   get(key: string): Int32Array | undefined {
     const found = this.current.get(key);
     if (found !== undefined) return found;
@@ -207,9 +208,10 @@ const matchStore = {
     return old;
   },
   set(key: string, list: Int32Array): void {
+    if (this.max === 0) return;
     this.current.set(key, list);
     this.bytes += ENTRY_BYTES + 2 * key.length + list.byteLength;
-    if (this.bytes > MATCHES_BYTES / 2) {
+    if (this.bytes > this.max / 2) {
       this.previous = this.current;
       this.current = new Map();
       this.bytes = 0;
@@ -218,6 +220,17 @@ const matchStore = {
 };
 
 const EMPTY = new Int32Array(0);
+
+/** Bytes of matches kept now (about: both generations). */
+export const keptMatchesBytes = (): number => matchStore.bytes + (matchStore.previous.size > 0 ? matchStore.max / 2 : 0);
+
+/** Keeps at most `bytes` of matches from now on (0: none, each snippet scans its body), dropping what is kept. */
+export function keepMatchesWithin(bytes: number): void {
+  matchStore.max = bytes;
+  matchStore.current = new Map();
+  matchStore.previous = new Map();
+  matchStore.bytes = 0;
+}
 
 /**
  * Lists of matches (start and end, each list in order) as one, each match with its list's query
