@@ -24,6 +24,8 @@ export const MAX_HITS = 50;
 export interface PreparedUpdate {
   readonly state: VersionState;
   readonly languages: ReadonlyMap<string, PreparedDocs>;
+  /** A version without indexes (new, or imported anew): its whole indexes per language, built aside, adopted as they are. */
+  readonly fresh?: ReadonlyMap<string, LanguageIndex>;
 }
 
 /** One language's documents to add, with the index they were cut against. */
@@ -123,6 +125,12 @@ export class SearchIndex {
       if (state === null) this.forget(slug);
       else this.loadNow(slug);
     }
+    // Indexes built aside for this very state while its commit was made durable: searchable at once.
+    if (state !== null && prepared?.fresh !== undefined && prepared.state === state && !this.busy.has(slug) && !this.deferred.has(slug)) {
+      this.versions.set(slug, new Map(prepared.fresh));
+      this.textsAhead(slug, state);
+      return;
+    }
     // A copy of a version (duplicated, or loaded with the same translations) shares its twin's indexes
     // until one of them changes; not while the version's own indexes are being built, which would replace them.
     if (state !== null && !this.versions.has(slug) && !this.busy.has(slug) && this.adoptTwin(slug, state)) return;
@@ -149,12 +157,14 @@ export class SearchIndex {
    * Undefined where update() would not patch the version's own indexes at once (a build in slices
    * or on other threads, a saved index not loaded yet, a shared one, a large change). `pause` is
    * called between short steps (a few lines of a body converted, then its terms, then its counts):
-   * the commit's own steps come first as soon as its disk is done.
+   * the commit's own steps come first as soon as its disk is done. A version without indexes (a new
+   * one) or whose text is mostly new (an import of a whole version) gets whole indexes built aside (see prepareFresh).
    */
   async prepare(slug: string, state: VersionState | null, pause: () => Promise<void> = async () => {}): Promise<PreparedUpdate | undefined> {
     if (state === null || this.deferred.has(slug) || this.busy.has(slug)) return undefined;
     const byLanguage = this.versions.get(slug);
-    if (byLanguage === undefined || this.cost(slug, state) > SYNC_CHARS) return undefined;
+    if (byLanguage === undefined || this.mostlyNew(slug, state)) return this.prepareFresh(slug, state, pause);
+    if (this.cost(slug, state) > SYNC_CHARS) return undefined;
     const languages = new Map<string, PreparedDocs>();
     for (const language of state.meta.languages) {
       const index = byLanguage.get(language);
@@ -166,6 +176,59 @@ export class SearchIndex {
       if (docs.size > 0) languages.set(language, { index, docs });
     }
     return languages.size > 0 ? { state, languages } : undefined;
+  }
+
+  /**
+   * Whole indexes of `state` built aside as update() would build them from nothing (in slices here,
+   * or on the builder's threads past their size), for update() to adopt for the same state: an
+   * import's new version is indexed while its blobs are deflated and its commit made durable, not
+   * after. Undefined where update() does better without: a copy of an indexed version (it shares
+   * its twin's indexes) or a twin being built.
+   */
+  private async prepareFresh(slug: string, state: VersionState, pause: () => Promise<void>): Promise<PreparedUpdate | undefined> {
+    if (this.twinBuilding(slug, state) !== undefined || this.sharesTranslations(slug, state)) return undefined;
+    // As update() would build them (see build), but while the commit is made durable.
+    if (this.builder !== null && this.cost(slug, state) > this.builder.minChars) {
+      const built = await this.builtElsewhere(state);
+      if (built !== null) return { state, languages: new Map(), fresh: built };
+    }
+    // The writer's pause yields at every step while the commit runs; a build of megabytes yields as
+    // often as one after a commit (SLICE_MS): more turns cost more than the commit gains from them.
+    let since = performance.now();
+    const coarse = async () => {
+      if (performance.now() - since < SLICE_MS) return;
+      await pause();
+      since = performance.now();
+    };
+    const fresh = new Map<string, LanguageIndex>();
+    for (const language of state.meta.languages) {
+      const index = emptyIndex(language);
+      await patchInSlices(index, state, language, coarse);
+      fresh.set(language, index);
+    }
+    return { state, languages: new Map(), fresh };
+  }
+
+  /** Whether a large change brings at least half of the version's text anew: building its indexes whole costs about as much as patching them. */
+  private mostlyNew(slug: string, state: VersionState): boolean {
+    const changed = this.cost(slug, state);
+    if (changed <= SYNC_CHARS) return false;
+    let total = 0;
+    for (const language of state.meta.languages) total += changedChars(undefined, state, language);
+    return changed * 2 >= total;
+  }
+
+  /** Whether a translation of `state` is one an index of another version holds (a copy shares its twin's indexes: see adoptTwin). */
+  private sharesTranslations(slug: string, state: VersionState): boolean {
+    for (const [node, byLanguage] of state.translations) {
+      for (const [language, t] of byLanguage) {
+        for (const [other, indexes] of this.versions) if (other !== slug && indexes.get(language)?.docs.get(node) === t) return true;
+        for (const saved of this.deferredSets) if (saved.state.translations.get(node)?.get(language) === t) return true;
+        // Copies share every translation, or none that matters here: the first one tells.
+        return false;
+      }
+    }
+    return false;
   }
 
   /**
@@ -242,22 +305,29 @@ export class SearchIndex {
    * updates of the version wait meanwhile (inTurn), then patch what changed since `state`.
    */
   private async buildElsewhere(slug: string, state: VersionState): Promise<boolean> {
+    const byLanguage = await this.builtElsewhere(state);
+    if (byLanguage === null) return false;
+    this.versions.set(slug, byLanguage);
+    return true;
+  }
+
+  /** Every language's index of `state` built from nothing on the builder's threads; null when the builder failed. */
+  private async builtElsewhere(state: VersionState): Promise<Map<string, LanguageIndex> | null> {
     const languages = state.meta.languages;
     const documents = languages.map((language) => [...documentsToIndex(new Map(), state, language)]);
     let saved: Uint8Array[];
     try {
       saved = await Promise.all(documents.map((d, i) => this.builder!.build(d, languages[i])));
     } catch {
-      return false;
+      return null;
     }
     const byLanguage = new Map<string, LanguageIndex>();
     for (const [i, language] of languages.entries()) {
       const index = loadIndex(saved[i], state, language);
-      if (!index) return false;
+      if (!index) return null;
       byLanguage.set(language, index);
     }
-    this.versions.set(slug, byLanguage);
-    return true;
+    return byLanguage;
   }
 
   /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, crc32, deflate, deflateRawSync, deflateSync } from 'node:zlib';
+import { deflateOnThread } from './deflate-thread.ts';
 import { discardFiles, stageFile } from './durable-fs.ts';
 import { publishPack, type PublishedPack } from './pack-publish.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
@@ -111,8 +112,22 @@ function packEntryOf(object: PreparedObject, deflated: Buffer): PackEntry {
   return { oid: object.oid, bytes, crc: crc32(bytes) };
 }
 
-/** Deflates many objects, yielding to the event loop now and then (a 10 MB import deflates for ~150 ms). */
+/**
+ * Objects of more bytes than this in all are deflated on a thread of their own (deflate-thread.ts):
+ * a 10 MB import's ~150 ms of deflating then runs on another core while this thread goes on with
+ * the write's other work (its search index, Writer.prepare). Below it, a write's few small objects
+ * are deflated here: a message to the thread costs more than deflating them.
+ */
+const ELSEWHERE_FROM_BYTES = 1 << 20;
+
+/** Deflates many objects, yielding to the event loop now and then, or on another thread when there is much (see ELSEWHERE_FROM_BYTES). */
 export async function packEntries(objects: readonly PreparedObject[]): Promise<PackEntry[]> {
+  let total = 0;
+  for (const object of objects) total += object.content.length;
+  if (total >= ELSEWHERE_FROM_BYTES) {
+    const entries = await deflateElsewhere(objects);
+    if (entries !== null) return entries;
+  }
   const out: PackEntry[] = [];
   let sinceYield = 0;
   for (const object of objects) {
@@ -128,6 +143,19 @@ export async function packEntries(objects: readonly PreparedObject[]): Promise<P
     }
   }
   return out;
+}
+
+/** The blobs deflated on the deflating thread, the trees here (see deflateInPieces); null when the thread failed (they are then all deflated here). */
+async function deflateElsewhere(objects: readonly PreparedObject[]): Promise<PackEntry[] | null> {
+  const blobs = objects.filter((o) => o.type !== 'tree');
+  let deflated: Buffer[];
+  try {
+    deflated = await deflateOnThread(blobs.map((o) => o.content), LEVEL);
+  } catch {
+    return null;
+  }
+  const of = new Map<PreparedObject, Buffer>(blobs.map((o, k) => [o, deflated[k]]));
+  return objects.map((object) => (object.type === 'tree' ? packEntry(object) : packEntryOf(object, of.get(object)!)));
 }
 
 /** Type in bits 4–6 of the first byte with the size's low 4 bits, then 7 bits per byte, little-endian. */

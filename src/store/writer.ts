@@ -87,9 +87,12 @@ const REGISTRY = '\u0000versions';
 
 /** CPU time of one step of Writer.prepare, in ms, about: the commit waits for a step in progress when its disk is done. */
 const PREPARE_STEP_MS = 0.2;
+/** The same once the commit is durable: what is left of a large preparation (an import's new indexes) still lets requests in between. */
+const AFTER_COMMIT_STEP_MS = 5;
 
 /** How far a commit whose aftermath is being prepared has come. */
 interface CommitProgress {
+  /** The commit failed, or there is none to make (its files came out as they were): the preparation ends. */
   failed: boolean;
   done: boolean;
 }
@@ -226,16 +229,23 @@ export class Writer {
     const info = { event, author: author.name, message, at: ctx.now };
     let revision: string;
     let preparing: Promise<Prepared | undefined> = Promise.resolve(undefined);
+    const commit: CommitProgress = { failed: false, done: false };
+    const turn = this.turns(commit);
     try {
       const started = performance.now();
+      // The files' objects are made, then the commit's own work runs up to its first wait on the disk;
+      // from the next turn on, while the objects are deflated (a large write's on a thread of its own) and
+      // the commit's fsyncs are under way, what follows the commit is worked out ahead, the catalog's
+      // part first (a new version's search indexes), shown only once the ref is durable.
+      const catalog = this.prepareCatalog(changes, turn);
       const folders = await Promise.all(folderChanges.map((f) => this.repo.writeFolder(f)));
       // A write whose files come out byte for byte as they were makes no commit.
-      if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) return result;
+      if (folders.every((f) => f.tree !== null && f.tree.oid === this.repo.folder(f.slug)?.oid)) {
+        commit.failed = true;
+        return result;
+      }
       const committing = this.repo.commit(folders, { author: author.name, message, time: new Date(ctx.now) });
-      // The commit's own work runs up to its first wait on the disk; from the next turn on, while its
-      // fsyncs are under way, what follows the commit is worked out ahead (shown only once the ref is durable).
-      const commit: CommitProgress = { failed: false, done: false };
-      preparing = this.prepare(changes, planned.changedFrom, folders, info, commit);
+      preparing = this.prepare(changes, planned.changedFrom, folders, info, turn, catalog);
       revision = await committing.then(
         (oid) => {
           commit.done = true;
@@ -248,6 +258,7 @@ export class Writer {
       );
       this.timing('commit', (performance.now() - started) / 1000);
     } catch (err) {
+      commit.failed = true;
       if (err instanceof BranchMovedError) {
         throw new AppError('repository_changed', `${err.message}; nothing was written. Restart the service to load what is in the repository now, and change content through the service from then on.`, { found: err.found });
       }
@@ -281,22 +292,10 @@ export class Writer {
    * scans of the written translations, which the write's answer reads. Undefined if it failed: then
    * everything is done after the commit, as without it.
    */
-  private async prepare(changes: readonly VersionChange[], changedFrom: WritePlan<unknown>['changedFrom'], folders: readonly FolderWrite[], info: Omit<CommittedWrite, 'revision' | 'changes'>, commit: CommitProgress): Promise<Prepared | undefined> {
-    // Short steps, each in a turn of the event loop of its own: the commit goes on with its next step as
-    // soon as its disk is done, held up by one short step at most. Once it is durable, the rest is done at once.
-    let since = -Infinity;
-    const turn = async () => {
-      if (!commit.done && performance.now() - since >= PREPARE_STEP_MS) {
-        await nextTurn();
-        since = performance.now();
-      }
-      if (commit.failed) throw new Error('the commit failed');
-    };
+  private async prepare(changes: readonly VersionChange[], changedFrom: WritePlan<unknown>['changedFrom'], folders: readonly FolderWrite[], info: Omit<CommittedWrite, 'revision' | 'changes'>, turn: () => Promise<void>, preparedCatalog: Promise<PreparedChange[] | undefined>): Promise<Prepared | undefined> {
     try {
-      // Nothing before the commit's own work, which runs up to its first wait on the disk meanwhile.
-      await turn();
-      const catalog: PreparedChange[] = [];
-      for (const change of changes) catalog.push(await this.catalog.prepare(change.slug, change.after, turn));
+      const catalog = await preparedCatalog;
+      if (catalog === undefined) return undefined;
       await turn();
       const before = this.changesOf(changes, changedFrom);
       const trees = new Map(folders.map((f) => [f.slug, f.tree !== null && f.tree.entries.size > 0 ? f.tree : null]));
@@ -315,6 +314,35 @@ export class Writer {
         }
       }
       return { catalog, before, listeners };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Short steps, each in a turn of the event loop of its own: the commit goes on with its next step as
+   * soon as its disk is done, held up by one short step at most. Once it is durable, the rest is done in
+   * longer steps. A step throws once the commit failed (or there is none).
+   */
+  private turns(commit: CommitProgress): () => Promise<void> {
+    let since = -Infinity;
+    return async () => {
+      if (performance.now() - since >= (commit.done ? AFTER_COMMIT_STEP_MS : PREPARE_STEP_MS)) {
+        await nextTurn();
+        since = performance.now();
+      }
+      if (commit.failed) throw new Error('the commit failed');
+    };
+  }
+
+  /** The catalog's part of prepare(), begun before the commit's objects are made; undefined if it failed. */
+  private async prepareCatalog(changes: readonly VersionChange[], turn: () => Promise<void>): Promise<PreparedChange[] | undefined> {
+    try {
+      // Nothing before the objects and the commit's own work, which run up to their first wait meanwhile.
+      await turn();
+      const catalog: PreparedChange[] = [];
+      for (const change of changes) catalog.push(await this.catalog.prepare(change.slug, change.after, turn));
+      return catalog;
     } catch {
       return undefined;
     }
