@@ -9,6 +9,7 @@ import { settleRedirects, withRedirects } from '../domain/redirects.ts';
 import { isStampsPath, NODE_STAMPS, noStamps, readStampsFile, renderStampsFile, stampsPaths, translationStampsPath, type StoredStamps } from './stamps-file.ts';
 import { drainInSlices } from '../slices.ts';
 import { markMinor } from './translation-base.ts';
+import { changedTranslationSlugs } from '../domain/translation-changes.ts';
 
 /** Path of a translation inside a version's folder. */
 export const translationPath = (language: string, slug: string) => `${language}/${slug}.md`;
@@ -272,15 +273,15 @@ export function changedPaths(before: VersionState | null, after: VersionState | 
     out.push(translationPath(language, slug));
     languages.add(language);
   };
-  for (const [slug, byLanguage] of after.translations) {
+  // Only the slugs whose translations changed (translation-changes.ts), not every node's.
+  const slugs = changedTranslationSlugs(before.translations, after.translations);
+  for (const slug of slugs) {
     const old = before.translations.get(slug);
-    if (old === byLanguage) continue;
-    for (const [language, t] of byLanguage) if (old?.get(language) !== t) changed(language, slug);
+    for (const [language, t] of after.translations.get(slug) ?? []) if (old?.get(language) !== t) changed(language, slug);
   }
-  for (const [slug, byLanguage] of before.translations) {
+  for (const slug of slugs) {
     const now = after.translations.get(slug);
-    if (now === byLanguage) continue;
-    for (const language of byLanguage.keys()) if (!now?.has(language)) changed(language, slug);
+    for (const language of before.translations.get(slug)?.keys() ?? []) if (!now?.has(language)) changed(language, slug);
   }
   for (const language of languages) out.push(translationStampsPath(language));
   return out;

@@ -2,6 +2,7 @@ import { canonicalLanguage } from '../domain/names.ts';
 import { fileStamp } from '../domain/stamps.ts';
 import type { VersionState } from '../domain/types.ts';
 import type { ProblemList } from './problems.ts';
+import { changedTranslationSlugs } from '../domain/translation-changes.ts';
 
 /**
  * The service's stamps, kept beside the content in the version's folder instead of inside it: a
@@ -84,6 +85,8 @@ interface RenderedStamps {
   stamps: Array<string | undefined>;
   /** Per slug: where its stamp starts in the text (-1 when it has none). */
   at: Int32Array;
+  /** The translations it was rendered from. */
+  translations: VersionState['translations'];
 }
 
 /** The last stamps file of each language, per nodes map (a translation write keeps the map). */
@@ -97,23 +100,33 @@ const renderedStamps = new WeakMap<VersionState['nodes'], Map<string, RenderedSt
  */
 export function renderTranslationStamps(state: Pick<VersionState, 'nodes' | 'translations'>, language: string): string | null {
   const slugs = slugsOf(state.nodes);
-  const stamps = slugs.map((slug) => state.translations.get(slug)?.get(language)?.updatedAt);
   let byLanguage = renderedStamps.get(state.nodes);
   const last = byLanguage?.get(language);
   if (last !== undefined) {
+    // Only the slugs whose translations changed since (translation-changes.ts): not a look at every node.
+    const places = placesOf(state.nodes);
     let text: string | null = last.text;
-    for (let i = 0; i < slugs.length && text !== null; i++) {
-      const was = last.stamps[i];
-      const now = stamps[i];
+    // Changed in place: this entry gives way to the one made now, patched or rendered anew.
+    const stamps = last.stamps;
+    for (const slug of changedTranslationSlugs(last.translations, state.translations)) {
+      const i = places.get(slug);
+      if (i === undefined) continue;
+      const was = stamps[i];
+      const now = state.translations.get(slug)?.get(language)?.updatedAt;
       if (now === was) continue;
-      if (now === undefined || was === undefined || now.length !== was.length) text = null;
-      else text = text.slice(0, last.at[i]) + now + text.slice(last.at[i] + was.length);
+      if (now === undefined || was === undefined || now.length !== was.length) {
+        text = null;
+        break;
+      }
+      stamps[i] = now;
+      text = text.slice(0, last.at[i]) + now + text.slice(last.at[i] + was.length);
     }
     if (text !== null) {
-      byLanguage!.set(language, { text, stamps, at: last.at });
+      byLanguage!.set(language, { text, stamps, at: last.at, translations: state.translations });
       return text;
     }
   }
+  const stamps = slugs.map((slug) => state.translations.get(slug)?.get(language)?.updatedAt);
   const at = new Int32Array(slugs.length).fill(-1);
   let out = '';
   for (let i = 0; i < slugs.length; i++) {
@@ -126,8 +139,17 @@ export function renderTranslationStamps(state: Pick<VersionState, 'nodes' | 'tra
   if (out === '') return null;
   const text = `{${out}\n}\n`;
   if (byLanguage === undefined) renderedStamps.set(state.nodes, (byLanguage = new Map()));
-  byLanguage.set(language, { text, stamps, at });
+  byLanguage.set(language, { text, stamps, at, translations: state.translations });
   return text;
+}
+
+/** Each slug's place in slugsOf() order, kept per nodes map. */
+const slugPlaces = new WeakMap<VersionState['nodes'], Map<string, number>>();
+
+function placesOf(nodes: VersionState['nodes']): Map<string, number> {
+  let places = slugPlaces.get(nodes);
+  if (places === undefined) slugPlaces.set(nodes, (places = new Map(slugsOf(nodes).map((slug, i) => [slug, i]))));
+  return places;
 }
 
 /** A stamps file of a state by its path (null: no such file), or undefined when `path` names no stamps file. */

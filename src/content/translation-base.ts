@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { primaryLanguage, type Translation, type TranslationsOf, type VersionState } from '../domain/types.ts';
+import { changedTranslationSlugs, noteTranslationsChanged } from '../domain/translation-changes.ts';
 import { renderMarkdownFile } from './markdown-file.ts';
 
 /**
@@ -90,15 +91,21 @@ export function alignBases(before: VersionState | null, after: VersionState, opt
   if (before !== null && before.translations === after.translations) return after;
   const primaryLang = primaryLanguage(after.meta);
   let translations: Map<string, TranslationsOf> | null = null;
-  for (const [slug, byLanguage] of after.translations) {
+  const aligned: string[] = [];
+  // Only the slugs the write changed (translation-changes.ts): the others keep their records.
+  for (const slug of before === null ? after.translations.keys() : changedTranslationSlugs(before.translations, after.translations)) {
+    const byLanguage = after.translations.get(slug);
+    if (byLanguage === undefined) continue;
     const old = before?.translations.get(slug);
-    if (old === byLanguage) continue;
     const next = alignNode(old, byLanguage, primaryLang, options.minor?.has(slug) ?? false, options.basesStated ?? false, options.imported ?? false);
     if (next === byLanguage) continue;
     translations ??= new Map(after.translations);
     translations.set(slug, next);
+    aligned.push(slug);
   }
-  return translations === null ? after : { ...after, translations };
+  if (translations === null) return after;
+  noteTranslationsChanged(after.translations, translations, aligned);
+  return { ...after, translations };
 }
 
 function alignNode(old: TranslationsOf | undefined, byLanguage: TranslationsOf, primaryLang: string, minor: boolean, stated: boolean, imported: boolean): TranslationsOf {

@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../errors.ts';
 import { assertUnchanged, type Precondition } from './preconditions.ts';
 import { primaryLanguage, type NodeRec, type Translation, type TranslationsOf, type VersionState } from './types.ts';
+import { noteTranslationsChanged } from './translation-changes.ts';
 
 export interface TranslationInput {
   title: string;
@@ -57,6 +58,7 @@ export function withTranslations(state: VersionState, slug: string, byLanguage: 
   const translations = new Map(state.translations);
   if (byLanguage === null || byLanguage.size === 0) translations.delete(slug);
   else translations.set(slug, byLanguage);
+  noteTranslationsChanged(state.translations, translations, [slug]);
   return { ...state, translations };
 }
 

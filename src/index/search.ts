@@ -17,6 +17,7 @@ import { rawMatcher } from './raw-matcher.ts';
 import { indexTerms, queryTerms, words, type DocTerms, type Word } from './words.ts';
 import { nextTurn } from '../slices.ts';
 import { settlesWithin } from '../waits.ts';
+import { changedTranslationSlugs } from '../domain/translation-changes.ts';
 
 export const MAX_HITS = 50;
 
@@ -907,24 +908,7 @@ function patch(index: LanguageIndex, state: VersionState, language: string, prep
 /** The slugs an update of the index to `state` must look at, or null for all of them (see LanguageIndex.synced). */
 function slugsToCheck(index: LanguageIndex | undefined, state: VersionState): readonly string[] | null {
   const from = index?.synced;
-  return from === undefined ? null : changedSlugs(from, state.translations);
-}
-
-/** The last changedSlugs() answer: an update asks it once per language and again to weigh its cost. */
-let lastChanged: { from: VersionState['translations']; to: VersionState['translations']; slugs: string[] } | null = null;
-
-/** The slugs whose translations (per-slug maps, kept by copy-on-write states when unchanged) differ between two states, in `to`'s order, removed ones last. */
-function changedSlugs(from: VersionState['translations'], to: VersionState['translations']): string[] {
-  if (lastChanged !== null && lastChanged.from === from && lastChanged.to === to) return lastChanged.slugs;
-  const slugs: string[] = [];
-  let same = 0;
-  for (const [slug, byLanguage] of to) {
-    if (from.get(slug) === byLanguage) same++;
-    else slugs.push(slug);
-  }
-  if (same < from.size) for (const slug of from.keys()) if (!to.has(slug)) slugs.push(slug);
-  lastChanged = { from, to, slugs };
-  return slugs;
+  return from === undefined ? null : changedTranslationSlugs(from, state.translations);
 }
 
 /** Removes the documents the state no longer has, and with `changed` also those whose translation changed (`slugs`: only among these). */

@@ -1,4 +1,5 @@
 import type { NodeKind, Translation, VersionState } from '../domain/types.ts';
+import { changedTranslationSlugs } from '../domain/translation-changes.ts';
 
 /*
  * What one commit did to the nodes and translation files of one version, worked out by node id so
@@ -59,6 +60,20 @@ export function changedNodeTables(before: VersionState | null, after: VersionSta
   if (before === null || after === null) return whole();
   const out = { before: new Map<string, NodeFacts>(), after: new Map<string, NodeFacts>() };
   if (before.nodes === after.nodes && before.translations === after.translations) return out;
+  if (before.nodes === after.nodes) {
+    // The tree as it was (a translation written): the nodes whose translations changed, found
+    // without a pass over every node (translation-changes.ts), in the tree's order as a pass gives them.
+    const position = positionsOf(after.nodes);
+    const slugs = changedTranslationSlugs(before.translations, after.translations).filter((slug) => position.has(slug));
+    slugs.sort((a, b) => position.get(a)! - position.get(b)!);
+    for (const slug of slugs) {
+      const n = after.nodes.get(slug)!;
+      const facts = { slug, kind: n.kind, parentId: n.parentSlug === null ? null : (after.nodes.get(n.parentSlug)?.id ?? null), sortOrder: n.sortOrder, icon: n.icon };
+      out.after.set(n.id, facts);
+      out.before.set(n.id, { ...facts });
+    }
+    return out;
+  }
   const sameTranslations = before.translations === after.translations;
   const add = (state: VersionState, other: VersionState, table: Map<string, NodeFacts>): boolean => {
     for (const n of state.nodes.values()) {
@@ -71,6 +86,19 @@ export function changedNodeTables(before: VersionState | null, after: VersionSta
     return true;
   };
   return add(after, before, out.after) && add(before, after, out.before) ? out : whole();
+}
+
+/** Each slug's place in a nodes map's order, kept per map (a translation write keeps the map). */
+const positions = new WeakMap<VersionState['nodes'], Map<string, number>>();
+
+function positionsOf(nodes: VersionState['nodes']): Map<string, number> {
+  let found = positions.get(nodes);
+  if (found === undefined) {
+    found = new Map();
+    for (const slug of nodes.keys()) found.set(slug, found.size);
+    positions.set(nodes, found);
+  }
+  return found;
 }
 
 const sameFile = (a: Translation, b: Translation) => a.title === b.title && a.summary === b.summary && a.bodyMd === b.bodyMd && a.basedOn === b.basedOn;

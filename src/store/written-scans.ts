@@ -1,5 +1,6 @@
 import { scanOf } from '../content/link-check.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
+import { changedTranslationSlugs } from '../domain/translation-changes.ts';
 
 /**
  * Translations a write may change and still have their link scans made ahead: the answer to a write
@@ -16,9 +17,11 @@ const MAX_WARMED = 16;
 export function writtenTranslations(before: VersionState | null, after: VersionState | null): Translation[] {
   if (after === null) return [];
   const written: Translation[] = [];
-  for (const [slug, byLanguage] of after.translations) {
+  // Only the slugs whose translations changed (translation-changes.ts), not every node's.
+  for (const slug of before === null ? after.translations.keys() : changedTranslationSlugs(before.translations, after.translations)) {
+    const byLanguage = after.translations.get(slug);
+    if (byLanguage === undefined) continue;
     const old = before?.translations.get(slug);
-    if (old === byLanguage) continue;
     for (const [language, t] of byLanguage) {
       if (old?.get(language) === t) continue;
       if (written.length === MAX_WARMED) return [];
