@@ -350,15 +350,21 @@ describe('Storage: start-up checks', () => {
       await createNode(s, 'v1', { slug: 'a' });
       const commits = s.commitCount();
       const temp = join(s.gitdir, 'tmp-writes');
-      rmSync(temp, { recursive: true });
-      writeFileSync(temp, 'not a folder'); // every durable write now fails
+      // Files made ahead for the next commit wait in tmp-spares (durable-fs.ts): it goes too.
+      const spares = join(s.gitdir, 'tmp-spares');
+      for (const folder of [temp, spares]) {
+        rmSync(folder, { recursive: true });
+        writeFileSync(folder, 'not a folder'); // every durable write now fails
+      }
       const res = await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'Changed' } });
       assert.equal(res.status, 503);
       assert.equal(res.body.error.code, 'storage_failed');
       assert.equal(s.commitCount(), commits);
       assert.equal((await s.request('GET', '/versions/v1/topics/a')).body.title, 'Title a');
-      rmSync(temp);
-      mkdirSync(temp);
+      for (const folder of [temp, spares]) {
+        rmSync(folder);
+        mkdirSync(folder);
+      }
       const retry = await s.request('PUT', '/versions/v1/topics/a/translations/en', { body: { title: 'Changed' } });
       assert.equal(retry.status, 200);
       assert.equal(s.commitCount(), commits + 1);

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { default as IsomorphicGit } from 'isomorphic-git';
-import { clearTempDir, durableFs, fsyncKeptDir, TEMP_DIR } from './durable-fs.ts';
+import { clearTempDir, dropSpares, durableFs, fsyncKeptDir, prepareSpares, SPARE_DIR, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
@@ -304,6 +304,7 @@ export class Repository {
       this.head = commit.oid;
       this.root = root;
       this.upkeep.committed((await staging).bytes);
+      this.prepareSpares();
       return commit.oid;
     });
   }
@@ -322,7 +323,13 @@ export class Repository {
 
   /** For a shutdown: resolves once no pack merge or git gc runs (see Upkeep.settle). */
   settle(): Promise<void> {
+    dropSpares(this.tempDir);
     return this.upkeep.settle();
+  }
+
+  /** The next commit's pack and index files, made now, off its path (durable-fs.ts, prepareSpares). */
+  private prepareSpares(): void {
+    prepareSpares(this.tempDir, join(this.gitdir, SPARE_DIR), 2);
   }
 
   private get tempDir(): string {
@@ -331,8 +338,12 @@ export class Repository {
 
   private async writeRefAfter(staging: Promise<StagedPack>, lock: BranchLock, oid: string): Promise<void> {
     const [pack, ref] = await Promise.allSettled([staging, lock.write(oid)]);
+    // A failed write's temp files that cannot be removed (their folder gone) are left to the next
+    // start, which clears the temp folders: the branch's lock is released whatever happens to them,
+    // or every later write would wait for it.
+    const discard = async (staged: StagedPack) => staged.discard().catch(() => undefined);
     if (pack.status === 'rejected' || ref.status === 'rejected') {
-      if (pack.status === 'fulfilled') await pack.value.discard();
+      if (pack.status === 'fulfilled') await discard(pack.value);
       await lock.release();
       throw pack.status === 'rejected' ? pack.reason : (ref as PromiseRejectedResult).reason;
     }
@@ -344,7 +355,7 @@ export class Repository {
       await fsyncKeptDir(join(this.gitdir, 'refs', 'heads'));
       pack.value.release();
     } catch (err) {
-      await pack.value.discard();
+      await discard(pack.value);
       await lock.release();
       throw err;
     }
