@@ -51,15 +51,17 @@ export class BranchLock {
 
   /**
    * Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open.
-   * Creating, writing and closing the lock are synchronous calls (they do not wait for the disk);
-   * its fsync and its rename go to the thread pool.
+   * The lock is created on the thread pool (creating a file waits on the file system's journal: a
+   * write makes its objects meanwhile); writing and closing it are synchronous calls, its fsync and
+   * its rename go to the thread pool.
    */
   static async take(gitdir: string): Promise<BranchLock> {
     const path = lockPath(gitdir);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        return new BranchLock(path, fs.openSync(path, 'wx', 0o644));
+        const fd = await new Promise<number>((resolve, reject) => fs.open(path, 'wx', 0o644, (err, opened) => (err ? reject(err) : resolve(opened))));
+        return new BranchLock(path, fd);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 5));

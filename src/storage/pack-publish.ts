@@ -26,17 +26,32 @@ export interface PublishedPack {
   release(): void;
 }
 
-/** Renames a pack's staged files (by extension) into `dir` under a `.keep`, then fsyncs the folder. */
-export async function publishPack(dir: string, name: string, temps: Partial<Record<PackExt, string>>): Promise<PublishedPack> {
+/**
+ * Starts making the `.keep` of pack `name` in `dir`, on the thread pool (creating a file waits on the
+ * file system's journal): a write starts it as soon as its pack has a name, while its files are
+ * staged. Resolves to whether the `.keep` is ours (false: an operator keeps a pack of that name, the
+ * same objects). A `.keep` without its pack yet is harmless: git reads packs, not keeps, and a start
+ * removes ours.
+ */
+export function startKeep(dir: string, name: string): Promise<boolean> {
+  return new Promise((resolve, reject) =>
+    fs.writeFile(join(dir, `${name}.keep`), KEEP_TEXT, { flag: 'wx' }, (err) => {
+      if (err === null) resolve(true);
+      else if (err.code === 'EEXIST') resolve(false);
+      else reject(err);
+    }),
+  );
+}
+
+/** Removes the `.keep` of pack `name` if `keeping` made it ours (the pack did not go in, or its commit is on the branch). */
+export async function dropKeep(dir: string, name: string, keeping: Promise<boolean>): Promise<void> {
+  if (await keeping.catch(() => false)) fs.rmSync(join(dir, `${name}.keep`), { force: true });
+}
+
+/** Renames a pack's staged files (by extension) into `dir` under a `.keep` (`keeping`: started before), then fsyncs the folder. */
+export async function publishPack(dir: string, name: string, temps: Partial<Record<PackExt, string>>, keeping: Promise<boolean> = startKeep(dir, name)): Promise<PublishedPack> {
   const keep = join(dir, `${name}.keep`);
-  let ours = false;
-  try {
-    fs.writeFileSync(keep, KEEP_TEXT, { flag: 'wx' });
-    ours = true;
-  } catch (err) {
-    // A pack of the same name is kept already (by an operator): the same objects, and its .keep is not ours.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  let ours = await keeping;
   const release = () => {
     if (ours) fs.rmSync(keep, { force: true });
     ours = false;

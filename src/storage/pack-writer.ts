@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { constants, crc32, deflate, deflateRawSync, deflateSync } from 'node:zlib';
 import { deflateOnThread } from './deflate-thread.ts';
 import { discardFiles, stageFile } from './durable-fs.ts';
-import { publishPack, type PublishedPack } from './pack-publish.ts';
+import { dropKeep, publishPack, startKeep, type PublishedPack } from './pack-publish.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
 import { nextTurn, TURN_BYTES } from '../slices.ts';
 
@@ -253,9 +253,13 @@ export interface StagedPack {
 export async function stagePack(gitdir: string, tempDir: string, entries: readonly PackEntry[]): Promise<StagedPack> {
   const built = await buildPack(entries);
   const dir = join(gitdir, 'objects', 'pack');
+  // The .keep is made while the files are staged, not after (pack-publish.ts, startKeep).
+  const keeping = startKeep(dir, built.name);
+  keeping.catch(() => undefined);
   const [pack, idx] = await Promise.allSettled([stageFile(tempDir, built.pack), stageFile(tempDir, built.idx)]);
   if (pack.status === 'rejected' || idx.status === 'rejected') {
     await discardFiles([pack, idx].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+    await dropKeep(dir, built.name, keeping);
     throw pack.status === 'rejected' ? pack.reason : (idx as PromiseRejectedResult).reason;
   }
   let published: PublishedPack | null = null;
@@ -264,11 +268,12 @@ export async function stagePack(gitdir: string, tempDir: string, entries: readon
     objects: built.objects,
     bytes: built.pack.length,
     publish: async () => {
-      published = await publishPack(dir, built.name, { '.pack': pack.value, '.idx': idx.value });
+      published = await publishPack(dir, built.name, { '.pack': pack.value, '.idx': idx.value }, keeping);
     },
     release: () => published?.release(),
     discard: async () => {
-      published?.release();
+      if (published !== null) published.release();
+      else await dropKeep(dir, built.name, keeping);
       await discardFiles([pack.value, idx.value]);
     },
   };

@@ -286,13 +286,11 @@ export class Repository {
   commit(folders: ReadonlyArray<FolderWrite>, info: CommitInfo): Promise<string> {
     return this.commitMutex.run(async () => {
       // Under git's own lock on the branch (git gc's pack-refs deletes loose refs under it), and never
-      // carrying on from a branch someone else moved: that would drop their commit from history.
-      const lock = await BranchLock.take(this.gitdir);
-      const onDisk = branchOnDisk(this.gitdir);
-      if (onDisk !== this.head) {
-        await lock.release();
-        throw new BranchMovedError(this.head, onDisk);
-      }
+      // carrying on from a branch someone else moved: that would drop their commit from history. The
+      // lock is created while the commit's objects are made and staged (private temp files until the
+      // ref moves); the branch is checked once the lock is held, before anything is published.
+      const locking = BranchLock.take(this.gitdir);
+      locking.catch(() => undefined);
       const objects: PreparedObject[] = [];
       const changes = new Map<string, PathChange>(folders.map((f) => [f.slug, f.tree && f.tree.entries.size > 0 ? { tree: f.tree } : null]));
       const root = patchTree(this.root, changes, objects);
@@ -300,6 +298,21 @@ export class Repository {
       objects.push(commit);
       const entries = [...folders.flatMap((f) => f.entries), ...objects.map(packEntry)];
       const staging = stagePack(this.gitdir, this.tempDir, entries);
+      staging.catch(() => undefined);
+      const dropStaged = () => staging.then((staged) => staged.discard(), () => undefined).catch(() => undefined);
+      let lock: BranchLock;
+      try {
+        lock = await locking;
+      } catch (err) {
+        await dropStaged();
+        throw err;
+      }
+      const onDisk = branchOnDisk(this.gitdir);
+      if (onDisk !== this.head) {
+        await lock.release();
+        await dropStaged();
+        throw new BranchMovedError(this.head, onDisk);
+      }
       await this.writeRefAfter(staging, lock, commit.oid);
       this.head = commit.oid;
       this.root = root;

@@ -189,7 +189,8 @@ describe("A commit's pack is kept from git gc until the branch refers to it", ()
       const pending = prepareObject('blob', Buffer.from('Written, its commit not yet on the branch.\n'));
       const staged = await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(pending)]);
       const packDir = join(gitdir, 'objects', 'pack');
-      assert.deepEqual(fs.readdirSync(packDir), [], 'nothing in objects/pack before publish');
+      // The .keep is made while the files are staged; the pack and its index go in at publish.
+      assert.deepEqual(fs.readdirSync(packDir), [`${staged.name}.keep`], 'only the .keep in objects/pack before publish');
       await staged.publish();
       assert.deepEqual(fs.readdirSync(packDir).sort(), ['.idx', '.keep', '.pack'].map((ext) => `${staged.name}${ext}`));
       const repackAll = () => execFileSync('git', ['--git-dir', gitdir, 'repack', '-a', '-d', '-q'], { stdio: 'pipe' });
@@ -199,6 +200,11 @@ describe("A commit's pack is kept from git gc until the branch refers to it", ()
       assert.deepEqual(fs.readdirSync(packDir).sort(), ['.idx', '.pack'].map((ext) => `${staged.name}${ext}`));
       repackAll();
       assert.throws(() => execFileSync('git', ['--git-dir', gitdir, 'cat-file', '-e', pending.oid], { stdio: 'pipe' }), 'without its .keep, an unreferenced object is git\'s to drop');
+      // A pack staged and then discarded (its commit failed) leaves neither files nor .keep.
+      const other = await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(prepareObject('blob', Buffer.from('Never committed.\n')))]);
+      await other.discard();
+      assert.ok(!fs.readdirSync(packDir).some((f) => f.startsWith(other.name)), 'nothing of a discarded pack in objects/pack');
+      assert.deepEqual(fs.readdirSync(join(gitdir, TEMP_DIR)), [], 'nor in the temp folder');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
