@@ -63,6 +63,26 @@ describe('Writes to a large folder', () => {
     assert.equal(tree.length, [...expected.keys()].filter((p) => p.startsWith('en/')).map((p) => p.split('/')[1]).filter((name, i, all) => all.indexOf(name) === i).length);
   });
 
+  test('a large file written again at the same length (as a stamps file is) reads back exactly, each version, in git and isomorphic-git', async () => {
+    // 60 KB of lines with a stamp each: every write changes one stamp, in a different piece each time.
+    const stamps = Array.from({ length: 1500 }, (_, i) => `  "page-${String(i).padStart(4, '0')}": "2026-01-01T00:00:00.000Z"`);
+    const text = () => `{\n${stamps.join(',\n')}\n}\n`;
+    const commits: Array<{ oid: string; text: string }> = [];
+    for (let k = 0; k < 12; k++) {
+      const line = (k * 211) % stamps.length;
+      stamps[line] = stamps[line].replace(/"\d{4}-[^"]+"$/, `"2026-02-${String(10 + k).padStart(2, '0')}T00:00:00.000Z"`);
+      const files = new Map([['.stamps/en.json', text()]]);
+      commits.push({ oid: await repo.commit([await repo.writeFolder({ slug: 'v1', files })], { author: 'tester', message: `Stamps ${k}` }), text: text() });
+    }
+    execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
+    for (const { oid, text: written } of commits) {
+      assert.equal(sysGit(gitdir, 'show', `${oid}:v1/.stamps/en.json`), written);
+      const blob = sysGit(gitdir, 'rev-parse', `${oid}:v1/.stamps/en.json`).trim();
+      const read = await git.readBlob({ fs, gitdir, oid: blob, cache: {} });
+      assert.equal(Buffer.from(read.blob).toString('utf8'), written);
+    }
+  });
+
   test('a restart reads the head the writes left, and writes go on from it', async () => {
     const head = repo.headCommit;
     await repo.settle();

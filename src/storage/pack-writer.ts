@@ -36,17 +36,19 @@ const ASYNC_BYTES = 256 * 1024;
 
 /** One object's pack entry, deflated here (small objects: trees, commits). */
 export const packEntry = (object: PreparedObject): PackEntry =>
-  packEntryOf(object, object.type === 'tree' && object.content.length >= PIECES_FROM ? deflateInPieces(object.content, object.patchedFrom) : deflateSync(object.content, { level: LEVEL }));
+  packEntryOf(object, (object.type === 'tree' || object.patchedFrom !== undefined) && object.content.length >= PIECES_FROM ? deflateInPieces(object.content, object.patchedFrom) : deflateSync(object.content, { level: LEVEL }));
 
 /**
  * A large tree (a language folder of thousands of pages: 100 KB at 2,000 entries, mostly ids that
  * do not compress, which zlib spends about 2 ms on) is deflated in pieces, each ending with a full
  * flush so that none refers back to another: one zlib stream that git and isomorphic-git read like
  * any other. The next write's tree differs from it in one or two ids, so only the pieces holding
- * them are deflated again; the others are taken as they were.
+ * them are deflated again; the others are taken as they were. So is a large file written again at
+ * the same length (`patchedFrom`: a language's stamps file, 100 KB at 2,000 pages, where a write
+ * changes a stamp or two).
  */
 const PIECE = 8 * 1024;
-const PIECES_FROM = 2 * PIECE;
+export const PIECES_FROM = 2 * PIECE;
 /** The deflated pieces of a tree's content and each piece's Adler-32, for the tree patched from it. */
 const pieces = new WeakMap<Buffer, { deflated: Buffer[]; adler: number[] }>();
 const ZLIB_HEADER = Buffer.from([0x78, 0x01]);

@@ -1,12 +1,13 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { default as IsomorphicGit } from 'isomorphic-git';
 import { clearTempDir, dropSpares, durableFs, fsyncKeptDir, prepareSpares, SPARE_DIR, TEMP_DIR } from './durable-fs.ts';
 import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
 import { Upkeep } from './upkeep.ts';
-import { packEntries, packEntry, stagePack, type PackEntry, type StagedPack } from './pack-writer.ts';
+import { packEntries, packEntry, PIECES_FROM, stagePack, type PackEntry, type StagedPack } from './pack-writer.ts';
 import { hasObjects, missingBranchMessage } from './lost-history.ts';
 import { removeLeftKeeps } from './pack-publish.ts';
 import type { TimingSink } from './timing.ts';
@@ -74,9 +75,18 @@ export interface CommitInfo {
  * Each commit's objects go into one pack file (pack-writer.ts); the pack and the ref are written
  * durably, and a commit resolves only once its ref is on disk.
  */
+/** Bytes of large files' last contents kept to deflate their next version in pieces (Repository.lastBlobs). */
+const LAST_BLOBS_BYTES = 8 * 1024 * 1024;
+
 export class Repository {
   readonly fs: ReturnType<typeof durableFs>;
   private readonly commitMutex = new Mutex();
+  /**
+   * The last content written at each path (large ones only, within LAST_BLOBS_BYTES): a file written
+   * again at the same length (a version's stamps file, where a write changes a stamp or two) is
+   * deflated in pieces, only the pieces that differ anew (pack-writer.ts).
+   */
+  private readonly lastBlobs = new LRUCache<string, Buffer>({ maxSize: LAST_BLOBS_BYTES, sizeCalculation: (b) => b.length });
   private head: string | null = null;
   private root: TreeNode = EMPTY_TREE;
   /** Version folders whose trees could not be read at start, with the reason. */
@@ -264,6 +274,12 @@ export class Repository {
       if (content === null) pathChanges.set(path, null);
       else {
         const blob = await prepareBlob(content);
+        if (blob.content.length >= PIECES_FROM) {
+          const key = `${change.slug}/${path}`;
+          const before = this.lastBlobs.get(key);
+          if (before !== undefined && before.length === blob.content.length) blob.patchedFrom = before;
+          this.lastBlobs.set(key, blob.content);
+        }
         objects.push(blob);
         pathChanges.set(path, { blob: blob.oid });
       }
