@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { changedPaths, readFileSet } from '../src/content/file-set.ts';
 import { ProblemList } from '../src/content/problems.ts';
 import { renderTranslationStamps } from '../src/content/stamps-file.ts';
@@ -87,6 +89,29 @@ describe('what a write changed, from the slugs it noted', () => {
       // A nodes map of its own has nothing rendered to patch: rendered whole.
       for (const language of LANGUAGES) assert.equal(renderTranslationStamps(s, language), renderTranslationStamps({ ...s, nodes: new Map(s.nodes) }, language), language);
     }
+  });
+
+  test('a state does not keep the translations of the states before it alive', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const r = new Random(13);
+    const first = initial(13);
+    const collected = new Set<number>();
+    const registry = new FinalizationRegistry<number>((k) => collected.add(k));
+    let state = first;
+    for (let step = 1; step <= 60; step++) {
+      state = write(r, state, step);
+      if (step <= 40) registry.register(state.translations, step);
+    }
+    const kept = state;
+    state = first; // only the first and the last states are held now
+    for (let i = 0; i < 20 && collected.size < 40; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(collected.size, 40, `the maps of the 40 states between were collected (${collected.size} were)`);
+    // What changed between the two held ones is still right (compared whole where the notes end).
+    assert.deepEqual(new Set(changedTranslationSlugs(state.translations, kept.translations)), compared(state, kept));
   });
 
   test('bases are aligned as a comparison of every entry aligns them', () => {

@@ -11,11 +11,15 @@ type Translations = VersionState['translations'];
  * about a fifth of a small write's work. What a map was made from is kept beside it (weakly: it goes
  * with the map); a map made otherwise (an import, a move, a load) is compared whole, as before.
  */
-const madeFrom = new WeakMap<Translations, { from: Translations; slugs: readonly string[] }>();
+const madeFrom = new WeakMap<Translations, { from: WeakRef<Translations>; slugs: readonly string[] }>();
 
-/** Notes that `to` is `from` with the entries of `slugs` replaced, added or removed (and no other). */
+/**
+ * Notes that `to` is `from` with the entries of `slugs` replaced, added or removed (and no other).
+ * `from` is held weakly: each map of a version's history would otherwise keep the one before it,
+ * and every map since the start would stay in memory.
+ */
 export function noteTranslationsChanged(from: Translations, to: Translations, slugs: readonly string[]): void {
-  madeFrom.set(to, { from, slugs });
+  madeFrom.set(to, { from: new WeakRef(from), slugs });
 }
 
 /** Notes followed back from a map before it is compared whole instead. */
@@ -44,8 +48,11 @@ function notedBetween(from: Translations, to: Translations): string[] | null {
     const note = madeFrom.get(at);
     if (note === undefined) return null;
     for (const slug of note.slugs) seen.add(slug);
-    if (note.from === from) return [...seen].filter((slug) => from.get(slug) !== to.get(slug));
-    at = note.from;
+    const before = note.from.deref();
+    // A map no longer held by anyone is not `from` (the caller holds that one): the notes end there.
+    if (before === undefined) return null;
+    if (before === from) return [...seen].filter((slug) => from.get(slug) !== to.get(slug));
+    at = before;
   }
   return null;
 }
