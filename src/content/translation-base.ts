@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { primaryLanguage, type Translation, type TranslationsOf, type VersionState } from '../domain/types.ts';
-import { changedTranslationSlugs, noteTranslationsChanged } from '../domain/translation-changes.ts';
+import { changedSlugsOf, noteTranslationsChanged } from '../domain/translation-changes.ts';
 import { renderMarkdownFile } from './markdown-file.ts';
 
 /**
@@ -93,7 +93,7 @@ export function alignBases(before: VersionState | null, after: VersionState, opt
   let translations: Map<string, TranslationsOf> | null = null;
   const aligned: string[] = [];
   // Only the slugs the write changed (translation-changes.ts): the others keep their records.
-  for (const slug of before === null ? after.translations.keys() : changedTranslationSlugs(before.translations, after.translations)) {
+  for (const slug of changedSlugsOf(before, after)) {
     const byLanguage = after.translations.get(slug);
     if (byLanguage === undefined) continue;
     const old = before?.translations.get(slug);

@@ -67,3 +67,8 @@ function compared(from: Translations, to: Translations): string[] {
   if (same < from.size) for (const slug of from.keys()) if (!to.has(slug)) slugs.push(slug);
   return slugs;
 }
+
+/** The slugs whose translations a write from `before` (null: nothing, a new version) to `after` changed. */
+export function changedSlugsOf(before: Pick<VersionState, 'translations'> | null, after: Pick<VersionState, 'translations'>): Iterable<string> {
+  return before === null ? after.translations.keys() : changedTranslationSlugs(before.translations, after.translations);
+}

@@ -1,6 +1,6 @@
 import { scanOf } from '../content/link-check.ts';
 import type { Translation, VersionState } from '../domain/types.ts';
-import { changedTranslationSlugs } from '../domain/translation-changes.ts';
+import { changedSlugsOf } from '../domain/translation-changes.ts';
 
 /**
  * Translations a write may change and still have their link scans made ahead: the answer to a write
@@ -18,7 +18,7 @@ export function writtenTranslations(before: VersionState | null, after: VersionS
   if (after === null) return [];
   const written: Translation[] = [];
   // Only the slugs whose translations changed (translation-changes.ts), not every node's.
-  for (const slug of before === null ? after.translations.keys() : changedTranslationSlugs(before.translations, after.translations)) {
+  for (const slug of changedSlugsOf(before, after)) {
     const byLanguage = after.translations.get(slug);
     if (byLanguage === undefined) continue;
     const old = before?.translations.get(slug);
