@@ -110,7 +110,8 @@ describe('accounts grants and accounts revoke (CLI) on a running server', () => 
     const listed = await cli(s, 'accounts', 'grants', '--name', 'hal', '--json');
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual((JSON.parse(listed.stdout) as Array<{ clientId: string }>).map((g) => g.clientId), [tool.clientMetadata().client_id]);
-    assert.equal((await cli(s, 'accounts', 'revoke', '--name', 'hal', '--client', tool.clientMetadata().client_id)).code, 0);
+    const revoked = await cli(s, 'accounts', 'revoke', '--name', 'hal', '--client', tool.clientMetadata().client_id);
+    assert.equal(revoked.code, 0, revoked.stderr);
     s = await startTestServer({ dataDir: s.dataDir, port });
     assert.equal((await s.request('GET', '/whoami', { key: tokens.access_token })).status, 401);
     assert.equal(await refresh(s, tool, tokens.refresh_token!), 'invalid_grant');
