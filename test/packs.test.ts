@@ -251,14 +251,16 @@ async function packCountWithin(gitdir: string, atMost: number): Promise<number> 
 describe('A crash between writing the pack and moving the ref', () => {
   const repositoryModule = pathToFileURL(join(PROJECT, 'src', 'storage', 'repository.ts')).href;
   const crashingWrite = (gitdir: string, killAt: 'idx' | 'main') => `
-    import * as fs from 'node:fs';
+    import fs from 'node:fs';
+    import { syncBuiltinESMExports } from 'node:module';
     const { Repository } = await import(${JSON.stringify(repositoryModule)});
     const repo = await Repository.open(${JSON.stringify(gitdir)});
-    const rename = fs.promises.rename;
-    fs.promises.rename = async (from, to) => {
+    const renameSync = fs.renameSync;
+    fs.renameSync = (from, to) => {
       if (String(to).endsWith(${JSON.stringify(killAt === 'idx' ? '.idx' : '/refs/heads/main')})) process.kill(process.pid, 'SIGKILL');
-      return rename(from, to);
+      return renameSync(from, to);
     };
+    syncBuiltinESMExports();
     const folder = await repo.writeFolder({ slug: 'v1', files: new Map([['en/lost.md', '---\\ntitle: Lost\\n---\\nNever acknowledged.\\n']]) });
     await repo.commit([folder], { author: 'crash', message: 'Never lands' });
     console.log('the write finished: the kill did not happen');

@@ -54,24 +54,24 @@ type Event = { kind: 'fsync'; path: string } | { kind: 'rename'; from: string; t
 async function recordDiskCalls(run: () => Promise<unknown>): Promise<Event[]> {
   const events: Event[] = [];
   const fsync = fs.fsync;
-  const rename = fs.promises.rename;
   const patched = fs as unknown as { default: typeof fs };
   const real = patched.default ?? fs;
   real.fsync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
     events.push({ kind: 'fsync', path: fs.readlinkSync(`/proc/self/fd/${fd}`) });
     return fsync(fd, callback);
   }) as typeof fs.fsync;
-  syncBuiltinESMExports();
-  fs.promises.rename = async (from, to) => {
+  const renameSync = real.renameSync;
+  real.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
     events.push({ kind: 'rename', from: String(from), to: String(to) });
-    return rename(from, to);
-  };
+    return renameSync(from, to);
+  }) as typeof fs.renameSync;
+  syncBuiltinESMExports();
   try {
     await run();
   } finally {
     real.fsync = fsync;
+    real.renameSync = renameSync;
     syncBuiltinESMExports();
-    fs.promises.rename = rename;
   }
   return events;
 }

@@ -51,9 +51,9 @@ export class BranchLock {
 
   /**
    * Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open.
-   * The lock is created on the thread pool (creating a file waits on the file system's journal: a
-   * write makes its objects meanwhile); writing and closing it are synchronous calls, its fsync and
-   * its rename go to the thread pool.
+   * The lock is created on the thread pool (creating a file can take long, see durable-fs.ts,
+   * prepareSpares: a write makes its objects meanwhile); writing, closing and renaming it are synchronous calls, its
+   * fsync goes to the thread pool.
    */
   static async take(gitdir: string): Promise<BranchLock> {
     const path = lockPath(gitdir);
@@ -76,10 +76,10 @@ export class BranchLock {
     await new Promise<void>((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Renames the lock over the branch: the branch now points at what write() wrote. */
-  async commit(): Promise<void> {
+  /** Renames the lock over the branch: the branch now points at what write() wrote (a synchronous rename, as publishFiles() makes them). */
+  commit(): void {
     this.close();
-    await fs.promises.rename(this.path, join(this.path, '..', BRANCH_NAME));
+    fs.renameSync(this.path, join(this.path, '..', BRANCH_NAME));
   }
 
   /** Lets the lock go without changing the branch. */

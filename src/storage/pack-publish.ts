@@ -27,18 +27,31 @@ export interface PublishedPack {
 }
 
 /**
- * Starts making the `.keep` of pack `name` in `dir`, on the thread pool (creating a file waits on the
- * file system's journal): a write starts it as soon as its pack has a name, while its files are
+ * Starts making the `.keep` of pack `name` in `dir`, on the thread pool (creating a file can take long:
+ * see durable-fs.ts, prepareSpares): a write starts it as soon as its pack has a name, while its files are
  * staged. Resolves to whether the `.keep` is ours (false: an operator keeps a pack of that name, the
  * same objects). A `.keep` without its pack yet is harmless: git reads packs, not keeps, and a start
  * removes ours.
  */
 export function startKeep(dir: string, name: string): Promise<boolean> {
+  // Only the create goes to the thread pool: writing 42 bytes and closing are synchronous calls.
   return new Promise((resolve, reject) =>
-    fs.writeFile(join(dir, `${name}.keep`), KEEP_TEXT, { flag: 'wx' }, (err) => {
-      if (err === null) resolve(true);
-      else if (err.code === 'EEXIST') resolve(false);
-      else reject(err);
+    fs.open(join(dir, `${name}.keep`), 'wx', 0o666, (err, fd) => {
+      if (err !== null) {
+        if (err.code === 'EEXIST') resolve(false);
+        else reject(err);
+        return;
+      }
+      try {
+        try {
+          fs.writeSync(fd, KEEP_TEXT);
+        } finally {
+          fs.closeSync(fd);
+        }
+        resolve(true);
+      } catch (failed) {
+        reject(failed);
+      }
     }),
   );
 }

@@ -380,7 +380,7 @@ export class Repository {
       await pack.value.publish();
       // The ref is replaced by a rename of its lock file, as git does, never rewritten in place: a
       // crash cannot leave it empty.
-      await lock.commit();
+      lock.commit();
       await fsyncKeptDir(join(this.gitdir, 'refs', 'heads'));
       pack.value.release();
     } catch (err) {
