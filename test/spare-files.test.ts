@@ -26,7 +26,10 @@ function newRepository(): { dir: string; gitdir: string } {
   return { dir, gitdir };
 }
 
-const sparesOf = (gitdir: string) => fs.readdirSync(join(gitdir, SPARE_DIR)).sort();
+/** Every file in the spare folder: the empty files made ahead, and the ref and .keep files commits keep for the next (recycled-files.ts). */
+const allSparesOf = (gitdir: string) => fs.readdirSync(join(gitdir, SPARE_DIR)).sort();
+/** The empty files made ahead (the recycled ones are named by kind: ref-…, keep-…). */
+const sparesOf = (gitdir: string) => allSparesOf(gitdir).filter((name) => !/^(ref|keep)-/.test(name));
 
 /** Waits (up to 10 s: the machine may be loaded) until `count` spares are ready; returns their names. */
 async function sparesReady(gitdir: string, count: number): Promise<string[]> {
@@ -115,7 +118,7 @@ describe('Pack files made ahead of the commit that fills them', () => {
       await sparesReady(gitdir, 2);
     } finally {
       await repo.settle();
-      assert.deepEqual(sparesOf(gitdir), [], 'a stop removes the spares');
+      assert.deepEqual(allSparesOf(gitdir), [], 'a stop removes the spares, the recycled files with them');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -131,9 +134,10 @@ describe('Pack files made ahead of the commit that fills them', () => {
         const folder = await repo.writeFolder({ slug: 'v1', files: new Map([['en/kept.md', 'Acknowledged.\\n']]) });
         await repo.commit([folder], { author: 'test', message: 'Kept' });
         const spares = ${JSON.stringify(join(gitdir, SPARE_DIR))};
-        while (fs.readdirSync(spares).length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+        const made = () => fs.readdirSync(spares).filter((name) => /^[0-9]+-/.test(name));
+        while (made().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
         // As if a commit had begun writing into one when the process died.
-        fs.writeFileSync(spares + '/' + fs.readdirSync(spares)[0], 'PACK half written');
+        fs.writeFileSync(spares + '/' + made()[0], 'PACK half written');
         process.kill(process.pid, 'SIGKILL');
       `;
       const run = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT, env: process.env, timeout: 30_000 });
@@ -143,7 +147,7 @@ describe('Pack files made ahead of the commit that fills them', () => {
 
       const repo = await Repository.open(gitdir);
       try {
-        assert.deepEqual(sparesOf(gitdir), [], 'the start removed them');
+        assert.deepEqual(allSparesOf(gitdir), [], 'the start removed them, and the recycled files');
         assert.equal(repo.headCommit, head);
         const packsBefore = fs.readdirSync(join(gitdir, 'objects', 'pack')).sort();
         assert.ok(packsBefore.every((name) => /^pack-[0-9a-f]{40}\.(pack|idx)$/.test(name)), `only packs and their indexes: ${packsBefore.join(', ')}`);
@@ -168,7 +172,7 @@ describe('Pack files made ahead of the commit that fills them', () => {
       await sparesReady(gitdir, 2);
       const second = await Repository.open(gitdir);
       try {
-        assert.deepEqual(sparesOf(gitdir), []);
+        assert.deepEqual(allSparesOf(gitdir), []);
         await commitFile(second, 'en/b.md', 'B.\n', 'B');
         assert.equal(sysGit(gitdir, 'cat-file', 'blob', 'main:v1/en/b.md'), 'B.\n');
         sysGit(gitdir, 'fsck', '--strict', '--no-progress');

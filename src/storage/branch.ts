@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { SPARE_DIR } from './durable-fs.ts';
+import { keepRecycled, linkRecycled, recycleName, takeRecycled } from './recycled-files.ts';
 
 /** The one branch of the content repository. */
 export const BRANCH_NAME = 'main';
@@ -45,23 +47,33 @@ export class BranchLock {
   private closed = false;
 
   private constructor(
+    private readonly gitdir: string,
     readonly path: string,
     private readonly fd: number,
+    /** Whether the lock is a recycled ref file (recycled-files.ts), holding a ref already. */
+    private readonly recycled: boolean,
   ) {}
 
   /**
    * Takes the lock, waiting while git holds it (up to 10 s); a lock left by a crash is taken over at open.
-   * The lock is created on the thread pool (creating a file can take long, see durable-fs.ts,
-   * prepareSpares: a write makes its objects meanwhile); writing, closing and renaming it are synchronous calls, its
-   * fsync goes to the thread pool.
+   * The lock is the file of the ref before last where a commit kept it (recycled-files.ts), linked
+   * to the lock's name (a link fails while git holds the lock, as an exclusive create does): a few
+   * synchronous calls. Else it is created on the thread pool (creating a file can take long, see
+   * durable-fs.ts, prepareSpares: a write makes its objects meanwhile). Writing, closing and renaming
+   * it are synchronous calls, its fsync goes to the thread pool.
    */
   static async take(gitdir: string): Promise<BranchLock> {
     const path = lockPath(gitdir);
+    const spares = join(gitdir, SPARE_DIR);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
+        const spare = takeRecycled(spares, 'ref');
+        const linked = spare === undefined ? undefined : linkRecycled(spares, 'ref', spare, path);
+        if (linked === true) return new BranchLock(gitdir, path, openLinked(path), true);
+        if (linked === false) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
         const fd = await new Promise<number>((resolve, reject) => fs.open(path, 'wx', 0o644, (err, opened) => (err ? reject(err) : resolve(opened))));
-        return new BranchLock(path, fd);
+        return new BranchLock(gitdir, path, fd, false);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -72,14 +84,37 @@ export class BranchLock {
   /** Writes the branch's new commit into the lock file and makes it durable (not yet the branch). */
   async write(oid: string): Promise<void> {
     const bytes = Buffer.from(`${oid}\n`, 'latin1');
-    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.fd, bytes, at, bytes.length - at);
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.fd, bytes, at, bytes.length - at, at);
+    // A recycled ref held a ref of the same length, unless git wrote it otherwise.
+    if (this.recycled && fs.fstatSync(this.fd).size !== bytes.length) fs.ftruncateSync(this.fd, bytes.length);
     await new Promise<void>((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Renames the lock over the branch: the branch now points at what write() wrote (a synchronous rename, as publishFiles() makes them). */
+  /**
+   * Renames the lock over the branch: the branch now points at what write() wrote. The branch's
+   * file before is kept for the next lock (recycled-files.ts): linked into the spare folder before
+   * the rename, so the rename frees nothing, and listed only once the rename is done (until then the
+   * spare is the branch itself, which nothing may write into).
+   */
   commit(): void {
     this.close();
-    fs.renameSync(this.path, join(this.path, '..', BRANCH_NAME));
+    const branch = join(this.path, '..', BRANCH_NAME);
+    const spares = join(this.gitdir, SPARE_DIR);
+    let spare: string | undefined = recycleName(spares, 'ref');
+    try {
+      fs.linkSync(branch, spare);
+    } catch {
+      // No loose ref (git gc packed it), or the spare folder is gone: nothing to keep.
+      spare = undefined;
+    }
+    try {
+      fs.renameSync(this.path, branch);
+    } catch (err) {
+      // The spare is still the branch: it goes, never to be written into.
+      if (spare !== undefined) fs.rm(spare, { force: true }, () => undefined);
+      throw err;
+    }
+    if (spare !== undefined) keepRecycled(spares, 'ref', spare);
   }
 
   /** Lets the lock go without changing the branch. */
@@ -96,6 +131,16 @@ export class BranchLock {
     if (this.closed) return;
     this.closed = true;
     fs.closeSync(this.fd);
+  }
+}
+
+/** Opens the lock just linked from a spare; if that fails, the lock goes again (else every later write would wait for it). */
+function openLinked(path: string): number {
+  try {
+    return fs.openSync(path, 'r+');
+  } catch (err) {
+    fs.rmSync(path, { force: true });
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { dropRecycled } from './recycled-files.ts';
 
 /** A file's text, or null when there is no such file (a store's file before its first write); other errors are thrown. */
 export function readTextIfExists(path: string): string | null {
@@ -177,6 +178,7 @@ export function durableFs(gitdir: string) {
 export async function clearTempDir(gitdir: string): Promise<void> {
   const dir = join(gitdir, TEMP_DIR);
   dropSpares(dir);
+  dropRecycled(join(gitdir, SPARE_DIR));
   for (const folder of [dir, join(gitdir, SPARE_DIR)]) {
     await fs.promises.rm(folder, { recursive: true, force: true });
     await fs.promises.mkdir(folder, { recursive: true });

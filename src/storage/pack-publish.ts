@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { publishFiles } from './durable-fs.ts';
+import { publishFiles, SPARE_DIR } from './durable-fs.ts';
+import { keepRecycled, linkRecycled, recycleName, takeRecycled } from './recycled-files.ts';
 
 /**
  * How a pack the service made or received goes into `objects/pack/` while `git gc` may run beside it
@@ -21,7 +22,7 @@ const KEEP_TEXT = 'help-content-service: a write in progress\n';
 
 export type PackExt = '.pack' | '.rev' | '.idx';
 
-/** A pack published under its `.keep`; `release()` removes the `.keep` (at once, not durably: a crash leaves it to the next start). */
+/** A pack published under its `.keep`; `release()` takes the `.keep` away (into the spare folder, at once, not durably: a crash leaves it to the next start). */
 export interface PublishedPack {
   release(): void;
 }
@@ -34,9 +35,15 @@ export interface PublishedPack {
  * removes ours.
  */
 export function startKeep(dir: string, name: string): Promise<boolean> {
+  const keep = join(dir, `${name}.keep`);
+  // The .keep of a pack before, kept for this one (recycled-files.ts): a link, no file made.
+  const spares = sparesOf(dir);
+  const spare = takeRecycled(spares, 'keep');
+  const linked = spare === undefined ? undefined : linkRecycled(spares, 'keep', spare, keep);
+  if (linked !== undefined) return Promise.resolve(linked);
   // Only the create goes to the thread pool: writing 42 bytes and closing are synchronous calls.
   return new Promise((resolve, reject) =>
-    fs.open(join(dir, `${name}.keep`), 'wx', 0o666, (err, fd) => {
+    fs.open(keep, 'wx', 0o666, (err, fd) => {
       if (err !== null) {
         if (err.code === 'EEXIST') resolve(false);
         else reject(err);
@@ -58,7 +65,27 @@ export function startKeep(dir: string, name: string): Promise<boolean> {
 
 /** Removes the `.keep` of pack `name` if `keeping` made it ours (the pack did not go in, or its commit is on the branch). */
 export async function dropKeep(dir: string, name: string, keeping: Promise<boolean>): Promise<void> {
-  if (await keeping.catch(() => false)) fs.rmSync(join(dir, `${name}.keep`), { force: true });
+  if (await keeping.catch(() => false)) giveBackKeep(dir, join(dir, `${name}.keep`));
+}
+
+/** The git dir's spare folder (durable-fs.ts, SPARE_DIR), from its `objects/pack/`. */
+const sparesOf = (packDir: string) => join(packDir, '..', '..', SPARE_DIR);
+
+/**
+ * Moves one of our `.keep` files into the spare folder for the next pack (recycled-files.ts): a
+ * rename that frees nothing, where removing it would free its inode and block. If that fails, it is
+ * removed.
+ */
+function giveBackKeep(dir: string, keep: string): void {
+  const spares = sparesOf(dir);
+  const spare = recycleName(spares, 'keep');
+  try {
+    fs.renameSync(keep, spare);
+  } catch {
+    fs.rmSync(keep, { force: true });
+    return;
+  }
+  keepRecycled(spares, 'keep', spare);
 }
 
 /** Renames a pack's staged files (by extension) into `dir` under a `.keep` (`keeping`: started before), then fsyncs the folder. */
@@ -66,7 +93,7 @@ export async function publishPack(dir: string, name: string, temps: Partial<Reco
   const keep = join(dir, `${name}.keep`);
   let ours = await keeping;
   const release = () => {
-    if (ours) fs.rmSync(keep, { force: true });
+    if (ours) giveBackKeep(dir, keep);
     ours = false;
   };
   try {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { default as IsomorphicGit } from 'isomorphic-git';
 import { clearTempDir, dropSpares, durableFs, fsyncKeptDir, prepareSpares, SPARE_DIR, TEMP_DIR } from './durable-fs.ts';
+import { dropRecycled } from './recycled-files.ts';
 import { EMPTY_TREE, patchTree, prepareBlob, prepareCommit, type PathChange, type PreparedObject, type TreeEntry, type TreeNode } from './git-objects.ts';
 import { catFileTrees, DamagedObjectError, GitUnavailableError } from './cat-file.ts';
 import { Mutex } from './mutex.ts';
@@ -353,6 +354,7 @@ export class Repository {
   /** For a shutdown: resolves once no pack merge or git gc runs (see Upkeep.settle). */
   settle(): Promise<void> {
     dropSpares(this.tempDir);
+    dropRecycled(join(this.gitdir, SPARE_DIR));
     return this.upkeep.settle();
   }
 
