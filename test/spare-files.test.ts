@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { SPARE_DIR, TEMP_DIR } from '../src/storage/durable-fs.ts';
+import { SPARE_DIR, sparesReadyFor, TEMP_DIR } from '../src/storage/durable-fs.ts';
 import { Repository } from '../src/storage/repository.ts';
 import { PROJECT, runProcess } from './helpers/process.ts';
 
@@ -31,10 +31,10 @@ const allSparesOf = (gitdir: string) => fs.readdirSync(join(gitdir, SPARE_DIR)).
 /** The empty files made ahead (the recycled ones are named by kind: ref-…, keep-…). */
 const sparesOf = (gitdir: string) => allSparesOf(gitdir).filter((name) => !/^(ref|keep)-/.test(name));
 
-/** Waits (up to 10 s: the machine may be loaded) until `count` spares are ready; returns their names. */
+/** Waits (up to 10 s: the machine may be loaded) until `count` spares are made and ready to be taken; returns their names. */
 async function sparesReady(gitdir: string, count: number): Promise<string[]> {
   const until = Date.now() + 10_000;
-  while (sparesOf(gitdir).length < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (sparesReadyFor(join(gitdir, TEMP_DIR)) < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
   return sparesOf(gitdir);
 }
 
@@ -85,8 +85,8 @@ describe('Pack files made ahead of the commit that fills them', () => {
     const repo = await Repository.open(gitdir);
     try {
       await commitFile(repo, 'en/first.md', 'First.\n', 'First');
-      const spares = await sparesReady(gitdir, 2);
-      assert.equal(spares.length, 2, 'two spares made after the commit');
+      const spares = await sparesReady(gitdir, 4);
+      assert.equal(spares.length, 4, 'four spares made after the commit: two commits\' pack and index');
       for (const name of spares) assert.equal(fs.statSync(join(gitdir, SPARE_DIR, name)).size, 0, 'a spare is an empty file');
       const spareDir = join(gitdir, SPARE_DIR);
       const realSpareDir = fs.realpathSync(spareDir);
@@ -115,7 +115,7 @@ describe('Pack files made ahead of the commit that fills them', () => {
       sysGit(gitdir, 'fsck', '--strict', '--no-progress');
       assert.equal(garbage(gitdir), 'garbage: 0, size-garbage: 0');
       assert.deepEqual(fs.readdirSync(join(gitdir, TEMP_DIR)), [], 'nothing left in the temp folder');
-      await sparesReady(gitdir, 2);
+      await sparesReady(gitdir, 4);
     } finally {
       await repo.settle();
       assert.deepEqual(allSparesOf(gitdir), [], 'a stop removes the spares, the recycled files with them');
@@ -135,14 +135,14 @@ describe('Pack files made ahead of the commit that fills them', () => {
         await repo.commit([folder], { author: 'test', message: 'Kept' });
         const spares = ${JSON.stringify(join(gitdir, SPARE_DIR))};
         const made = () => fs.readdirSync(spares).filter((name) => /^[0-9]+-/.test(name));
-        while (made().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+        while (made().length < 4) await new Promise((resolve) => setTimeout(resolve, 10));
         // As if a commit had begun writing into one when the process died.
         fs.writeFileSync(spares + '/' + made()[0], 'PACK half written');
         process.kill(process.pid, 'SIGKILL');
       `;
       const run = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT, env: process.env, timeout: 30_000 });
       assert.equal(run.code, null, `killed, not exited: ${run.stdout}${run.stderr}`);
-      assert.equal(sparesOf(gitdir).length, 2, 'the kill left the spares behind');
+      assert.equal(sparesOf(gitdir).length, 4, 'the kill left the spares behind');
       const head = sysGit(gitdir, 'rev-parse', 'main').trim();
 
       const repo = await Repository.open(gitdir);
@@ -169,7 +169,7 @@ describe('Pack files made ahead of the commit that fills them', () => {
     try {
       const first = await Repository.open(gitdir);
       await commitFile(first, 'en/a.md', 'A.\n', 'A');
-      await sparesReady(gitdir, 2);
+      await sparesReady(gitdir, 4);
       const second = await Repository.open(gitdir);
       try {
         assert.deepEqual(allSparesOf(gitdir), []);

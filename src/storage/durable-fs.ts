@@ -202,44 +202,40 @@ export const SPARE_DIR = 'tmp-spares';
  * fsynced its content and renamed it into place, as with any temp file; a start removes those a crash
  * or a stop left (clearTempDir).
  */
-const spares = new Map<string, { dir: string; ready: Array<{ path: string; fd: number }>; filling: boolean; generation: number }>();
+const spares = new Map<string, { dir: string; ready: Array<{ path: string; fd: number }>; making: number; generation: number }>();
 
 /**
- * Makes `count` spare files ready for stageFile(tempDir, …), in `spareDir`, in the background (on
- * the thread pool; a failure only means the next writes create their own files, as without spares).
+ * Makes spare files for stageFile(tempDir, …) in `spareDir` until `count` are ready or being made,
+ * in the background and side by side (on the thread pool, where a create can take a millisecond: made
+ * one after the other, the next write often came before the second); a failure only means the next
+ * writes create their own files, as without spares.
  */
 export function prepareSpares(tempDir: string, spareDir: string, count: number): void {
   let entry = spares.get(tempDir);
   if (entry === undefined) {
-    entry = { dir: spareDir, ready: [], filling: false, generation: 0 };
+    entry = { dir: spareDir, ready: [], making: 0, generation: 0 };
     spares.set(tempDir, entry);
   }
-  if (entry.filling || entry.ready.length >= count) return;
   const state = entry;
   const generation = state.generation;
-  state.filling = true;
-  const next = () => {
-    if (state.generation !== generation || state.ready.length >= count) {
-      state.filling = false;
-      return;
-    }
+  for (let missing = count - state.ready.length - state.making; missing > 0; missing--) {
+    state.making++;
     const path = tempName(state.dir);
     fs.open(path, 'wx', (err, fd) => {
-      if (err) {
-        state.filling = false;
-        return;
-      }
       if (state.generation !== generation) {
         // Dropped meanwhile (a start clearing the folder): not one of this folder's spares.
-        fs.close(fd, () => fs.rm(path, { force: true }, () => undefined));
-        state.filling = false;
+        if (err === null) fs.close(fd, () => fs.rm(path, { force: true }, () => undefined));
         return;
       }
-      state.ready.push({ path, fd });
-      next();
+      state.making--;
+      if (err === null) state.ready.push({ path, fd });
     });
-  };
-  next();
+  }
+}
+
+/** How many spare files wait for stageFile(tempDir, …), made and not yet taken. */
+export function sparesReadyFor(tempDir: string): number {
+  return spares.get(tempDir)?.ready.length ?? 0;
 }
 
 function takeSpare(tempDir: string): { path: string; fd: number } | undefined {
@@ -252,6 +248,7 @@ export function dropSpares(tempDir: string): void {
   if (entry === undefined) return;
   spares.delete(tempDir);
   entry.generation++;
+  entry.making = 0;
   for (const { path, fd } of entry.ready) {
     fs.closeSync(fd);
     fs.rmSync(path, { force: true });

@@ -358,9 +358,13 @@ export class Repository {
     return this.upkeep.settle();
   }
 
-  /** The next commit's pack and index files, made now, off its path (durable-fs.ts, prepareSpares). */
+  /**
+   * Pack and index files for the next two commits, made now, off their path (durable-fs.ts,
+   * prepareSpares): with one commit's worth, a write that came within a millisecond or two of the one
+   * before often found them not yet made and created its own on the event loop.
+   */
   private prepareSpares(): void {
-    prepareSpares(this.tempDir, join(this.gitdir, SPARE_DIR), 2);
+    prepareSpares(this.tempDir, join(this.gitdir, SPARE_DIR), 4);
   }
 
   private get tempDir(): string {
