@@ -63,9 +63,10 @@ export function linkRecycled(spareDir: string, kind: RecycledKind, spare: string
 /** Removes a spare name; one that cannot be removed is left to the next start, which clears the folder. */
 function removeQuietly(path: string): void {
   try {
-    fs.rmSync(path, { force: true });
+    // unlink, not rm: rm looks at the file first (an lstat), and this is a file of ours.
+    fs.unlinkSync(path);
   } catch {
-    // Left to the next start.
+    // Gone already, or left to the next start.
   }
 }
 
