@@ -145,12 +145,7 @@ export class Writer {
    * besides the current latest one.
    */
   writeVersions<T>(versions: string[], author: Author, plan: (ctx: WriteContext) => WritePlan<T>): Promise<T> {
-    return this.track(
-      this.locks.run([REGISTRY], () => {
-        const latest = this.catalog.latest()?.slug;
-        return this.locks.run(latest ? [...versions, latest] : versions, () => this.apply(author, plan));
-      }),
-    );
+    return this.exclusive(versions, (commit) => commit(author, plan));
   }
 
   /**
