@@ -200,8 +200,8 @@ export function dirBytes(dir: string): { bytes: number; files: number } {
 
 /**
  * What creating an empty file costs on this disk now, in µs (median of `count` exclusive creates in a
- * new folder `dir`, left in place: removing them would make the next creates dearer). On ext4 a create
- * looks for a free inode and skips every inode freed in the last minute or more, so the cost follows
+ * new folder `dir`, left in place: removing them would make the next creates dearer). On ext4 without a
+ * journal a create looks for a free inode and skips every inode freed in the last minute or more, so the cost follows
  * what the machine deleted lately: from tens of µs to about a millisecond.
  */
 export function fileCreateMicros(dir: string, count = 50): number {

@@ -193,7 +193,7 @@ export const SPARE_DIR = 'tmp-spares';
 
 /**
  * Temp files made ahead of the writes that fill them, by the temp folder they stand in for. Creating
- * a file can take long: the file system looks for a free inode (ext4 skips every inode freed in the
+ * a file can take long: the file system looks for a free inode (ext4 without a journal skips every inode freed in the
  * last minute or more, and a service that writes often has freed many) or waits for its journal. A
  * commit created its two temp files (pack and index) on the main thread, and each create took about
  * 0.3 ms at the median and up to tens of ms, measured in the service. Made after a commit, on
