@@ -65,7 +65,7 @@ describe('accounts grants and accounts revoke (CLI) on a running server', () => 
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`^${toolId}\\tDocs tool\\thelp:read help:write\\tgranted \\S+\\tlast used \\S+$`, 'm'));
 
-    const revoked = await cli(s, 'accounts', 'revoke', '--name', 'gina', '--client', toolId);
+    const revoked = await cli(s, 'accounts', 'revoke', '--name', 'gina', `--client=${toolId}`);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, /Revoked what account "gina" granted to client "Docs tool"/);
     const since = Date.now();
@@ -110,7 +110,7 @@ describe('accounts grants and accounts revoke (CLI) on a running server', () => 
     const listed = await cli(s, 'accounts', 'grants', '--name', 'hal', '--json');
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual((JSON.parse(listed.stdout) as Array<{ clientId: string }>).map((g) => g.clientId), [tool.clientMetadata().client_id]);
-    const revoked = await cli(s, 'accounts', 'revoke', '--name', 'hal', '--client', tool.clientMetadata().client_id);
+    const revoked = await cli(s, 'accounts', 'revoke', '--name', 'hal', `--client=${tool.clientMetadata().client_id}`);
     assert.equal(revoked.code, 0, revoked.stderr);
     s = await startTestServer({ dataDir: s.dataDir, port });
     assert.equal((await s.request('GET', '/whoami', { key: tokens.access_token })).status, 401);
@@ -131,8 +131,15 @@ describe('accounts grants and accounts revoke (CLI) on a running server', () => 
     const unknown = await cli(s, 'accounts', 'revoke', '--name', 'ivy', '--client', 'no-such-client');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /has granted no access to a client "no-such-client" \(see accounts grants --name ivy\)/);
+    // A client id may begin with a dash: written --client ID it reads as an option, and the message says to write --client=ID.
+    const dashed = await cli(s, 'accounts', 'revoke', '--name', 'ivy', '--client', '-no-such-client');
+    assert.equal(dashed.code, 2);
+    assert.match(dashed.stderr, /--client=-XYZ/);
+    const dashedWithEquals = await cli(s, 'accounts', 'revoke', '--name', 'ivy', '--client=-no-such-client');
+    assert.equal(dashedWithEquals.code, 1);
+    assert.match(dashedWithEquals.stderr, /has granted no access to a client "-no-such-client"/);
     const help = await cli(s, '--help');
     assert.match(help.stdout, /accounts grants --name NAME \[--json\]/);
-    assert.match(help.stdout, /accounts revoke --name NAME \[--client CLIENT_ID\]/);
+    assert.match(help.stdout, /accounts revoke --name NAME \[--client=CLIENT_ID\]/);
   });
 });
