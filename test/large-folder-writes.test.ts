@@ -51,16 +51,19 @@ describe('Writes to a large folder', () => {
       }
       await repo.commit([await repo.writeFolder({ slug: 'v1', files })], { author: 'tester', message: `Write ${k}` });
     }
-    execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
-    const listed = sysGit(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'v1/').trim().split('\n');
-    assert.deepEqual(listed.sort(), [...expected.keys()].map((p) => `v1/${p}`).sort());
-    for (const path of ['en/page-0000.md', 'en/page-0037.md', 'en/new-3.md', 'en/sub-8/inner.md']) {
-      if (expected.has(path)) assert.equal(sysGit(gitdir, 'show', `main:v1/${path}`), expected.get(path));
-    }
-    // isomorphic-git inflates with its own code: it reads the pieced tree too.
-    const oid = sysGit(gitdir, 'rev-parse', 'main:v1/en').trim();
-    const { tree } = await git.readTree({ fs, gitdir, oid, cache: {} });
-    assert.equal(tree.length, [...expected.keys()].filter((p) => p.startsWith('en/')).map((p) => p.split('/')[1]).filter((name, i, all) => all.indexOf(name) === i).length);
+    // Read as the service reads: with no pack merge removing a pack meanwhile (one starts a second after the last commit).
+    await repo.reading(async () => {
+      execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
+      const listed = sysGit(gitdir, 'ls-tree', '-r', '--name-only', 'main', 'v1/').trim().split('\n');
+      assert.deepEqual(listed.sort(), [...expected.keys()].map((p) => `v1/${p}`).sort());
+      for (const path of ['en/page-0000.md', 'en/page-0037.md', 'en/new-3.md', 'en/sub-8/inner.md']) {
+        if (expected.has(path)) assert.equal(sysGit(gitdir, 'show', `main:v1/${path}`), expected.get(path));
+      }
+      // isomorphic-git inflates with its own code: it reads the pieced tree too.
+      const oid = sysGit(gitdir, 'rev-parse', 'main:v1/en').trim();
+      const { tree } = await git.readTree({ fs, gitdir, oid, cache: {} });
+      assert.equal(tree.length, [...expected.keys()].filter((p) => p.startsWith('en/')).map((p) => p.split('/')[1]).filter((name, i, all) => all.indexOf(name) === i).length);
+    });
   });
 
   test('a large file written again at the same length (as a stamps file is) reads back exactly, each version, in git and isomorphic-git', async () => {
@@ -74,13 +77,16 @@ describe('Writes to a large folder', () => {
       const files = new Map([['.stamps/en.json', text()]]);
       commits.push({ oid: await repo.commit([await repo.writeFolder({ slug: 'v1', files })], { author: 'tester', message: `Stamps ${k}` }), text: text() });
     }
-    execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
-    for (const { oid, text: written } of commits) {
-      assert.equal(sysGit(gitdir, 'show', `${oid}:v1/.stamps/en.json`), written);
-      const blob = sysGit(gitdir, 'rev-parse', `${oid}:v1/.stamps/en.json`).trim();
-      const read = await git.readBlob({ fs, gitdir, oid: blob, cache: {} });
-      assert.equal(Buffer.from(read.blob).toString('utf8'), written);
-    }
+    // Read as the service reads: with no pack merge removing a pack meanwhile (one starts a second after the last commit).
+    await repo.reading(async () => {
+      execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'pipe' });
+      for (const { oid, text: written } of commits) {
+        assert.equal(sysGit(gitdir, 'show', `${oid}:v1/.stamps/en.json`), written);
+        const blob = sysGit(gitdir, 'rev-parse', `${oid}:v1/.stamps/en.json`).trim();
+        const read = await git.readBlob({ fs, gitdir, oid: blob, cache: {} });
+        assert.equal(Buffer.from(read.blob).toString('utf8'), written);
+      }
+    });
   });
 
   test('a restart reads the head the writes left, and writes go on from it', async () => {
