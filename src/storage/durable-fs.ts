@@ -250,8 +250,12 @@ export function dropSpares(tempDir: string): void {
   entry.generation++;
   entry.making = 0;
   for (const { path, fd } of entry.ready) {
-    fs.closeSync(fd);
-    fs.rmSync(path, { force: true });
+    try {
+      fs.closeSync(fd);
+      fs.rmSync(path, { force: true });
+    } catch {
+      // Its folder is gone or is no folder any more: the next start clears what is left.
+    }
   }
   entry.ready = [];
 }

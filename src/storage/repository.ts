@@ -378,6 +378,7 @@ export class Repository {
     // or every later write would wait for it.
     const discard = async (staged: StagedPack) => staged.discard().catch(() => undefined);
     if (pack.status === 'rejected' || ref.status === 'rejected') {
+      this.dropMadeAhead();
       if (pack.status === 'fulfilled') await discard(pack.value);
       await lock.release();
       throw pack.status === 'rejected' ? pack.reason : (ref as PromiseRejectedResult).reason;
@@ -390,10 +391,21 @@ export class Repository {
       await fsyncKeptDir(join(this.gitdir, 'refs', 'heads'));
       pack.value.release();
     } catch (err) {
+      this.dropMadeAhead();
       await discard(pack.value);
       await lock.release();
       throw err;
     }
+  }
+
+  /**
+   * After a commit that failed on the disk: the files made ahead (spares, and the kept ref and `.keep`)
+   * may be what failed, their folder removed or replaced, so the next commits make their own until one
+   * succeeds and makes new ones.
+   */
+  private dropMadeAhead(): void {
+    dropSpares(this.tempDir);
+    dropRecycled(join(this.gitdir, SPARE_DIR));
   }
 }
 
