@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mainSet, realisticSet } from '../bench/lib/dataset.ts';
 import { plainLines } from '../src/content/plain-text.ts';
+import { documentTerms } from '../src/index/document-terms.ts';
+import { RankDoc } from '../src/index/rank-doc.ts';
 import { TermIndex } from '../src/index/term-index.ts';
 import { DocTerms, indexTerms } from '../src/index/words.ts';
 import { Random } from './helpers/generate.ts';
@@ -206,5 +208,84 @@ describe('TermIndex with terms found by number', () => {
     assert.deepEqual(found(index, 'w1099'), ['doc']);
     assert.deepEqual(found(index, 'w5'), []);
     assert.deepEqual(found(index, 'epsilon'), []);
+  });
+});
+
+// A page of Latin-1 text (most pages of languages written in Latin script) is read once for both
+// indexes: the term index takes the words the ranking counts (RankDoc.termsInto) instead of reading
+// the text again. Those must be exactly the terms indexTerms() gives; any other page is read again.
+describe('The ranking counts stand in for indexTerms()', () => {
+  type Page = { title: string; summary: string; bodyMd: string };
+
+  /** The terms indexTerms() gives the page's title, summary and plain body. */
+  function readAgain(page: Page): Terms {
+    const read = new DocTerms();
+    indexTerms(`${page.title}\n${page.summary}`, read);
+    indexTerms(plainLines(page.bodyMd).join('\n'), read);
+    read.done();
+    return { words: new Set(read.words), pairs: new Set(read.pairs.subarray(0, read.pairCount)) };
+  }
+
+  /** Whether RankDoc.termsInto() gives the terms of the page (what documentTerms() decides by). */
+  function countsStandIn(page: Page): boolean {
+    const rank = new RankDoc();
+    rank.add(0, page.title);
+    rank.add(2, page.summary);
+    rank.add(3, plainLines(page.bodyMd).join('\n'));
+    return rank.termsInto(new DocTerms());
+  }
+
+  /** Asserts that documentTerms(), as the service indexes a page, gives the terms of readAgain(); returns whether the counts stood in. */
+  function assertSame(page: Page, what: string): boolean {
+    const { terms } = documentTerms(new TermIndex(), page);
+    const got = { words: new Set([...terms.words, ...terms.ids.map((id) => terms.table.terms[id])]), pairs: new Set(terms.pairs.subarray(0, terms.pairCount)) };
+    const diff = difference(got, readAgain(page));
+    assert.equal(diff, null, `${what}: ${diff}`);
+    return countsStandIn(page);
+  }
+
+  test('every page of the benchmark sets: the same words; the Latin-script pages are counted once, the Japanese ones read again', () => {
+    for (const [name, set] of [
+      ['flat', mainSet(600)],
+      ['realistic', realisticSet()],
+    ] as const) {
+      const stood: Record<string, number> = {};
+      const pages: Record<string, number> = {};
+      for (const node of set.nodes) {
+        for (const [language, t] of Object.entries(node.translations)) {
+          pages[language] = (pages[language] ?? 0) + 1;
+          if (assertSame(t, `${name} ${language}/${node.slug}`)) stood[language] = (stood[language] ?? 0) + 1;
+        }
+      }
+      assert.equal(stood.en, pages.en, `${name}: every English page counted once`);
+      assert.ok((stood.de ?? 0) > pages.de / 2, `${name}: most German pages counted once (${stood.de} of ${pages.de})`);
+      assert.equal(stood.ja ?? 0, 0, `${name}: Japanese pages read again`);
+    }
+  });
+
+  test('seeded Latin-1 text with Markdown (accents, sharp s, digits, NBSP, soft hyphens, headings, entities, links): the same words', () => {
+    const narrow = PALETTE.filter((piece) => [...piece].every((ch) => ch.charCodeAt(0) < 0x100));
+    const markdown = ['# ', '## ', '\n\n', '\n- ', '`', '**', '[', '](https://example.com/a_b)', '&eacute;', '&amp;', '&#233;', '<b>', '\n> ', '\n| a | b |\n|---|---|\n| '];
+    let counted = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const r = new Random(seed);
+      const text = (n: number) => Array.from({ length: n }, () => (r.next() < 0.25 ? r.pick(markdown) : r.pick(narrow))).join(r.pick([' ', '', '\n']));
+      if (assertSame({ title: text(r.int(1, 6)), summary: text(r.int(0, 12)), bodyMd: text(r.int(0, 400)) }, `seed ${seed}`)) counted++;
+    }
+    assert.ok(counted > 250, `${counted} of 300 pages counted once`);
+  });
+
+  test('a page with a character from U+0100 on anywhere, or with more distinct words than are counted, is read again', () => {
+    for (const page of [
+      { title: 'Ünïcode — dash', summary: '', bodyMd: 'plain' },
+      { title: 'plain', summary: 'Σ', bodyMd: 'plain' },
+      { title: 'plain', summary: '', bodyMd: 'A word in Cyrillic: слово' },
+      { title: 'plain', summary: '', bodyMd: '## 日本語\n\ntext' },
+    ]) {
+      assert.equal(assertSame(page, JSON.stringify(page)), false, `${JSON.stringify(page)} is read again`);
+    }
+    const many = { title: 'Many', summary: '', bodyMd: Array.from({ length: 25_000 }, (_, i) => `w${i.toString(36)}`).join(' ') };
+    assert.equal(assertSame(many, 'many distinct words'), false, 'read again');
+    assert.equal(readAgain(many).words.size, 25_001, 'every word is a term all the same');
   });
 });

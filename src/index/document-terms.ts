@@ -15,12 +15,24 @@ export function documentTerms(index: TermIndex, t: Pick<Translation, 'title' | '
   const terms = index.docTerms();
   const rank = new RankDoc();
   rankHead(rank, t);
-  indexTerms(`${t.title}\n${t.summary}`, terms);
   const body = plainLines(t.bodyMd).join('\n');
-  indexTerms(body, terms);
   rank.add(BODY, body);
-  terms.done();
+  termsOf(rank, terms, t, [body]);
   return { terms, rank };
+}
+
+/**
+ * The term index's terms of a document whose title, summary and body (`bodies`: its plain text, in
+ * one piece or more) `rank` has counted: taken from the counts where they can be (RankDoc.termsInto:
+ * a text of Latin-1 letters, most of the pages of languages written in Latin script, read once for
+ * both indexes), else read again by indexTerms().
+ */
+export function termsOf(rank: RankDoc, terms: DocTerms, t: Pick<Translation, 'title' | 'summary'>, bodies: readonly string[]): void {
+  if (!rank.termsInto(terms)) {
+    indexTerms(`${t.title}\n${t.summary}`, terms);
+    for (const body of bodies) indexTerms(body, terms);
+  }
+  terms.done();
 }
 
 /** Counts the title, summary and headings of `t` into `rank` (the body comes separately, in pieces when long). */

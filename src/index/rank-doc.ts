@@ -1,6 +1,6 @@
 import { HASH_START, hashStep, PairCounts, WordCounts } from './word-counts.ts';
 import { CLASS, infoOf, MARK, MAY_FOLD, NARROW_WORD, OTHER, UNSPACED, WORD } from './char-classes.ts';
-import { fold, foldInPlace } from './words.ts';
+import { fold, foldInPlace, type DocTerms } from './words.ts';
 
 /**
  * A document as the ranking index takes it: its terms counted per field, each term's counts packed
@@ -30,6 +30,13 @@ export class RankDoc {
   private readonly words = new WordCounts();
   private readonly pairs = new PairCounts();
   readonly lengths = [0, 0, 0, 0];
+  /** Whether any text added had a character from U+0100 on (termsInto() then gives nothing). */
+  private wide = false;
+
+  /** Whether termsInto() will give nothing because of the text added so far (a character from U+0100 on). */
+  get wideText(): boolean {
+    return this.wide;
+  }
 
   /** Distinct terms counted: at most MAX_DOC_TERMS. */
   get size(): number {
@@ -63,6 +70,7 @@ export class RankDoc {
           continue;
         }
       } else {
+        this.wide = true;
         const cls = infoOf(lower.codePointAt(i)!) & CLASS;
         if (cls === OTHER || cls === MARK) {
           i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
@@ -97,6 +105,7 @@ export class RankDoc {
           i++;
           continue;
         }
+        this.wide = true;
         const info = infoOf(lower.codePointAt(i)!);
         const k = info & CLASS;
         if (k !== WORD && k !== MARK) break;
@@ -112,6 +121,25 @@ export class RankDoc {
         this.lengths[field]++;
       }
     }
+  }
+
+  /**
+   * Adds to `into` the terms the term index takes for the title, summary and body counted here
+   * (indexTerms() of them: the words the same cuts give, each once) and returns true; false, adding
+   * nothing, where this cannot stand in for indexTerms(): a text with a character from U+0100 on
+   * (scripts without spaces are indexed by the term index as pairs and a run's last character, which
+   * are not counted here alike), or more distinct terms than are counted (MAX_DOC_TERMS). A word met
+   * only in the headings is left out: indexTerms() reads them in the body.
+   */
+  termsInto(into: DocTerms): boolean {
+    if (this.wide || this.size >= MAX_DOC_TERMS) return false;
+    const { terms, packed } = this.termList();
+    const headingsOnly = MAX_COUNT[HEADINGS] * STEP[HEADINGS];
+    for (let k = 0; k < terms.length; k++) {
+      // Any count outside the headings' bits: the title, the summary or the body has the word.
+      if ((packed[k] & ~headingsOnly) !== 0) into.addWord(terms[k]);
+    }
+    return true;
   }
 
   /** Counts a run of a script without spaces (folded) as its character pairs, or as itself when it is one character. */

@@ -3,7 +3,7 @@ import { textChars } from '../domain/translations.ts';
 import { ancestors, documentOrder, orderIndexes } from '../domain/tree.ts';
 import { primaryLanguage, type Translation, type VersionState } from '../domain/types.ts';
 import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-text.ts';
-import { documentTerms, rankHead } from './document-terms.ts';
+import { documentTerms, rankHead, termsOf } from './document-terms.ts';
 import { packIndexes, unpackIndexes } from './index-bytes.ts';
 import { BODY, RankDoc } from './rank-doc.ts';
 import { RankIndex } from './rank-index.ts';
@@ -870,7 +870,6 @@ async function termsInSteps(index: TermIndex, t: Translation, pause: () => Promi
   const terms = index.docTerms();
   const rank = new RankDoc();
   rankHead(rank, t);
-  indexTerms(`${t.title}\n${t.summary}`, terms);
   const lines: string[] = [];
   const md = t.bodyMd;
   for (let from = 0; from < md.length; ) {
@@ -882,10 +881,9 @@ async function termsInSteps(index: TermIndex, t: Translation, pause: () => Promi
   }
   const body = lines.join('\n');
   await pause();
-  indexTerms(body, terms);
-  await pause();
   rank.add(BODY, body);
-  terms.done();
+  await pause();
+  termsOf(rank, terms, t, [body]);
   return { terms, rank };
 }
 
@@ -1039,26 +1037,46 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
     const terms = index.terms.docTerms();
     const rank = new RankDoc();
     rankHead(rank, t);
-    indexTerms(`${t.title}\n${t.summary}`, terms);
     // The plain lines of a long body are its snippets' text too (body-text.ts): kept, unless a chunk was
     // cut inside a line (its lines are then not the whole body's), so textsAhead has nothing to convert again.
     let lines: string[] | null = t.bodyMd.length > AHEAD_CHARS ? [] : null;
+    // The chunks' plain texts while the counts may yet give the term index its terms (RankDoc.termsInto);
+    // null once they cannot, and every chunk is read for it (indexTerms) as well.
+    let texts: string[] | null = rank.wideText ? null : [];
+    if (texts === null) indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {
       const plain = plainLines(t.bodyMd, chunk.from, chunk.until);
       const text = plain.join('\n');
-      indexTerms(text, terms);
       rank.add(BODY, text);
+      if (texts === null) indexTerms(text, terms);
+      else {
+        texts.push(text);
+        if (rank.wideText) {
+          await indexTermsInSteps(terms, t, texts, pause);
+          texts = null;
+        }
+      }
       if (lines !== null && (chunk.until === t.bodyMd.length || t.bodyMd.charCodeAt(chunk.until - 1) === 10)) lines.push(...plain);
       else lines = null;
       await pause();
     }
     if (lines !== null) keepBodyText(t, lines.join('\n'));
+    if (texts !== null && !rank.termsInto(terms)) await indexTermsInSteps(terms, t, texts, pause);
     terms.done();
     await index.terms.addInSlices(slug, terms, pause);
     await index.ranked.addInSlices(slug, rank, pause);
     index.docs.set(slug, t);
   }
   index.synced = state.translations;
+}
+
+/** indexTerms() of the title and summary, then of each of `texts` (a body's chunks), a pause after each. */
+async function indexTermsInSteps(terms: DocTerms, t: Translation, texts: readonly string[], pause: () => Promise<void>): Promise<void> {
+  indexTerms(`${t.title}\n${t.summary}`, terms);
+  for (const text of texts) {
+    indexTerms(text, terms);
+    await pause();
+  }
 }
 
 /**
