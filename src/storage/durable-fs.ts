@@ -193,14 +193,14 @@ export const SPARE_DIR = 'tmp-spares';
 
 /**
  * Temp files made ahead of the writes that fill them, by the temp folder they stand in for. Creating
- * a file can take long: the file system looks for a free inode (ext4 without a journal skips every inode freed in the
- * last minute or more, and a service that writes often has freed many) or waits for its journal. A
- * commit created its two temp files (pack and index) on the main thread, and each create took about
- * 0.3 ms at the median and up to tens of ms, measured in the service. Made after a commit, on
- * the thread pool, while the service answers, they leave the next commit only its writes into them.
- * A spare is an empty file in SPARE_DIR: nothing refers to it until the write that takes it has
- * fsynced its content and renamed it into place, as with any temp file; a start removes those a crash
- * or a stop left (clearTempDir).
+ * a file can take long: the file system looks for a free inode (ext4 without a journal skips every
+ * inode freed in the last minute or more, and a service that writes often has freed many) or waits
+ * for its journal. A commit created its two temp files (pack and index) on the main thread, and each
+ * create took about 0.3 ms at the median and up to tens of ms, measured in the service. Made after a
+ * commit, on the thread pool, while the service answers, they leave the next commit only its writes
+ * into them. A spare is an empty file in SPARE_DIR: nothing refers to it until the write that takes
+ * it has fsynced its content and renamed it into place, as with any temp file; a start removes those
+ * a crash or a stop left (clearTempDir), and a commit that failed on the disk drops them.
  */
 const spares = new Map<string, { dir: string; ready: Array<{ path: string; fd: number }>; making: number; generation: number }>();
 

@@ -7,11 +7,12 @@ import { join } from 'node:path';
  * file (which the rename of the lock over the branch would free) and the pack's `.keep` (removed once
  * the branch refers to the commit). Freeing a file costs: ext4 returns its block, and with online
  * discard tells the disk, about 0.2 ms for a rename over a 41-byte ref against 0.01 ms for one that
- * frees nothing; and making the next one costs a search for a free inode, which on ext4 without a journal
- * skips every inode freed in the last minute or more (0.15 to 1 ms on a service that writes often). A kept file waits
- * in the git dir's spare folder (SPARE_DIR, durable-fs.ts) under a name of its own; the next commit
- * links it to where it is needed (a link fails when the name is taken, as an exclusive create does)
- * and drops the spare name. Nothing refers to a spare: a start removes them with the folder.
+ * frees nothing; and making the next one costs a search for a free inode, which on ext4 without a
+ * journal skips every inode freed in the last minute or more (0.15 to 1 ms on a service that writes
+ * often). A kept file waits in the git dir's spare folder (SPARE_DIR, durable-fs.ts) under a name of
+ * its own; the next commit links it to where it is needed (a link fails when the name is taken, as an
+ * exclusive create does) and drops the spare name. Nothing refers to a spare: a start removes them
+ * with the folder, and a commit that failed on the disk drops them (Repository.dropMadeAhead).
  */
 
 export type RecycledKind = 'ref' | 'keep';
