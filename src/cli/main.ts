@@ -47,8 +47,8 @@ Commands:
       granted, when a token was last issued if known). Safe while the server runs.
   accounts revoke --name NAME [--client=CLIENT_ID]
       Revoke what the account granted to one client (--client=, its id from accounts grants, written
-      with = since a client id may begin with a dash), or to every client. A running server refuses the client's tokens from the moment this returns, and
-      consent is asked again at the next sign-in.
+      with = since a client id may begin with a dash), or to every client. A running server refuses
+      the client's tokens from the moment this returns, and consent is asked again at the next sign-in.
 ${WEBHOOKS_USAGE}${ATTENTION_USAGE}  check [--json]
       Check the repository (git fsck --strict) and compare every snapshot with git.
       Exit 0 when all is well, 1 when something is wrong. Safe while the server runs.

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { SPARE_DIR } from './durable-fs.ts';
-import { keepRecycled, linkRecycled, recycleName, takeRecycled } from './recycled-files.ts';
+import { keepRecycled, linkRecycled, recycleName } from './recycled-files.ts';
 
 /** The one branch of the content repository. */
 export const BRANCH_NAME = 'main';
@@ -68,8 +68,7 @@ export class BranchLock {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        const spare = takeRecycled(spares, 'ref');
-        const linked = spare === undefined ? undefined : linkRecycled(spares, 'ref', spare, path);
+        const linked = linkRecycled(spares, 'ref', path);
         if (linked === true) return new BranchLock(gitdir, path, openLinked(path), true);
         if (linked === false) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' });
         const fd = await new Promise<number>((resolve, reject) => fs.open(path, 'wx', 0o644, (err, opened) => (err ? reject(err) : resolve(opened))));

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { publishFiles, SPARE_DIR } from './durable-fs.ts';
-import { keepRecycled, linkRecycled, recycleName, takeRecycled } from './recycled-files.ts';
+import { keepRecycled, linkRecycled, recycleName } from './recycled-files.ts';
 
 /**
  * How a pack the service made or received goes into `objects/pack/` while `git gc` may run beside it
@@ -37,9 +37,7 @@ export interface PublishedPack {
 export function startKeep(dir: string, name: string): Promise<boolean> {
   const keep = join(dir, `${name}.keep`);
   // The .keep of a pack before, kept for this one (recycled-files.ts): a link, no file made.
-  const spares = sparesOf(dir);
-  const spare = takeRecycled(spares, 'keep');
-  const linked = spare === undefined ? undefined : linkRecycled(spares, 'keep', spare, keep);
+  const linked = linkRecycled(sparesOf(dir), 'keep', keep);
   if (linked !== undefined) return Promise.resolve(linked);
   // Only the create goes to the thread pool: writing 42 bytes and closing are synchronous calls.
   return new Promise((resolve, reject) =>

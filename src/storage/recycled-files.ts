@@ -27,7 +27,7 @@ export function recycleName(spareDir: string, kind: RecycledKind): string {
   return join(spareDir, `${kind}-${process.pid}-${randomBytes(6).toString('hex')}`);
 }
 
-/** Keeps `path` (in `spareDir`, named by recycleName) for the next takeRecycled of its kind. */
+/** Keeps `path` (in `spareDir`, named by recycleName) for the next linkRecycled of its kind. */
 export function keepRecycled(spareDir: string, kind: RecycledKind, path: string): void {
   const key = keyOf(spareDir, kind);
   const list = ready.get(key);
@@ -35,17 +35,15 @@ export function keepRecycled(spareDir: string, kind: RecycledKind, path: string)
   else list.push(path);
 }
 
-/** A spare file of that kind, no longer listed (the caller links it where it is needed, or removes it), or undefined. */
-export function takeRecycled(spareDir: string, kind: RecycledKind): string | undefined {
-  return ready.get(keyOf(spareDir, kind))?.pop();
-}
-
 /**
- * Links spare `spare` to `target`, then drops the spare name: true when `target` is now that file,
- * false when `target` exists already (the spare stays listed). A spare that is gone (a start cleared
- * the folder) gives undefined: make the file anew.
+ * Links a spare file of that kind, if one is listed, to `target`, then drops the spare name: true
+ * when `target` is now that file, false when `target` exists already (the spare stays listed).
+ * Undefined when none is listed, or the one listed is gone (a start cleared the folder): make the
+ * file anew.
  */
-export function linkRecycled(spareDir: string, kind: RecycledKind, spare: string, target: string): boolean | undefined {
+export function linkRecycled(spareDir: string, kind: RecycledKind, target: string): boolean | undefined {
+  const spare = ready.get(keyOf(spareDir, kind))?.pop();
+  if (spare === undefined) return undefined;
   try {
     fs.linkSync(spare, target);
   } catch (err) {

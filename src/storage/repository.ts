@@ -70,15 +70,15 @@ export interface CommitInfo {
   time?: Date;
 }
 
+/** Bytes of large files' last contents kept to deflate their next version in pieces (Repository.lastBlobs). */
+const LAST_BLOBS_BYTES = 8 * 1024 * 1024;
+
 /**
  * The bare git repository that holds all content: one branch, `main`, with one folder per version.
  * Trees are kept in memory so a commit writes only the blobs and trees on the changed paths.
  * Each commit's objects go into one pack file (pack-writer.ts); the pack and the ref are written
  * durably, and a commit resolves only once its ref is on disk.
  */
-/** Bytes of large files' last contents kept to deflate their next version in pieces (Repository.lastBlobs). */
-const LAST_BLOBS_BYTES = 8 * 1024 * 1024;
-
 export class Repository {
   readonly fs: ReturnType<typeof durableFs>;
   private readonly commitMutex = new Mutex();
@@ -353,8 +353,7 @@ export class Repository {
 
   /** For a shutdown: resolves once no pack merge or git gc runs (see Upkeep.settle). */
   settle(): Promise<void> {
-    dropSpares(this.tempDir);
-    dropRecycled(join(this.gitdir, SPARE_DIR));
+    this.dropMadeAhead();
     return this.upkeep.settle();
   }
 
@@ -399,9 +398,9 @@ export class Repository {
   }
 
   /**
-   * After a commit that failed on the disk: the files made ahead (spares, and the kept ref and `.keep`)
-   * may be what failed, their folder removed or replaced, so the next commits make their own until one
-   * succeeds and makes new ones.
+   * Drops the files made ahead (spares, and the kept ref and `.keep`): at a stop, and after a commit
+   * that failed on the disk, where they may be what failed (their folder removed or replaced), so the
+   * next commits make their own until one succeeds and makes new ones.
    */
   private dropMadeAhead(): void {
     dropSpares(this.tempDir);
