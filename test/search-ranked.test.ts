@@ -252,6 +252,24 @@ describe('The ranking index in process', () => {
     assert.ok(ranks(index, edited, 'export').hits.some((h) => h.slug === 'billing' && h.title === 'Export billing'));
     assert.ok(ranks(index, source, 'export').hits.every((h) => h.title !== 'Export billing'), 'the source is untouched');
   });
+
+  test('a page stays found by relevance through the edit that has the index drop its old postings', async () => {
+    // Each edit leaves the page's old document number gone; once gone numbers outnumber 1,024 and the
+    // living, the postings are rebuilt without them, in the very edit that retires one more. The edits
+    // around that one are large, as an import's: those are indexed in slices, the new number filed
+    // before the old one goes.
+    const index = new SearchIndex();
+    const first = stateOf(topics);
+    await index.update('v1', first);
+    const filler = 'Line items and totals.\n'.repeat(3000);
+    for (let i = 1; i <= 1030; i++) {
+      const billing = { title: 'Billing', summary: 'Invoices and payment.', bodyMd: `Invoices are exported monthly, run ${i}.\n${i > 1015 ? filler : ''}`, updatedAt: STAMP };
+      const state: VersionState = { ...first, translations: new Map([...first.translations, ['billing', new Map([['en', billing]])]]) };
+      await index.update('v1', state);
+      assert.deepEqual(ranks(index, state, 'invoices').hits.map((h) => h.slug), ['billing'], `after edit ${i}`);
+      assert.deepEqual(ranks(index, state, 'payment').hits.map((h) => h.slug), ['billing'], `after edit ${i}`);
+    }
+  });
 });
 
 describe('HELP_SEARCH_CACHE_MB sizes what ranked searches keep, without changing an answer', () => {

@@ -130,20 +130,30 @@ export class RankIndex {
     return n;
   }
 
-  /** Gives number `n` the key `key`, in place of the key's old number if it had one. */
+  /**
+   * Gives number `n` the key `key`, in place of the key's old number if it had one. The new number
+   * has its key before the old one goes: going may compact the postings, which keeps only numbers
+   * with a key.
+   */
   private swapIn(key: string, n: number): void {
-    this.remove(key);
+    const old = this.numbers.get(key);
     this.keyOf[n] = key;
     this.numbers.set(key, n);
     for (let f = 0; f < FIELDS; f++) this.sums[f] += this.lens[n * FIELDS + f];
     this.norms = null;
     this.generation++;
+    if (old !== undefined) this.retire(old);
   }
 
   remove(key: string): void {
     const n = this.numbers.get(key);
     if (n === undefined) return;
     this.numbers.delete(key);
+    this.retire(n);
+  }
+
+  /** Marks number `n` gone (its key has left `numbers`), and compacts once gone ones outnumber the living. */
+  private retire(n: number): void {
     this.keyOf[n] = undefined;
     for (let f = 0; f < FIELDS; f++) this.sums[f] -= this.lens[n * FIELDS + f];
     this.norms = null;
