@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BODY, HEADINGS, RankDoc, SUMMARY, TITLE } from '../src/index/rank-doc.ts';
-import { RankIndex, type Unit } from '../src/index/rank-index.ts';
+import { RankIndex, type Staged, type Unit } from '../src/index/rank-index.ts';
 import { words } from '../src/index/words.ts';
 import { Random } from './helpers/generate.ts';
 
@@ -80,7 +80,7 @@ describe('ranked search: the best k read early are the exhaustive best k', () =>
     });
   }
 
-  test('a document added in slices is not ranked before it has its key, and is once it does', async () => {
+  test('a document staged and filed in slices is not ranked before it has its key, and is once it does', async () => {
     const r = new Random(7);
     const index = new RankIndex('en');
     for (let i = 0; i < 200; i++) index.add(`doc-${i}`, doc(r, false));
@@ -90,13 +90,15 @@ describe('ranked search: the best k read early are the exhaustive best k', () =>
     // Enough distinct terms to be added in several slices.
     big.add(BODY, Array.from({ length: 1500 }, (_, i) => `word${i}`).join(' '));
     let pauses = 0;
-    const adding = index.addInSlices('big', big, async () => {
+    const pause = async () => {
       pauses++;
       // Half added: its postings are in, without a key; it must not count nor rank.
       assertSameAsExhaustive(index, q, 10);
       assert.ok(!index.top(unitsOf(index, q), 300).top.some((d) => index.keyAt(d.n) === 'big'));
-    });
-    await adding;
+    };
+    const staged: Staged = [];
+    await index.stage(staged, 'big', big, pause);
+    await index.fileStaged(staged, pause);
     assertSameAsExhaustive(index, q, 10);
     assert.equal(index.keyAt(index.top(unitsOf(index, q), 1).top[0].n), 'big', 'the page titled with the query, once added, is first');
     assert.ok(pauses > 0, 'added in slices');
@@ -114,4 +116,45 @@ describe('ranked search: the best k read early are the exhaustive best k', () =>
       assertSameAsExhaustive(a, q, 10);
     }
   });
+});
+
+describe('documents filed together (stage, fileStaged) make the index that adding them one by one makes', () => {
+  const noPause = async () => {};
+  /** Answers of queries, with the keys of the documents, so indexes numbered alike or not compare. */
+  const answers = (index: RankIndex, queries: string[]) =>
+    queries.map((q) => {
+      const { top, total } = index.top(unitsOf(index, q), 50);
+      return { q, total, top: top.map((d) => [index.keyAt(d.n), d.key]) };
+    });
+  const fileTogether = async (index: RankIndex, docs: Array<[string, RankDoc]>) => {
+    const staged: Staged = [];
+    for (const [key, d] of docs) await index.stage(staged, key, d, noPause);
+    await index.fileStaged(staged, noPause);
+  };
+
+  for (const [seed, cjk] of [[21, false], [22, true]] as const) {
+    test(`a new index byte for byte, and the same answers after replacing, removing and compacting (seed ${seed}${cjk ? ', with Japanese' : ''})`, async () => {
+      const r = new Random(seed);
+      const docs: Array<[string, RankDoc]> = Array.from({ length: 400 }, (_, i) => [`doc-${i}`, doc(r, cjk)]);
+      const one = new RankIndex(cjk ? 'ja' : 'en');
+      for (const [key, d] of docs) one.add(key, d);
+      const together = new RankIndex(cjk ? 'ja' : 'en');
+      await fileTogether(together, docs);
+      assert.deepEqual(Buffer.from(together.save()), Buffer.from(one.save()));
+
+      const queries = Array.from({ length: 40 }, () => query(r, cjk));
+      // Batches that replace documents, add new ones, and the same key twice; enough of them that gone numbers outnumber 1,024 and the postings are compacted.
+      for (let round = 0; round < 8; round++) {
+        const batch: Array<[string, RankDoc]> = Array.from({ length: 180 }, () => [`doc-${r.int(0, 449)}`, doc(r, cjk)]);
+        for (const [key, d] of batch) one.add(key, d);
+        await fileTogether(together, batch);
+        const gone = `doc-${r.int(0, 449)}`;
+        one.remove(gone);
+        together.remove(gone);
+        assert.equal(together.size, one.size, `round ${round}`);
+        assert.deepEqual(answers(together, queries), answers(one, queries), `round ${round}`);
+      }
+      for (const q of queries) assertSameAsExhaustive(together, q, 10);
+    });
+  }
 });

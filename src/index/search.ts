@@ -6,7 +6,7 @@ import { AHEAD_CHARS, hasBodyText, keepBodyText, makeBodyTexts } from './body-te
 import { documentTerms, rankHead, termsOf } from './document-terms.ts';
 import { packIndexes, unpackIndexes } from './index-bytes.ts';
 import { BODY, RankDoc } from './rank-doc.ts';
-import { RankIndex } from './rank-index.ts';
+import { RankIndex, type Staged } from './rank-index.ts';
 import type { IndexBuilder } from './index-workers.ts';
 import { TermIndex } from './term-index.ts';
 import type { RankedHit, RankedResult, RankOptions } from './rank-types.ts';
@@ -1027,12 +1027,14 @@ function holdsExactly(index: LanguageIndex, state: VersionState, language: strin
 /**
  * patch(), a slice at a time: each changed document's text is converted and cut into terms a chunk
  * at a time, then added with TermIndex.addInSlices, which swaps it in at the end; until then searches
- * find the document as it was. Removed documents go at once.
+ * find the document as it was. The ranking index takes the changed documents together at the end
+ * (RankIndex.stage, fileStaged). Removed documents go at once.
  */
 async function patchInSlices(index: LanguageIndex, state: VersionState, language: string, pause: () => Promise<void>): Promise<void> {
   const slugs = slugsToCheck(index, state);
   index.synced = undefined;
   dropDocuments(index, state, language, false, slugs);
+  const staged: Staged = [];
   for (const [slug, t] of documentsToIndex(index.docs, state, language, slugs)) {
     const terms = index.terms.docTerms();
     const rank = new RankDoc();
@@ -1064,9 +1066,10 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
     if (texts !== null && !rank.termsInto(terms)) await indexTermsInSteps(terms, t, texts, pause);
     terms.done();
     await index.terms.addInSlices(slug, terms, pause);
-    await index.ranked.addInSlices(slug, rank, pause);
+    await index.ranked.stage(staged, slug, rank, pause);
     index.docs.set(slug, t);
   }
+  await index.ranked.fileStaged(staged, pause);
   index.synced = state.translations;
 }
 
