@@ -30,12 +30,21 @@ export class RankDoc {
   private readonly words = new WordCounts();
   private readonly pairs = new PairCounts();
   readonly lengths = [0, 0, 0, 0];
-  /** Whether any text added had a character from U+0100 on (termsInto() then gives nothing). */
-  private wide = false;
+  /** Whether any text added has a character termsInto() cannot account for (it then gives nothing). */
+  private uncounted = false;
+  /**
+   * The last character of each run of a script without spaces, outside the headings (for termsInto():
+   * the term index takes it as a word of its own), while the text is one termsInto() accounts for.
+   */
+  private runEnds: Set<number> | null = null;
 
-  /** Whether termsInto() will give nothing because of the text added so far (a character from U+0100 on). */
-  get wideText(): boolean {
-    return this.wide;
+  /**
+   * Whether termsInto() will give nothing because of the text added so far: a letter or mark from
+   * U+0100 on in a word of a script with spaces, a run of one without them that folding may change,
+   * or a character outside the BMP.
+   */
+  get uncountedText(): boolean {
+    return this.uncounted;
   }
 
   /** Distinct terms counted: at most MAX_DOC_TERMS. */
@@ -70,8 +79,10 @@ export class RankDoc {
           continue;
         }
       } else {
-        this.wide = true;
+        // (A surrogate, paired or not, is left to indexTerms(): the two loops step over a lone one differently.)
+        if ((c & 0xf800) === 0xd800) this.uncounted = true;
         const cls = infoOf(lower.codePointAt(i)!) & CLASS;
+        // (A mark that starts no word is skipped by indexTerms() too.)
         if (cls === OTHER || cls === MARK) {
           i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
           continue;
@@ -79,18 +90,24 @@ export class RankDoc {
         if (cls === UNSPACED) {
           const start = i;
           let folds = (infoOf(lower.codePointAt(i)!) & MAY_FOLD) !== 0;
-          for (i += c >= 0xd800 && c < 0xdc00 ? 2 : 1; i < n; ) {
+          let astral = c >= 0xd800 && c < 0xdc00;
+          for (i += astral ? 2 : 1; i < n; ) {
             const cp = lower.codePointAt(i)!;
             const info = infoOf(cp);
             const k = info & CLASS;
             if (k !== UNSPACED && k !== MARK) break;
             if ((info & MAY_FOLD) !== 0 || k === MARK) folds = true;
+            if (cp > 0xffff) astral = true;
             i += cp > 0xffff ? 2 : 1;
           }
+          if (folds || astral) this.uncounted = true;
+          else if (field !== HEADINGS && !this.uncounted) (this.runEnds ??= new Set()).add(lower.charCodeAt(i - 1));
           const run = lower.slice(start, i);
           this.countRun(field, folds ? fold(run) : run);
           continue;
         }
+        // A word of a script with spaces that starts from U+0100 on.
+        this.uncounted = true;
       }
       // A word of a script with spaces: letters, digits and marks, until anything else or a character of a script without them.
       const start = i;
@@ -105,10 +122,10 @@ export class RankDoc {
           i++;
           continue;
         }
-        this.wide = true;
         const info = infoOf(lower.codePointAt(i)!);
         const k = info & CLASS;
         if (k !== WORD && k !== MARK) break;
+        this.uncounted = true;
         folds = true;
         i += c >= 0xd800 && c < 0xdc00 ? 2 : 1;
       }
@@ -125,20 +142,33 @@ export class RankDoc {
 
   /**
    * Adds to `into` the terms the term index takes for the title, summary and body counted here
-   * (indexTerms() of them: the words the same cuts give, each once) and returns true; false, adding
-   * nothing, where this cannot stand in for indexTerms(): a text with a character from U+0100 on
-   * (scripts without spaces are indexed by the term index as pairs and a run's last character, which
-   * are not counted here alike), or more distinct terms than are counted (MAX_DOC_TERMS). A word met
-   * only in the headings is left out: indexTerms() reads them in the body.
+   * (indexTerms() of them: the words the same cuts give, each once; in scripts without spaces the
+   * character pairs and each run's last character) and returns true; false, adding nothing, where
+   * this cannot stand in for indexTerms(): a text with a character it does not account for (see
+   * uncountedText), or more distinct terms than are counted (MAX_DOC_TERMS). A term met only in the
+   * headings is left out: indexTerms() reads them in the body.
    */
   termsInto(into: DocTerms): boolean {
-    if (this.wide || this.size >= MAX_DOC_TERMS) return false;
-    const { terms, packed } = this.termList();
-    const headingsOnly = MAX_COUNT[HEADINGS] * STEP[HEADINGS];
-    for (let k = 0; k < terms.length; k++) {
-      // Any count outside the headings' bits: the title, the summary or the body has the word.
-      if ((packed[k] & ~headingsOnly) !== 0) into.addWord(terms[k]);
+    if (this.uncounted || this.size >= MAX_DOC_TERMS) return false;
+    // Any count outside the headings' bits: the title, the summary or the body has the term.
+    const outsideHeadings = ~(MAX_COUNT[HEADINGS] * STEP[HEADINGS]);
+    const words: string[] = [];
+    const packed: number[] = [];
+    this.words.appendTo(words, packed);
+    const ends = this.runEnds === null ? null : new Set(this.runEnds);
+    for (let k = 0; k < words.length; k++) {
+      if ((packed[k] & outsideHeadings) === 0) continue;
+      into.addWord(words[k]);
+      // A run of one character is that word already.
+      if (ends !== null && words[k].length === 1) ends.delete(words[k].charCodeAt(0));
     }
+    // (No run outside the headings: no pair to give either.)
+    if (ends === null) return true;
+    const codes: number[] = [];
+    packed.length = 0;
+    this.pairs.appendCodesTo(codes, packed);
+    for (let k = 0; k < codes.length; k++) if ((packed[k] & outsideHeadings) !== 0) into.addPair(codes[k]);
+    for (const c of ends) into.addWord(String.fromCharCode(c));
     return true;
   }
 

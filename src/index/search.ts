@@ -1044,7 +1044,7 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
     let lines: string[] | null = t.bodyMd.length > AHEAD_CHARS ? [] : null;
     // The chunks' plain texts while the counts may yet give the term index its terms (RankDoc.termsInto);
     // null once they cannot, and every chunk is read for it (indexTerms) as well.
-    let texts: string[] | null = rank.wideText ? null : [];
+    let texts: string[] | null = rank.uncountedText ? null : [];
     if (texts === null) indexTerms(`${t.title}\n${t.summary}`, terms);
     for (const chunk of chunks(t.bodyMd)) {
       const plain = plainLines(t.bodyMd, chunk.from, chunk.until);
@@ -1053,7 +1053,7 @@ async function patchInSlices(index: LanguageIndex, state: VersionState, language
       if (texts === null) indexTerms(text, terms);
       else {
         texts.push(text);
-        if (rank.wideText) {
+        if (rank.uncountedText) {
           await indexTermsInSteps(terms, t, texts, pause);
           texts = null;
         }

@@ -103,6 +103,15 @@ export class PairCounts {
     }
   }
 
+  /** Appends the pairs' codes (pairCode()) and their packed counts to `codes` and `packed`. */
+  appendCodesTo(codes: number[], packed: number[]): void {
+    for (let slot = 0; slot < this.capacity; slot++) {
+      if (this.codes[slot] === -1) continue;
+      codes.push(this.codes[slot]);
+      packed.push(this.packed[slot]);
+    }
+  }
+
   /** Appends the pairs, as strings, and their packed counts to `terms` and `packed`. */
   appendTo(terms: string[], packed: number[]): void {
     for (let slot = 0; slot < this.capacity; slot++) {
