@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { buildPack, packEntries } from '../src/storage/pack-writer.ts';
 import { deflateOnThread } from '../src/storage/deflate-thread.ts';
+import { windowBitsFor } from '../src/storage/deflate-window.ts';
 import { assertPackedAsHere, pageObjects } from './helpers/packs.ts';
 
 // A write of megabytes (an import) has its blobs deflated on a thread of its own; the pack holds
@@ -41,5 +42,26 @@ test('the thread answers jobs sent at once, each with its own objects in order',
   for (const [j, job] of jobs.entries()) {
     assert.equal(answers[j].length, job.length);
     for (const [i, content] of job.entries()) assert.ok(inflateSync(answers[j][i]).equals(content), `job ${j}, object ${i}`);
+  }
+});
+
+test('objects are deflated with a window their size: the same deflated data as the full window, only the header differs, and git reads them', async () => {
+  const full = (bytes: Buffer) => deflateSync(bytes, { level: 1 });
+  for (const length of [0, 1, 249, 250, 251, 762, 763, 2000, 7930, 7931, 16_000, 32_506, 32_507, 100_000]) {
+    const bytes = Buffer.from(Array.from({ length }, (_, i) => 'The quick brown fox [links](a.md) jumps.\n'[(i * 7) % 41]).join(''));
+    const bits = windowBitsFor(length);
+    assert.ok(2 ** bits >= Math.min(length + 262, 2 ** 15), `${length} bytes: window ${2 ** bits}`);
+    const small = deflateSync(bytes, { level: 1, windowBits: bits });
+    assert.equal(small[0] >> 4, bits - 8, 'the header states the window');
+    assert.ok(small.subarray(2).equals(full(bytes).subarray(2)), `${length} bytes: the deflated data are the full window's`);
+    assert.ok(inflateSync(small).equals(bytes));
+  }
+  // The pack writer's entries: after the entry's header (7 bits of size a byte while the top bit is set), the zlib stream's.
+  const objects = pageObjects(3);
+  const entries = await packEntries(objects);
+  for (const [k, entry] of entries.entries()) {
+    let at = 0;
+    while (entry.bytes[at] & 0x80) at++;
+    assert.equal(entry.bytes[at + 1] >> 4, windowBitsFor(objects[k].content.length) - 8, `object ${k} (${objects[k].content.length} bytes)`);
   }
 });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { windowBitsFor } from './deflate-window.ts';
 
 /**
  * Deflates many objects on a thread of its own, in one message each way: a large write's objects
@@ -8,17 +9,18 @@ import { Worker } from 'node:worker_threads';
  * The thread starts on first use and ends once idle for IDLE_MS; a service at rest keeps none.
  */
 
-/** The thread's code: plain JavaScript, so it runs alike from the sources and from the build. */
+/** The thread's code: plain JavaScript, so it runs alike from the sources and from the build (windowBitsFor() is written into it). */
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { deflateSync } = require('node:zlib');
+const windowBitsFor = ${windowBitsFor.toString()};
 parentPort.on('message', ({ id, bytes, ends, level }) => {
   const parts = [];
   const out = new Uint32Array(ends.length);
   let from = 0;
   let at = 0;
   for (let k = 0; k < ends.length; k++) {
-    const deflated = deflateSync(bytes.subarray(from, ends[k]), { level });
+    const deflated = deflateSync(bytes.subarray(from, ends[k]), { level, windowBits: windowBitsFor(ends[k] - from) });
     parts.push(deflated);
     at += deflated.length;
     out[k] = at;

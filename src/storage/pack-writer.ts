@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, crc32, deflate, deflateRawSync, deflateSync } from 'node:zlib';
 import { deflateOnThread } from './deflate-thread.ts';
+import { windowBitsFor } from './deflate-window.ts';
 import { discardFiles, stageFile } from './durable-fs.ts';
 import { dropKeep, publishPack, startKeep, type PublishedPack } from './pack-publish.ts';
 import { sha1Sliced, type ObjectType, type PreparedObject } from './git-objects.ts';
@@ -36,7 +37,7 @@ const ASYNC_BYTES = 256 * 1024;
 
 /** One object's pack entry, deflated here (small objects: trees, commits). */
 export const packEntry = (object: PreparedObject): PackEntry =>
-  packEntryOf(object, (object.type === 'tree' || object.patchedFrom !== undefined) && object.content.length >= PIECES_FROM ? deflateInPieces(object.content, object.patchedFrom) : deflateSync(object.content, { level: LEVEL }));
+  packEntryOf(object, (object.type === 'tree' || object.patchedFrom !== undefined) && object.content.length >= PIECES_FROM ? deflateInPieces(object.content, object.patchedFrom) : deflateSync(object.content, { level: LEVEL, windowBits: windowBitsFor(object.content.length) }));
 
 /**
  * A large tree (a language folder of thousands of pages: 100 KB at 2,000 entries, mostly ids that
@@ -66,7 +67,7 @@ function deflateInPieces(content: Buffer, from: Buffer | undefined): Buffer {
       adler.push(before.adler[k]);
     } else {
       const piece = content.subarray(at, end);
-      deflated.push(deflateRawSync(piece, { level: LEVEL, finishFlush: constants.Z_FULL_FLUSH }));
+      deflated.push(deflateRawSync(piece, { level: LEVEL, windowBits: windowBitsFor(piece.length), finishFlush: constants.Z_FULL_FLUSH }));
       adler.push(adler32(piece));
     }
     sum = adler32Combine(sum, adler[k], end - at);
