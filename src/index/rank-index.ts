@@ -130,6 +130,7 @@ export class RankIndex {
 
   /** The second step of stage(): files the staged documents' postings, then gives them their keys. */
   async fileStaged(staged: Staged, pause: () => Promise<void>): Promise<void> {
+    if (staged.length === 0) return;
     const added = new Uint32Array(this.terms.length);
     for (const { ids } of staged) for (let i = 0; i < ids.length; i++) added[ids[i]]++;
     // Terms without postings yet (all of them, for a new version) get theirs in one shared array; a
