@@ -45,7 +45,7 @@ test('the thread answers jobs sent at once, each with its own objects in order',
   }
 });
 
-test('objects are deflated with a window their size: the same deflated data as the full window, only the header differs, and git reads them', async () => {
+test('objects are deflated with a window their size: the same deflated data as the full window, only the header differs (git verifies such packs above)', async () => {
   const full = (bytes: Buffer) => deflateSync(bytes, { level: 1 });
   for (const length of [0, 1, 249, 250, 251, 762, 763, 2000, 7930, 7931, 16_000, 32_506, 32_507, 100_000]) {
     const bytes = Buffer.from(Array.from({ length }, (_, i) => 'The quick brown fox [links](a.md) jumps.\n'[(i * 7) % 41]).join(''));
