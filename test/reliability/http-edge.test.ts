@@ -103,7 +103,10 @@ describe('The Host header', () => {
         assert.equal(error.code, 'malformed_request');
         assert.equal(error.field, 'header/host');
         assert.match(error.message, /Host header/);
-        assert.doesNotMatch(res.body, /evil|script|999|1\.2\.3/, 'the value is not echoed');
+        // The request id is random hex and may hold "999" by chance: only the rest of the answer is checked.
+        const { requestId, ...rest } = error;
+        assert.match(requestId, /^[0-9a-f-]+$/);
+        assert.doesNotMatch(JSON.stringify(rest), /evil|script|999|1\.2\.3/, 'the value is not echoed');
       }
     }
   });
