@@ -165,11 +165,8 @@ export class RankIndex {
     // Every staged number has its key before an old one goes: going may compact the postings, which keeps only numbers with a key.
     const old: number[] = [];
     for (const { key, n } of staged) {
-      const before = this.numbers.get(key);
+      const before = this.giveKey(key, n);
       if (before !== undefined) old.push(before);
-      this.keyOf[n] = key;
-      this.numbers.set(key, n);
-      for (let f = 0; f < FIELDS; f++) this.sums[f] += this.lens[n * FIELDS + f];
     }
     this.norms = null;
     this.generation++;
@@ -208,13 +205,19 @@ export class RankIndex {
    * with a key.
    */
   private swapIn(key: string, n: number): void {
+    const old = this.giveKey(key, n);
+    this.norms = null;
+    this.generation++;
+    if (old !== undefined) this.retire(old);
+  }
+
+  /** Gives number `n` the key `key` and counts its field lengths; the key's old number, if it had one, is the caller's to retire. */
+  private giveKey(key: string, n: number): number | undefined {
     const old = this.numbers.get(key);
     this.keyOf[n] = key;
     this.numbers.set(key, n);
     for (let f = 0; f < FIELDS; f++) this.sums[f] += this.lens[n * FIELDS + f];
-    this.norms = null;
-    this.generation++;
-    if (old !== undefined) this.retire(old);
+    return old;
   }
 
   remove(key: string): void {
