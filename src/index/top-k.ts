@@ -36,8 +36,9 @@ export class TopK {
   }
 
   /**
-   * The documents, best first, emptying the heap: the worst is taken off the top until none is left
-   * (a sort with a comparing function cost about four times as much for 100 documents).
+   * The documents, best first, emptying the heap: the worst is taken off the top until none is left,
+   * each into its place from the end (sorting them with a comparing function took about 20 µs of a
+   * search for its 100 documents here).
    */
   drain(): Array<{ n: number; key: number }> {
     const out = new Array<{ n: number; key: number }>(this.size);
