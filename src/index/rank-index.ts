@@ -819,7 +819,7 @@ function byGain(p: Uint32Array, values: Float32Array, cap: number): { order: Int
 /**
  * top()'s reading, best first, into `heap`. A function of its own, every table a parameter and the
  * weights in a Float64Array: written inside top() with `advance` a closure over its locals, the
- * loop reached them through the closure's context, and took 5–10 % longer on the bench's queries.
+ * loop reached them through the closure's context, and took 3–14 % longer on the bench's queries.
  */
 function readBestFirst(
   units: number,
