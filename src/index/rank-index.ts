@@ -545,7 +545,6 @@ export class RankIndex {
     const dense = impacts.map((i) => i.dense?.gain ?? null);
     const sparsePosts = units.flatMap((u) => u.terms.map((t) => this.posts[t.id]));
     const sparseValues = impacts.map((i) => i.values);
-    const at = new Int32Array(impacts.length);
     const total = this.countMatches(impacts, cap);
     const heap = new TopK(k);
     if (total === 0) return { top: [], total };
@@ -554,7 +553,7 @@ export class RankIndex {
     const words = (cap + 31) >>> 5;
     const seen = Scratch.of(cap).seen(words);
     const live = this.livingBits(words);
-    readBestFirst(units.length, k, first, weights, orders, sorted, dense, sparsePosts, sparseValues, at, seen, live, Scratch.of(cap).batch, heap);
+    readBestFirst(units.length, k, first, weights, orders, sorted, dense, sparsePosts, sparseValues, seen, live, Scratch.of(cap).batch, heap);
     seen.fill(0);
     return { top: heap.drain(), total };
   }
@@ -831,12 +830,13 @@ function readBestFirst(
   dense: Array<Float32Array | null>,
   posts: Uint32Array[],
   values: Array<Float32Array | null>,
-  at: Int32Array,
   seen: Uint32Array,
   live: Uint32Array,
   batch: Int32Array,
   heap: TopK,
 ): void {
+  // Per term: how many of its documents were read.
+  const at = new Int32Array(first[units]);
   // Per unit: the term whose next document gains most (-1 once all are read), and that gain.
   const nextTerm = new Int32Array(units);
   const nextGain = new Float64Array(units);
