@@ -82,6 +82,57 @@ export function cpuSecondsWithChildrenOf(pid: number): number {
   }
 }
 
+/** The ids of a process's children (each /proc/<pid>/stat whose parent it is); none when unavailable. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After "pid (comm) ", the state and then the parent's id.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU seconds of a process, of its children that have ended and of every process under it that still
+ * runs (a service's git gc, its git cat-file readers); NaN when unavailable.
+ */
+export function treeCpuSecondsOf(pid: number, depth = 3): number {
+  let total = cpuSecondsWithChildrenOf(pid);
+  if (depth > 0) for (const child of childrenOf(pid)) total += treeCpuSecondsOf(child, depth - 1) || 0;
+  return total;
+}
+
+/**
+ * Waits until a process and those under it have used no CPU for `quietMs` (its background work after
+ * a burst of requests done), at most `maxMs`; resolves with the CPU seconds they used meanwhile.
+ */
+export async function untilQuiet(pid: number, quietMs: number, maxMs: number): Promise<number> {
+  const started = treeCpuSecondsOf(pid);
+  if (Number.isNaN(started)) return Number.NaN;
+  const end = now() + maxMs;
+  let last = started;
+  let quietSince = now();
+  while (now() < end && now() - quietSince < quietMs) {
+    await sleep(50);
+    const cpu = treeCpuSecondsOf(pid);
+    if (cpu > last) quietSince = now();
+    last = cpu;
+  }
+  return last - started;
+}
+
 /** Machine-wide CPU seconds spent busy (all cores: user, nice, system, irq, softirq, steal), from /proc/stat. */
 export function machineBusySeconds(): number {
   try {
