@@ -116,13 +116,12 @@ export function treeCpuSecondsOf(pid: number, depth = 3): number {
 
 /**
  * Waits until a process and those under it have used no CPU for `quietMs` (its background work after
- * a burst of requests done), at most `maxMs`; resolves with the CPU seconds they used meanwhile.
+ * a burst of requests done), at most `maxMs`; at once where /proc cannot say.
  */
-export async function untilQuiet(pid: number, quietMs: number, maxMs: number): Promise<number> {
-  const started = treeCpuSecondsOf(pid);
-  if (Number.isNaN(started)) return Number.NaN;
+export async function untilQuiet(pid: number, quietMs: number, maxMs: number): Promise<void> {
+  let last = treeCpuSecondsOf(pid);
+  if (Number.isNaN(last)) return;
   const end = now() + maxMs;
-  let last = started;
   let quietSince = now();
   while (now() < end && now() - quietSince < quietMs) {
     await sleep(50);
@@ -130,7 +129,6 @@ export async function untilQuiet(pid: number, quietMs: number, maxMs: number): P
     if (cpu > last) quietSince = now();
     last = cpu;
   }
-  return last - started;
 }
 
 /** Machine-wide CPU seconds spent busy (all cores: user, nice, system, irq, softirq, steal), from /proc/stat. */
