@@ -667,6 +667,12 @@ async function snapshotsWritten(origin: string): Promise<number> {
   return Number(/^help_storage_duration_seconds_count\{operation="snapshot"\} (\d+)/m.exec(res.text)?.[1] ?? 0);
 }
 
+/** Waits, up to SNAPSHOT_WAIT_MS, until the service has written more than `before` snapshots; whether it did. */
+async function snapshotWrittenSince(origin: string, before: number): Promise<boolean> {
+  for (const until = now() + SNAPSHOT_WAIT_MS; now() < until; await sleep(100)) if ((await snapshotsWritten(origin)) > before) return true;
+  return false;
+}
+
 async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
   const { opts, rows, details } = ctx;
   const { svc, key } = server;
@@ -730,12 +736,7 @@ async function writeScenarios(ctx: Ctx, server: Running): Promise<void> {
       elapsed += now() - started;
       const cpuAfterWrites = treeCpuSecondsOf(svc.pid);
       await sleep(COMPACTION.IDLE_MS + 100);
-      for (const until = now() + SNAPSHOT_WAIT_MS; now() < until; await sleep(100)) {
-        if ((await snapshotsWritten(svc.origin)) > snapshotsBefore) {
-          snapshotsAwaited++;
-          break;
-        }
-      }
+      if (await snapshotWrittenSince(svc.origin, snapshotsBefore)) snapshotsAwaited++;
       await untilQuiet(svc.pid, UPKEEP_QUIET_MS, UPKEEP_WAIT_MS);
       upkeepCpu += treeCpuSecondsOf(svc.pid) - cpuAfterWrites;
       const chunks: Chunk[] = [];

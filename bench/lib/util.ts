@@ -59,58 +59,60 @@ const CLK_TCK = (() => {
   }
 })();
 
-/** CPU seconds a process has used so far, all threads, user + system (/proc/<pid>/stat); NaN when unavailable. */
-export function cpuSecondsOf(pid: number): number {
+/** The fields of /proc/<pid>/stat after "pid (comm) " (fields[0] is the state, [1] the parent's id, [11]–[14] utime, stime, cutime, cstime); null when unavailable. */
+function statFields(pid: number | 'self'): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After "pid (comm) ", field 3 (state) is fields[0]; utime and stime are fields 14 and 15.
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return Number.NaN;
+    return null;
   }
+}
+
+/** utime + stime (+ cutime + cstime, the children that have ended) of parsed stat fields, in seconds. */
+const cpuOfFields = (f: string[] | null, withChildren: boolean): number =>
+  f === null ? Number.NaN : (Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0)) / CLK_TCK;
+
+/** CPU seconds a process has used so far, all threads, user + system (/proc/<pid>/stat); NaN when unavailable. */
+export function cpuSecondsOf(pid: number): number {
+  return cpuOfFields(statFields(pid), false);
 }
 
 /** cpuSecondsOf(pid) and the CPU seconds of its children that have ended (cutime, cstime: a service's git processes). */
 export function cpuSecondsWithChildrenOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** The ids of a process's children (each /proc/<pid>/stat whose parent it is); none when unavailable. */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return out;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // After "pid (comm) ", the state and then the parent's id.
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  return out;
+  return cpuOfFields(statFields(pid), true);
 }
 
 /**
  * CPU seconds of a process, of its children that have ended and of every process under it that still
- * runs (a service's git gc, its git cat-file readers); NaN when unavailable.
+ * runs (a service's git gc, its git cat-file readers), from one pass over /proc; NaN when unavailable.
  */
-export function treeCpuSecondsOf(pid: number, depth = 3): number {
-  let total = cpuSecondsWithChildrenOf(pid);
-  if (depth > 0) for (const child of childrenOf(pid)) total += treeCpuSecondsOf(child, depth - 1) || 0;
+export function treeCpuSecondsOf(pid: number): number {
+  const own = cpuSecondsWithChildrenOf(pid);
+  if (Number.isNaN(own)) return own;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return own;
+  }
+  const childrenOf = new Map<number, Array<{ pid: number; cpu: number }>>();
+  for (const entry of entries) {
+    const f = statFields(Number(entry));
+    if (f === null) continue; // ended meanwhile
+    const parent = Number(f[1]);
+    const list = childrenOf.get(parent) ?? [];
+    list.push({ pid: Number(entry), cpu: cpuOfFields(f, true) });
+    childrenOf.set(parent, list);
+  }
+  let total = own;
+  const below = [pid];
+  while (below.length > 0) {
+    for (const child of childrenOf.get(below.pop()!) ?? []) {
+      total += child.cpu;
+      below.push(child.pid);
+    }
+  }
   return total;
 }
 
@@ -144,13 +146,7 @@ export function machineBusySeconds(): number {
 
 /** CPU seconds of this process and of its children that have ended (/proc/self/stat: utime, stime, cutime, cstime). */
 export function suiteCpuSeconds(): number {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK;
-  } catch {
-    return Number.NaN;
-  }
+  return cpuOfFields(statFields('self'), true);
 }
 
 /** Samples a process's RSS every `intervalMs` until stopped, each sample with the value of `progress()` at that moment. */
