@@ -3,7 +3,7 @@
  * (MiniSearch as its README configures it for documentation) and document order, scored by MRR@10, hit@10 and the
  * zero-result rate, per kind of query. Quick enough to run after every change of the ranking:
  *
- *   npx tsx bench/search-quality.ts [--shape realistic,flat,sample] [--nodes 2000] [--kind typo,prefix]
+ *   npx tsx bench/search-quality.ts [--shape realistic,flat,sample,manual] [--nodes 2000] [--kind typo,prefix]
  *                                   [--lang en,ja] [--per-kind 60] [--show-misses 10] [--show-worst 10] [--by-language] [--json]
  *
  * `--json` prints one JSON object (the suite's Q-rows read it) instead of the tables. Exit status 0,
@@ -17,7 +17,7 @@ import { CUTOFF, measure, type Measured } from './quality/measure.ts';
 import { missLines, summary, table, worstLines, type ShapeQuality } from './quality/report.ts';
 
 const USAGE = `usage: npx tsx bench/search-quality.ts [--shape ${CORPUS_NAMES.join(',')}] [--nodes 2000] [--kind ${KINDS.join(',')}]
-  --shape LIST      shapes to judge on, one after the other (default ${CORPUS_NAMES.join(',')}); sample is content-sample/
+  --shape LIST      shapes to judge on, one after the other (default ${CORPUS_NAMES.join(',')}); sample is content-sample/, manual is docs/
   --nodes N         size of the flat shape (default 2000)
   --kind LIST       only these kinds of query (default all: ${KINDS.join(', ')})
   --lang LIST       only queries in these languages (default all the shape has)

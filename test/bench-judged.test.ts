@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bigramTokenize } from '../bench/quality/anchor.ts';
-import { readCorpus } from '../bench/quality/corpus.ts';
+import { MANUAL_DIR, readCorpus } from '../bench/quality/corpus.ts';
 import { judgedSet, KINDS } from '../bench/quality/judged.ts';
 import { folded, headingsOf } from '../bench/quality/kinds.ts';
 
@@ -48,4 +50,21 @@ test('the judged set of the realistic shape is the same on every run, every kind
 test("the anchor's tokenizer cuts runs of CJK characters into pairs and leaves other words as MiniSearch cuts them", () => {
   assert.deepEqual(bigramTokenize('タスクを設定 (Board-view) 権'), ['タス', 'スク', 'クを', 'を設', '設定', 'Board', 'view', '権']);
   assert.deepEqual(bigramTokenize('API設定'), ['API', '設定']);
+});
+
+test("the project's manual reads as a version of its own: every page of docs/ a topic, titled by its first heading, the paragraph under it its summary", () => {
+  const docs = fs.readdirSync(MANUAL_DIR).filter((f) => f.endsWith('.md'));
+  const corpus = readCorpus('manual', 0);
+  assert.deepEqual(corpus.languages, ['en']);
+  assert.deepEqual(corpus.pages.map((p) => `${p.slug}.md`).sort(), docs.sort());
+  for (const p of corpus.pages) {
+    const text = fs.readFileSync(join(MANUAL_DIR, `${p.slug}.md`), 'utf8');
+    assert.ok(text.startsWith(`# ${p.title}\n`), p.slug);
+    assert.ok(!p.bodyMd.split('\n').includes(`# ${p.title}`), `${p.slug}: the title is not in the body again`);
+    // A page that goes straight on with a heading or a list has no summary, as on a real site.
+    if (p.summary !== '') assert.ok(p.summary.length <= 301 && text.replace(/\s+/g, ' ').includes(p.summary.replace(/…$/, '')), p.slug);
+  }
+  assert.ok(corpus.pages.filter((p) => p.summary !== '').length >= corpus.pages.length / 2, 'most pages have a summary');
+  const set = judgedSet(corpus.pages, { perKind: 60, seed: 1 });
+  for (const kind of ['title', 'summary', 'heading', 'typo', 'prefix']) assert.ok(set.some((q) => q.kind === kind), kind);
 });

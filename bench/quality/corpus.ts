@@ -14,8 +14,11 @@ import { readOptions } from '../../src/store/load.ts';
 import { SHAPES } from '../lib/dataset.ts';
 import { PROJECT_ROOT } from '../lib/util.ts';
 
-/** The shapes a judged set can be built from: the bench's two documentation shapes and the sample content. */
-export const CORPUS_NAMES = ['flat', 'realistic', 'sample'] as const;
+/**
+ * The shapes a judged set can be built from: the bench's two generated documentation shapes, the
+ * sample content, and this project's own manual (docs/: real pages, long and short, written for readers).
+ */
+export const CORPUS_NAMES = ['flat', 'realistic', 'sample', 'manual'] as const;
 export type CorpusName = (typeof CORPUS_NAMES)[number];
 
 /** One translation of one node: what a known-item query is made from and judged against. */
@@ -53,6 +56,8 @@ export function readCorpus(name: CorpusName, nodes: number): Corpus {
     for (const entry of fs.readdirSync(SAMPLE_DIR, { withFileTypes: true })) {
       if (entry.isDirectory()) folders.set(entry.name, readDirFiles(join(SAMPLE_DIR, entry.name)));
     }
+  } else if (name === 'manual') {
+    folders.set('manual', manualFiles());
   } else {
     folders.set('v1', new Map(SHAPES[name].set(nodes).files.map((f) => [f.path, f.content])));
   }
@@ -78,6 +83,35 @@ export function readCorpus(name: CorpusName, nodes: number): Corpus {
     }
   }
   return { name, states, index: new SearchIndex(), pages, languages, readMs: performance.now() - t, indexMs: 0 };
+}
+
+/** The manual's folder (docs/ of the project: one page a subject). */
+export const MANUAL_DIR = join(PROJECT_ROOT, 'docs');
+
+/**
+ * docs/ as a version in the content format: each page a topic, its `# ` line the title, the
+ * paragraph under it the summary (its first 300 characters, cut at a space), the rest the body.
+ */
+function manualFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  const slugs = fs.readdirSync(MANUAL_DIR).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+  for (const slug of slugs) {
+    const lines = fs.readFileSync(join(MANUAL_DIR, `${slug}.md`), 'utf8').split('\n');
+    const h1 = lines.findIndex((l) => l.startsWith('# '));
+    const title = h1 >= 0 ? lines[h1].slice(2).trim() : slug;
+    let at = h1 + 1;
+    while (at < lines.length && lines[at].trim() === '') at++;
+    const paragraph: string[] = [];
+    // The paragraph under the title, unless the page goes straight on with a heading, a list or a table.
+    while (at < lines.length && lines[at].trim() !== '' && !/^(#|[-*|] |\d+\. |```)/.test(lines[at])) paragraph.push(lines[at++].trim());
+    let summary = paragraph.join(' ');
+    if (summary.length > 300) summary = `${summary.slice(0, summary.lastIndexOf(' ', 300))}…`;
+    const front = `---\ntitle: ${JSON.stringify(title)}\nsummary: ${JSON.stringify(summary)}\n---\n`;
+    files.set(`en/${slug}.md`, `${front}${lines.slice(at).join('\n')}`);
+  }
+  const version = { label: 'Manual', status: 'published', isLatest: true, languages: ['en'], nav: slugs.map((slug) => ({ slug, kind: 'topic' })) };
+  files.set('version.json', JSON.stringify(version, null, 2));
+  return files;
 }
 
 /** Builds the corpus's SearchIndex as the service does when it loads the versions. */
