@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { dropRecycled } from './recycled-files.ts';
+import { uniqueName } from './unique-names.ts';
 
 /** A file's text, or null when there is no such file (a store's file before its first write); other errors are thrown. */
 export function readTextIfExists(path: string): string | null {
@@ -114,7 +114,7 @@ export async function publishFiles(dir: string, files: ReadonlyArray<{ temp: str
   await fsyncKeptDir(dir);
 }
 
-const tempName = (dir: string) => join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+const tempName = (dir: string) => join(dir, uniqueName());
 
 async function stageSmall(tempDir: string, data: string | Uint8Array): Promise<string> {
   const spare = takeSpare(tempDir);

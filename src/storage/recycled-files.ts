@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { uniqueName } from './unique-names.ts';
 
 /**
  * Small files a commit would delete, kept for the next commit instead: the branch's previous ref
@@ -24,7 +24,7 @@ const keyOf = (spareDir: string, kind: RecycledKind) => `${spareDir}\0${kind}`;
 
 /** A new name in `spareDir` for a file given back. */
 export function recycleName(spareDir: string, kind: RecycledKind): string {
-  return join(spareDir, `${kind}-${process.pid}-${randomBytes(6).toString('hex')}`);
+  return join(spareDir, `${kind}-${uniqueName()}`);
 }
 
 /** Keeps `path` (in `spareDir`, named by recycleName) for the next linkRecycled of its kind. */
