@@ -105,7 +105,10 @@ function manualFiles(): Map<string, string> {
     // The paragraph under the title, unless the page goes straight on with a heading, a list or a table.
     while (at < lines.length && lines[at].trim() !== '' && !/^(#|[-*|] |\d+\. |```)/.test(lines[at])) paragraph.push(lines[at++].trim());
     let summary = paragraph.join(' ');
-    if (summary.length > 300) summary = `${summary.slice(0, summary.lastIndexOf(' ', 300))}…`;
+    if (summary.length > 300) {
+      const space = summary.lastIndexOf(' ', 300);
+      summary = `${summary.slice(0, space > 0 ? space : 300)}…`;
+    }
     const front = `---\ntitle: ${JSON.stringify(title)}\nsummary: ${JSON.stringify(summary)}\n---\n`;
     files.set(`en/${slug}.md`, `${front}${lines.slice(at).join('\n')}`);
   }

@@ -9,5 +9,5 @@ import { randomBytes } from 'node:crypto';
 const PROCESS_PART = `${process.pid}-${randomBytes(4).toString('hex')}`;
 let next = 0;
 
-/** `<pid>-<hex>`: a name no other file of the folder has (the folders' users create with exclusive flags or names of their own). */
+/** `<pid>-<hex>`: a name this process has not given before, and that another process's names do not take (their pid or random part differs). */
 export const uniqueName = (): string => `${PROCESS_PART}${(next++).toString(16).padStart(6, '0')}`;
