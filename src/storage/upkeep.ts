@@ -9,8 +9,9 @@ import type { TimingSink } from './timing.ts';
  * When the repository tidies itself, in the background, after commits: small packs are merged
  * (pack-compactor.ts) once writes pause or during a long burst; once writes pause and the packs
  * written since the last repack hold `repackShare` of the bytes the repository held then, history is
- * repacked with deltas instead (delta-repack.ts); and `git gc` runs every `gcEvery` commits
- * (housekeeping.ts). None of them overlap, and none runs while isomorphic-git reads packs (it lists
+ * repacked with deltas instead (delta-repack.ts); and `git gc` (housekeeping.ts) is due every
+ * `gcEvery` commits and runs once writes pause, or, in a burst that never pauses, once
+ * `GC_BURST_FACTOR` times that many commits have gone by. None of them overlap, and none runs while isomorphic-git reads packs (it lists
  * a folder, then opens files that a merge may have removed).
  *
  * The proportional trigger bounds the cost: a repack reads and writes the whole repository, R bytes,
@@ -18,6 +19,9 @@ import type { TimingSink } from './timing.ts';
  * 1 + 1 / `repackShare` bytes of repacking however large the repository grows; between two repacks the
  * bytes not yet given their deltas are at most that share of the repository.
  */
+/** In a burst of writes with no pause, git gc runs once this many times `gcEvery` commits have gone by. */
+export const GC_BURST_FACTOR = 4;
+
 export class Upkeep {
   /** Packs written since compaction last ran. */
   private packsSinceCompaction = 0;
@@ -54,8 +58,17 @@ export class Upkeep {
   /** After each commit (one new pack of `packBytes`): schedules what is due. */
   committed(packBytes: number): void {
     this.writtenSinceRepack += packBytes;
+    this.commitsSinceGc++;
     this.maybeCompact();
-    this.maybeGc();
+    // A git gc beside a burst of writes takes a core and the disk from them (a realistic write took
+    // about 4 ms longer for the hundred writes a gc lasted): it waits for a pause, unless the burst
+    // goes on so long that history would go too long without its deltas.
+    if (this.gcEvery > 0 && this.commitsSinceGc >= this.gcEvery * GC_BURST_FACTOR) this.gc();
+  }
+
+  /** Whether git gc should run at the next pause of writes. */
+  private get gcDue(): boolean {
+    return this.gcEvery > 0 && this.commitsSinceGc >= this.gcEvery;
   }
 
   /** Whether the next pause of writes repacks rather than merges. */
@@ -86,14 +99,14 @@ export class Upkeep {
     await this.housekeeping.stop();
   }
 
-  /** Every `gcEvery` commits, git gc, once no compaction runs. */
-  private maybeGc(): void {
-    if (this.gcEvery <= 0 || ++this.commitsSinceGc < this.gcEvery || this.housekeeping.busy) return;
+  /** git gc, once no compaction runs (one run at a time: a run under way counts for this one). */
+  private gc(): void {
+    if (this.housekeeping.busy || this.stopping.signal.aborted) return;
     this.commitsSinceGc = 0;
     const started = performance.now();
     void (async () => {
       while (this.compaction) await this.compaction;
-      if (!(await this.housekeeping.run())) return;
+      if (this.stopping.signal.aborted || !(await this.housekeeping.run())) return;
       this.timing?.('gc', (performance.now() - started) / 1000);
       // git gc repacked with deltas: the trigger counts from here.
       this.writtenSinceRepack = 0;
@@ -108,7 +121,9 @@ export class Upkeep {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      if (this.repackDue) this.repack();
+      // git gc repacks every pack, with deltas: no merge or repack of ours is needed beside it.
+      if (this.gcDue) this.gc();
+      else if (this.repackDue) this.repack();
       else this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
     }, COMPACTION.IDLE_MS);
     this.idleTimer.unref();

@@ -14,8 +14,9 @@ import { createNode, createVersion, startTestServer, type TestServer } from '../
 const run = promisify(execFile);
 
 /**
- * git gc runs inside the service every HELP_GC_EVERY commits, while writes go on; an operator's own
- * `git gc` (default prune window) is safe too. Every acknowledged write must survive either.
+ * git gc runs inside the service, due every HELP_GC_EVERY commits, at a pause of writes or in the midst of a
+ * long burst; an operator's own `git gc` (default prune window) is safe too. Every acknowledged write
+ * must survive either.
  */
 describe('Housekeeping while writes go on', () => {
   let s: TestServer;
@@ -58,7 +59,7 @@ describe('Housekeeping while writes go on', () => {
     return Number(/^help_storage_duration_seconds_count\{operation="gc"\} (\d+)/m.exec(text)?.[1] ?? 0);
   };
 
-  test('the service runs git gc itself every HELP_GC_EVERY commits, and no acknowledged write is lost', async () => {
+  test('the service runs git gc itself while writes go on (four writers, 60 writes, a gc due every 10), and no acknowledged write is lost', async () => {
     const before = s.commitCount();
     const last = await writeConcurrently(15, 'inside');
     // The last run may still be going: wait for it, then for the repository to be packed with deltas.
@@ -99,6 +100,52 @@ describe('Housekeeping while writes go on', () => {
     const last = await writeConcurrently(15, 'outside');
     await gc;
     await assertAllThere(last, before, 60);
+  });
+});
+
+/**
+ * A git gc takes a core and the disk from the writes beside it: the service runs the one that is due
+ * once writes pause, and in a burst with no pause only after GC_BURST_FACTOR times HELP_GC_EVERY commits.
+ */
+describe('git gc waits for a pause of writes', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ env: { HELP_GC_EVERY: '10' } });
+    await createVersion(s, 'v1', { status: 'published' });
+  });
+  after(() => s.close());
+
+  const gcRuns = async () => {
+    const text = await (await fetch(new URL('/metrics', s.url))).text();
+    return Number(/^help_storage_duration_seconds_count\{operation="gc"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  const put = async (i: number) => {
+    const res = await s.request('PUT', '/versions/v1/topics/page/translations/en', { body: { title: `Edit ${i}`, bodyMd: `Revision ${i}.\n` } });
+    assert.equal(res.status, 200, res.text);
+  };
+  const packedRefs = () => fs.existsSync(join(s.gitdir, 'packed-refs'));
+
+  test('a gc due in a burst runs at its pause; a burst with no pause runs it after four times HELP_GC_EVERY commits', async () => {
+    await createNode(s, 'v1', { slug: 'page' });
+    const before = s.commitCount();
+    assert.equal(before, 2, 'the version and the page, a commit each');
+    // 30 more make 32 commits: more than three gcs' worth, fewer than the burst's 40.
+    for (let i = 0; i < 30; i++) await put(i);
+    assert.equal(await gcRuns(), 0, 'no git gc during the burst');
+    assert.equal(packedRefs(), false, 'git gc has not packed the refs during the burst');
+    const deadline = Date.now() + 30_000;
+    while ((await gcRuns()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await gcRuns(), 1, 'git gc ran once the writes paused');
+    assert.ok(packedRefs(), 'git gc packed the refs');
+
+    // A burst that never pauses: the gc starts with its 40th commit and ends a little later.
+    let writes = 0;
+    while ((await gcRuns()) === 1 && writes < 200) await put(100 + writes++);
+    assert.equal(await gcRuns(), 2, `git gc ran in the burst (${writes} writes)`);
+    assert.ok(writes >= 40, `git gc ran after ${writes} writes of the burst, before 4 × 10`);
+    await s.service.close();
+    await run('git', ['--git-dir', s.gitdir, 'fsck', '--strict', '--no-progress']);
+    assert.equal(s.commitCount(), before + 30 + writes, 'one commit per acknowledged write');
   });
 });
 
