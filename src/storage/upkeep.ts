@@ -5,23 +5,23 @@ import { Housekeeping } from './housekeeping.ts';
 import { COMPACTION, compactPacks } from './pack-compactor.ts';
 import type { TimingSink } from './timing.ts';
 
+/** In a burst of writes with no pause, git gc runs once this many times `gcEvery` commits have gone by. */
+export const GC_BURST_FACTOR = 4;
+
 /**
  * When the repository tidies itself, in the background, after commits: small packs are merged
  * (pack-compactor.ts) once writes pause or during a long burst; once writes pause and the packs
  * written since the last repack hold `repackShare` of the bytes the repository held then, history is
  * repacked with deltas instead (delta-repack.ts); and `git gc` (housekeeping.ts) is due every
  * `gcEvery` commits and runs once writes pause, or, in a burst that never pauses, once
- * `GC_BURST_FACTOR` times that many commits have gone by. None of them overlap, and none runs while isomorphic-git reads packs (it lists
- * a folder, then opens files that a merge may have removed).
+ * `GC_BURST_FACTOR` times that many commits have gone by. None of them overlap, and none runs while
+ * isomorphic-git reads packs (it lists a folder, then opens files that a merge may have removed).
  *
  * The proportional trigger bounds the cost: a repack reads and writes the whole repository, R bytes,
  * and comes after at least `repackShare` × R new bytes, so each byte written costs at most
  * 1 + 1 / `repackShare` bytes of repacking however large the repository grows; between two repacks the
  * bytes not yet given their deltas are at most that share of the repository.
  */
-/** In a burst of writes with no pause, git gc runs once this many times `gcEvery` commits have gone by. */
-export const GC_BURST_FACTOR = 4;
-
 export class Upkeep {
   /** Packs written since compaction last ran. */
   private packsSinceCompaction = 0;

@@ -14,9 +14,9 @@ import { createNode, createVersion, startTestServer, type TestServer } from '../
 const run = promisify(execFile);
 
 /**
- * git gc runs inside the service, due every HELP_GC_EVERY commits, at a pause of writes or in the midst of a
- * long burst; an operator's own `git gc` (default prune window) is safe too. Every acknowledged write
- * must survive either.
+ * git gc runs inside the service, due every HELP_GC_EVERY commits, at a pause of writes or in the
+ * midst of a long burst; an operator's own `git gc` (default prune window) is safe too. Every
+ * acknowledged write must survive either.
  */
 describe('Housekeeping while writes go on', () => {
   let s: TestServer;
