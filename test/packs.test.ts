@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import git from 'isomorphic-git';
 import { clearTempDir, TEMP_DIR } from '../src/storage/durable-fs.ts';
 import { prepareBlob, prepareCommit, prepareObject, serializeTree, type PreparedObject } from '../src/storage/git-objects.ts';
-import { choosePacks, COMPACTION } from '../src/storage/pack-compactor.ts';
+import { choosePacks, COMPACTION, compactPacks } from '../src/storage/pack-compactor.ts';
 import { buildPack, packEntry, stagePack } from '../src/storage/pack-writer.ts';
 import { generateDocSet } from './helpers/generate.ts';
 import { looseObjects, objectsBetween, objectsOfPackHolding } from './helpers/git.ts';
@@ -219,6 +219,29 @@ describe('Small packs are merged as writes go on', () => {
       assert.match((await s.request('GET', '/versions/v1/topics/a/translations/en')).body.bodyMd, /After gc 19\n$/);
     } finally {
       await s.close();
+    }
+  });
+
+  test('a merge of small packs and packs over a megabyte (read on the thread pool) keeps every object, byte for byte', async () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), 'help-merge-'));
+    try {
+      const gitdir = join(dir, 'repo.git');
+      execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', gitdir]);
+      fs.mkdirSync(join(gitdir, TEMP_DIR));
+      // Incompressible blobs, so each pack is as large as its blob: one small pack, three over 1 MB.
+      const blobs = [10_000, 1_100_000, 1_200_000, 1_300_000].map((n) => prepareObject('blob', randomBytes(n)));
+      for (const blob of blobs) {
+        const staged = await stagePack(gitdir, join(gitdir, TEMP_DIR), [packEntry(blob)]);
+        await staged.publish();
+        staged.release();
+      }
+      assert.equal(packsOf(gitdir).length, 4);
+      assert.equal(await compactPacks(gitdir, join(gitdir, TEMP_DIR), new Set(), COMPACTION.IDLE_MERGE_BYTES), 4, 'all four packs merged');
+      assert.equal(packsOf(gitdir).length, 1);
+      for (const blob of blobs) assert.ok(execFileSync('git', ['--git-dir', gitdir, 'cat-file', 'blob', blob.oid], { maxBuffer: 4 << 20 }).equals(blob.content), `blob ${blob.oid}`);
+      fsckStrict(gitdir);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -48,8 +48,11 @@ export function choosePacks(packs: readonly PackFile[], maxBytes: number = COMPA
   return take >= 2 ? sorted.slice(0, take) : [];
 }
 
-/** Packs a merge reads in one turn of the event loop (a small pack's two files take about 0.1 ms). */
-const READ_PER_TURN = 8;
+/**
+ * What a merge reads on the event loop in one turn: at most this many packs, of at most this many
+ * bytes together (a small pack's two files take about 0.1 ms from the page cache).
+ */
+const READ_TURN = { PACKS: 8, BYTES: 1 << 20 } as const;
 
 /** Removes a file; one gone already (git gc removed it) is no error. */
 async function unlinkIfThere(path: string): Promise<void> {
@@ -121,15 +124,28 @@ export async function compactPacks(gitdir: string, tempDir: string, skip: Set<st
       maxBytes,
     );
     if (chosen.length === 0) return 0;
-    // Read on the event loop, a few packs per turn, not on the thread pool: that is where every write's
-    // fsyncs queue, and a merge of 64 packs asking for all its files at once put hundreds of steps
-    // ahead of them. The packs were written moments ago: their bytes come from the page cache.
+    // Small packs are read on the event loop, a few per turn, not on the thread pool: that is where
+    // every write's fsyncs queue, and a merge of 64 packs asking for all its files at once put
+    // hundreds of steps ahead of them. A burst's packs were written moments ago, so their bytes come
+    // from the page cache. A large pack is read on the thread pool, where its size outweighs the trip.
     const entries: PackEntry[] = [];
     let unmergeable = false;
+    let packsThisTurn = 0;
+    let bytesThisTurn = 0;
     for (const [i, p] of chosen.entries()) {
-      if (i % READ_PER_TURN === READ_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
-      const pack = fs.readFileSync(join(dir, `${p.name}.pack`));
-      const idx = fs.readFileSync(join(dir, `${p.name}.idx`));
+      const path = join(dir, p.name);
+      let pack: Buffer;
+      let idx: Buffer;
+      if (p.size > READ_TURN.BYTES) [pack, idx] = [await fs.promises.readFile(`${path}.pack`), await fs.promises.readFile(`${path}.idx`)];
+      else {
+        if (packsThisTurn === READ_TURN.PACKS || bytesThisTurn + p.size > READ_TURN.BYTES) {
+          await new Promise((resolve) => setImmediate(resolve));
+          [packsThisTurn, bytesThisTurn] = [0, 0];
+        }
+        packsThisTurn++;
+        bytesThisTurn += p.size;
+        [pack, idx] = [fs.readFileSync(`${path}.pack`), fs.readFileSync(`${path}.idx`)];
+      }
       const whole = await wholeEntries(pack, idx);
       if (whole === null) {
         skip.add(chosen[i].name);
