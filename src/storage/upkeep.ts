@@ -99,14 +99,21 @@ export class Upkeep {
     await this.housekeeping.stop();
   }
 
-  /** git gc, once no compaction runs (one run at a time: a run under way counts for this one). */
-  private gc(): void {
+  /**
+   * git gc, once no compaction runs (one run at a time: a run under way counts for this one).
+   * `atPause`: run in place of the pause's merge, which follows if git gc fails (git missing, say).
+   */
+  private gc(atPause = false): void {
     if (this.housekeeping.busy || this.stopping.signal.aborted) return;
     this.commitsSinceGc = 0;
     const started = performance.now();
     void (async () => {
       while (this.compaction) await this.compaction;
-      if (this.stopping.signal.aborted || !(await this.housekeeping.run())) return;
+      if (this.stopping.signal.aborted) return;
+      if (!(await this.housekeeping.run())) {
+        if (atPause && !this.stopping.signal.aborted) this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
+        return;
+      }
       this.timing?.('gc', (performance.now() - started) / 1000);
       // git gc repacked with deltas: the trigger counts from here.
       this.writtenSinceRepack = 0;
@@ -122,7 +129,7 @@ export class Upkeep {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       // git gc repacks every pack, with deltas: no merge or repack of ours is needed beside it.
-      if (this.gcDue) this.gc();
+      if (this.gcDue && !this.housekeeping.busy) this.gc(true);
       else if (this.repackDue) this.repack();
       else this.compact(COMPACTION.IDLE_MERGE_BYTES, true);
     }, COMPACTION.IDLE_MS);

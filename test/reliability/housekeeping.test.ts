@@ -147,6 +147,31 @@ describe('git gc waits for a pause of writes', () => {
     await run('git', ['--git-dir', s.gitdir, 'fsck', '--strict', '--no-progress']);
     assert.equal(s.commitCount(), before + 30 + writes, 'one commit per acknowledged write');
   });
+
+  test('a pause whose git gc fails merges the small packs instead', async () => {
+    // git gc stops at once on a setting it cannot parse; the delta repack is off, so the pause's work is gc or the merge.
+    const t = await startTestServer({ env: { HELP_GC_EVERY: '10', HELP_REPACK_PERCENT: '0' } });
+    try {
+      t.git('config', 'gc.pruneExpire', 'not-a-date');
+      await createVersion(t, 'v2');
+      await createNode(t, 'v2', { slug: 'page' });
+      for (let i = 0; i < 12; i++) {
+        const res = await t.request('PUT', '/versions/v2/topics/page/translations/en', { body: { title: `Edit ${i}`, bodyMd: `Revision ${i}.\n` } });
+        assert.equal(res.status, 200, res.text);
+      }
+      const packs = () => fs.readdirSync(join(t.gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).length;
+      assert.ok(packs() >= 14, `${packs()} packs after 14 writes`);
+      const deadline = Date.now() + 15_000;
+      while (packs() > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(packs() <= 2, `${packs()} packs once writes paused`);
+      const text = await (await fetch(new URL('/metrics', t.url))).text();
+      assert.doesNotMatch(text, /^help_storage_duration_seconds_count\{operation="gc"\} [1-9]/m, 'no git gc succeeded');
+      await t.service.close();
+      await run('git', ['--git-dir', t.gitdir, 'fsck', '--strict', '--no-progress']);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 /** Bytes under objects/ (packs, indexes, loose objects). */
