@@ -126,4 +126,31 @@ describe('what a write changed, from the slugs it noted', () => {
       state = aligned;
     }
   });
+
+  test("a write's own new state aligned in place gives what a copy gives, and the state before stays as it was", () => {
+    const r = new Random(11);
+    let state = initial(11);
+    let alignedSome = 0;
+    for (let step = 1; step <= 80; step++) {
+      const slug = r.pick([...state.nodes.keys()]);
+      const language = r.pick(LANGUAGES);
+      const written = putTranslation(state, slug, language, { title: `T${step}`, summary: '', bodyMd: `B${step}\n` }, null, `2026-03-02T00:00:${String(step % 60).padStart(2, '0')}.000Z`).state;
+      const entriesBefore = [...state.translations].map(([s, byLanguage]) => [s, byLanguage, [...byLanguage]] as const);
+      // The copy first: it leaves `written` as it is for the write in place.
+      const copied = alignBases(state, written);
+      const inPlace = alignBases(state, written, { fresh: true });
+      if (copied !== written) alignedSome++;
+      assert.deepEqual(new Map(inPlace.translations), new Map(copied.translations), `step ${step}: ${language}/${slug}`);
+      // Nothing of the state before changed: its map, each node's map and each translation.
+      assert.equal(state.translations.size, entriesBefore.length);
+      for (const [s, byLanguage, entries] of entriesBefore) {
+        assert.equal(state.translations.get(s), byLanguage);
+        assert.deepEqual([...byLanguage], entries);
+      }
+      assert.deepEqual(new Set(changedTranslationSlugs(state.translations, inPlace.translations)), compared(state, inPlace));
+      state = inPlace;
+    }
+    // Writes of other languages than the primary get a base: the case aligned in place.
+    assert.ok(alignedSome >= 20, `${alignedSome} of 80 writes were aligned`);
+  });
 });

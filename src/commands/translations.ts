@@ -18,7 +18,8 @@ export function writeTranslation(writer: Writer, author: Author, version: string
     const written = setTranslation(before, slug, language, input, pre, ctx.now);
     // Aligned here rather than only by the writer, so the answer (its link warnings' lines) is the file as stored.
     const bases = { minor: minorEdit ? new Set([slug]) : undefined };
-    const state = alignBases(before, written.state, bases);
+    // written.state is this write's own: its map is aligned in place, not copied a second time.
+    const state = alignBases(before, written.state, { ...bases, fresh: true });
     const { translation, created } = written;
     return {
       changes: [{ slug: version, after: state }],
