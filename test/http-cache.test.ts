@@ -10,6 +10,7 @@ import { KeyFile } from '../src/auth/key-file.ts';
 import { createKey } from '../src/cli/keys.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startService, type RunningService } from '../src/service.ts';
+import { metric } from './helpers/metrics.ts';
 import { createNode, createVersion, startTestServer, type ListedNode, type TestServer } from './helpers/server.ts';
 
 describe('Caching of public reads: ETag, If-None-Match, Cache-Control', () => {
@@ -318,7 +319,7 @@ describe('URLs asked for once do not push hot pages out of the answer cache', ()
   after(() => s.close());
 
   /** Answer-cache hits so far, from /metrics. */
-  const hits = async () => Number(/^help_answer_cache_lookups_total\{result="hit"\} (\S+)$/m.exec(await (await fetch(new URL('/metrics', s.url))).text())?.[1] ?? 0);
+  const hits = () => metric(s.url, 'help_answer_cache_lookups_total', { result: 'hit' });
 
   test('a hot page stays cached through 100 one-off URLs, each of which is built and answered', async () => {
     const read = async (path: string) => {

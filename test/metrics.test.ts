@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { series } from './helpers/metrics.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from './helpers/server.ts';
-
-/** The value of one series in Prometheus' text format, or undefined when it is absent. */
-function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '').split(/,(?=\w+=")/);
-    if (wanted.every((w) => have.includes(w))) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe('GET /metrics (Prometheus)', () => {
   let s: TestServer;

@@ -9,15 +9,13 @@ import { deltaRepack } from '../../src/storage/delta-repack.ts';
 import { TEMP_DIR } from '../../src/storage/durable-fs.ts';
 import { prepareObject } from '../../src/storage/git-objects.ts';
 import { packEntry, stagePack } from '../../src/storage/pack-writer.ts';
+import { metric } from '../helpers/metrics.ts';
 import { createNode, createVersion, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const run = promisify(execFile);
 
 /** How many background runs of `operation` (gc, repack) the server at `url` has finished, from /metrics. */
-async function storageRuns(url: string, operation: 'gc' | 'repack'): Promise<number> {
-  const text = await (await fetch(new URL('/metrics', url))).text();
-  return Number(new RegExp(`^help_storage_duration_seconds_count\\{operation="${operation}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-}
+const storageRuns = (url: string, operation: 'gc' | 'repack') => metric(url, 'help_storage_duration_seconds_count', { operation });
 
 /**
  * git gc runs inside the service, due every HELP_GC_EVERY commits, at a pause of writes or in the
