@@ -546,8 +546,8 @@ export class RankIndex {
     const sparsePosts = units.flatMap((u) => u.terms.map((t) => this.posts[t.id]));
     const sparseValues = impacts.map((i) => i.values);
     const total = this.countMatches(impacts, cap);
-    const heap = new TopK(k);
     if (total === 0) return { top: [], total };
+    const heap = Scratch.of(cap).heap(k);
     // Documents read, and the living ones, as bits: a few KB that stay in the nearest cache (an
     // array of a number per document, read at random, missed it on most reads).
     const words = (cap + 31) >>> 5;
@@ -943,7 +943,7 @@ function isPair(term: string): boolean {
   return (infoOf(term.codePointAt(0) ?? 0) & CLASS) === UNSPACED;
 }
 
-/** Sets of bits over document numbers that a search needs, and top()'s batch, kept between searches (each left empty after use). */
+/** Sets of bits over document numbers that a search needs, top()'s batch and its heap, kept between searches (each left empty after use). */
 class Scratch {
   private static kept: Scratch | null = null;
   /** countMatches()'s documents matched. */
@@ -951,6 +951,7 @@ class Scratch {
   /** top()'s documents read. */
   private readonly read: Uint32Array;
   readonly batch = new Int32Array(BATCH);
+  private best: TopK | null = null;
 
   private constructor(readonly size: number) {
     this.matched = new Uint32Array((size + 31) >>> 5);
@@ -960,6 +961,12 @@ class Scratch {
   static of(size: number): Scratch {
     if (Scratch.kept === null || Scratch.kept.size < size) Scratch.kept = new Scratch(Math.max(size, 1024, (Scratch.kept?.size ?? 0) * 2));
     return Scratch.kept;
+  }
+
+  /** An empty heap of the best `k`, the same from search to search (the caller drains it): its two arrays are allocated outside the heap. */
+  heap(k: number): TopK {
+    if (this.best === null || this.best.k !== k) this.best = new TopK(k);
+    return this.best;
   }
 
   /** `n` words of bits, all 0, for top()'s documents read (the caller leaves them 0). */
