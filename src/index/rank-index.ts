@@ -966,6 +966,7 @@ class Scratch {
   /** An empty heap of the best `k`, the same from search to search (the caller drains it): its two arrays are allocated outside the heap. */
   heap(k: number): TopK {
     if (this.best === null || this.best.k !== k) this.best = new TopK(k);
+    this.best.size = 0;
     return this.best;
   }
 
