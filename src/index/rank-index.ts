@@ -963,7 +963,7 @@ class Scratch {
     return Scratch.kept;
   }
 
-  /** An empty heap of the best `k`, the same from search to search (the caller drains it): its two arrays are allocated outside the heap. */
+  /** An empty heap of the best `k`, the same from search to search (the caller drains it): its two arrays are allocated outside V8's heap. */
   heap(k: number): TopK {
     if (this.best === null || this.best.k !== k) this.best = new TopK(k);
     this.best.size = 0;

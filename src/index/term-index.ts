@@ -511,8 +511,8 @@ function markIn(p: Postings | number, bits: Uint32Array): void {
 
 /**
  * match()'s two sets of bits (the intersection so far, and the prefix being marked), kept from one
- * search to the next: a typed array over 64 bytes is allocated outside the heap, at a cost that was a
- * twentieth of a search in document order.
+ * search to the next: a typed array over 64 bytes is allocated outside V8's heap, and allocated for
+ * every search, these and search()'s marks cost 5–7 % of a search in document order.
  */
 const matchRoom: [Uint32Array, Uint32Array] = [new Uint32Array(1024), new Uint32Array(1024)];
 
