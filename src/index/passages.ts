@@ -4,6 +4,7 @@ import type { Translation } from '../domain/types.ts';
 import { AHEAD_CHARS, bodyText, keptBodyText } from './body-text.ts';
 import { CLASS, infoOf, MARK, NARROW_WORD, UNSPACED_SCRIPTS, WORD } from './char-classes.ts';
 import type { HitHeading } from './rank-types.ts';
+import { Room } from './room.ts';
 import { foldKeepingPlaces } from './words.ts';
 
 /**
@@ -235,10 +236,10 @@ export function keepMatchesWithin(bytes: number): void {
 /**
  * Lists of matches (start and end, each list in order) as one, each match with its list's query
  * word: in order of start, the longer first at the same start, the earlier list first when both are
- * the same. In room that the next call reuses (mergedScratch()): bestWindow() reads it first.
+ * the same. In room that the next call reuses (room.ts): bestWindow() reads it first.
  */
 function merged(lists: Int32Array[], units: number[], count: number): Matches {
-  const at = mergedScratch(3 * count);
+  const at = mergedRoom.take(3 * count);
   const next = new Int32Array(lists.length);
   for (let k = 0; k < 3 * count; k += 3) {
     let best = -1;
@@ -316,20 +317,9 @@ function bestWindow(found: Matches): { at: number; distinct: number; matches: Ma
 
 /** More than the units of a query (rank-query.ts keeps 64): the query word a match stands for is below it. */
 const UNITS = 256;
-/**
- * bestWindow()'s matches per query word, and merged()'s matches, kept from one snippet to the next:
- * a typed array over 64 bytes is allocated outside V8's heap, and making these for every snippet
- * (about 25 a ranked search of 10 hits) cost 5–9 % of the search's time. A snippet is made at once,
- * so one of each serves every snippet.
- */
+/** bestWindow()'s matches per query word, and merged()'s matches, kept from one snippet to the next (room.ts). */
 const UNIT_COUNTS = new Int32Array(UNITS);
-let mergedAt = new Int32Array(3 * 256);
-
-/** Room for `n` numbers of merged(), valid until its next call. */
-function mergedScratch(n: number): Int32Array {
-  if (mergedAt.length < n) mergedAt = new Int32Array(Math.max(n, 2 * mergedAt.length));
-  return mergedAt;
-}
+const mergedRoom = new Room((n) => new Int32Array(n));
 
 /**
  * About PASSAGE_CHARS of `text` holding the window's matches from `at` on, with a little before it,

@@ -14,6 +14,7 @@ import { fieldsOf, rankQuery, type Fields } from './rank-query.ts';
 import { passage, queryTermsOf, topicHeadings } from './passages.ts';
 import { snippet } from './snippets.ts';
 import { rawMatcher } from './raw-matcher.ts';
+import { Room } from './room.ts';
 import { indexTerms, queryTerms, words, type DocTerms, type Word } from './words.ts';
 import { nextTurn } from '../slices.ts';
 import { settlesWithin } from '../waits.ts';
@@ -634,7 +635,7 @@ export class SearchIndex {
     if (!index || query.length === 0) return { hits: [], partial: false };
     const order = documentOrder(state);
     const orderOf = documentPositions(index, state);
-    const found = foundRoomFor(order.length);
+    const found = foundRoom.cleared(order.length);
     const { bits, partial } = index.terms.match(necessaryPrefixes(query.flatMap(queryTerms)), MAX_PREFIX_TERMS);
     for (let i = 0; i < bits.length; i++) {
       for (let word = bits[i]; word !== 0; word &= word - 1) {
@@ -1105,13 +1106,5 @@ function* chunks(body: string): Generator<{ from: number; until: number }> {
   }
 }
 
-/** search()'s marks in document order, kept from one search to the next: allocated for every search (outside V8's heap, as any typed array over 64 bytes), they and match()'s bits cost 5–7 % of it. */
-let foundRoom = new Uint8Array(1024);
-
-/** `n` bytes of the room for search()'s marks, all 0. */
-function foundRoomFor(n: number): Uint8Array {
-  if (foundRoom.length < n) foundRoom = new Uint8Array(Math.max(n, 2 * foundRoom.length));
-  const out = foundRoom.subarray(0, n);
-  out.fill(0);
-  return out;
-}
+/** search()'s marks in document order, kept from one search to the next (room.ts). */
+const foundRoom = new Room((n) => new Uint8Array(n));

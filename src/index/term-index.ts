@@ -1,4 +1,5 @@
 import { PairTable, pairCode } from './pair-table.ts';
+import { Room } from './room.ts';
 import { SortedTerms } from './sorted-terms.ts';
 import { TermTable } from './term-table.ts';
 import { DocTerms } from './words.ts';
@@ -118,7 +119,7 @@ export class TermIndex {
     let partial = false;
     const words = (this.keyOf.length + 31) >>> 5;
     for (const prefix of prefixes) {
-      const bits: Uint32Array = matchRoomFor(acc === null ? 0 : 1, words);
+      const bits: Uint32Array = matchRooms[acc === null ? 0 : 1].cleared(words);
       let left = perPrefix;
       for (const term of this.prefixes.atPrefix(prefix)) {
         if (left-- === 0) {
@@ -509,17 +510,5 @@ function markIn(p: Postings | number, bits: Uint32Array): void {
   else p.markIn(bits);
 }
 
-/**
- * match()'s two sets of bits (the intersection so far, and the prefix being marked), kept from one
- * search to the next: a typed array over 64 bytes is allocated outside V8's heap, and allocated for
- * every search, these and search()'s marks cost 5–7 % of a search in document order.
- */
-const matchRoom: [Uint32Array, Uint32Array] = [new Uint32Array(1024), new Uint32Array(1024)];
-
-/** `words` words of match()'s room `which`, all 0. */
-function matchRoomFor(which: 0 | 1, words: number): Uint32Array {
-  if (matchRoom[which].length < words) matchRoom[which] = new Uint32Array(Math.max(words, 2 * matchRoom[which].length));
-  const out = matchRoom[which].subarray(0, words);
-  out.fill(0);
-  return out;
-}
+/** match()'s two sets of bits (the intersection so far, and the prefix being marked), kept from one search to the next (room.ts). */
+const matchRooms = [new Room((n) => new Uint32Array(n)), new Room((n) => new Uint32Array(n))] as const;
