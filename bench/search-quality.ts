@@ -3,12 +3,13 @@
  * (MiniSearch as its README configures it for documentation) and document order, scored by MRR@10, hit@10 and the
  * zero-result rate, per kind of query. Quick enough to run after every change of the ranking:
  *
- *   npx tsx bench/search-quality.ts [--shape realistic,flat,sample,manual] [--nodes 2000] [--kind typo,prefix]
+ *   npx tsx bench/search-quality.ts [--shape realistic,flat,sample,manual] [--dir PATH] [--nodes 2000] [--kind typo,prefix]
  *                                   [--lang en,ja] [--per-kind 60] [--show-misses 10] [--show-worst 10] [--by-language] [--json]
  *
  * `--json` prints one JSON object (the suite's Q-rows read it) instead of the tables. Exit status 0,
  * or 2 for a usage error.
  */
+import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { anchorAnswers } from './quality/anchor.ts';
 import { CORPUS_NAMES, indexCorpus, readCorpus, type CorpusName } from './quality/corpus.ts';
@@ -18,6 +19,8 @@ import { missLines, summary, table, worstLines, type ShapeQuality } from './qual
 
 const USAGE = `usage: npx tsx bench/search-quality.ts [--shape ${CORPUS_NAMES.join(',')}] [--nodes 2000] [--kind ${KINDS.join(',')}]
   --shape LIST      shapes to judge on, one after the other (default ${CORPUS_NAMES.join(',')}); sample is content-sample/, manual is docs/
+  --dir PATH        judge on this content instead of the shapes (repeat for more): a version folder
+                    (version.json, {lang}/{slug}.md) or a folder of them, e.g. a docs-as-code checkout
   --nodes N         size of the flat shape (default 2000)
   --kind LIST       only these kinds of query (default all: ${KINDS.join(', ')})
   --lang LIST       only queries in these languages (default all the shape has)
@@ -31,7 +34,8 @@ const USAGE = `usage: npx tsx bench/search-quality.ts [--shape ${CORPUS_NAMES.jo
 function options() {
   const { values } = parseArgs({
     options: {
-      shape: { type: 'string', default: CORPUS_NAMES.join(',') },
+      shape: { type: 'string' },
+      dir: { type: 'string', multiple: true },
       nodes: { type: 'string', default: '2000' },
       kind: { type: 'string' },
       lang: { type: 'string' },
@@ -55,12 +59,15 @@ function options() {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number ≥ ${min}, not ${JSON.stringify(v)}`);
     return n;
   };
-  const shapes = list(values.shape)!;
+  const dirs = values.dir ?? [];
+  for (const d of dirs) if (!fs.existsSync(d) || !fs.statSync(d).isDirectory()) throw new Error(`--dir: ${d} is not a folder`);
+  // The shapes when asked for, or when no folder is given.
+  const shapes = list(values.shape) ?? (dirs.length > 0 ? [] : [...CORPUS_NAMES]);
   for (const s of shapes) if (!(CORPUS_NAMES as readonly string[]).includes(s)) throw new Error(`--shape: unknown shape ${s} (known: ${CORPUS_NAMES.join(', ')})`);
   const kinds = list(values.kind);
   for (const k of kinds ?? []) if (!(KINDS as readonly string[]).includes(k)) throw new Error(`--kind: unknown kind ${k} (known: ${KINDS.join(', ')})`);
   return {
-    shapes: shapes as CorpusName[],
+    shapes: [...(shapes as CorpusName[]), ...dirs.map((d): CorpusName => `dir:${d}`)],
     nodes: whole('nodes', values.nodes!, 10),
     kinds: kinds as Kind[] | null,
     languages: list(values.lang),

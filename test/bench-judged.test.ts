@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bigramTokenize } from '../bench/quality/anchor.ts';
@@ -67,4 +69,36 @@ test("the project's manual reads as a version of its own: every page of docs/ a 
   assert.ok(corpus.pages.filter((p) => p.summary !== '').length >= corpus.pages.length / 2, 'most pages have a summary');
   const set = judgedSet(corpus.pages, { perKind: 60, seed: 1 });
   for (const kind of ['title', 'summary', 'heading', 'typo', 'prefix']) assert.ok(set.some((q) => q.kind === kind), kind);
+});
+
+test('a Starlight site converted by from-starlight.ts is judged from a folder of its own (--dir): its pages, languages and slugs as the site has them', async (t) => {
+  const work = fs.mkdtempSync(join(tmpdir(), 'help-judged-dir-'));
+  t.after(() => fs.rmSync(work, { recursive: true, force: true }));
+  const site = join(work, 'site', 'src', 'content', 'docs');
+  const page = (path: string, text: string) => {
+    fs.mkdirSync(join(site, path, '..'), { recursive: true });
+    fs.writeFileSync(join(site, path), text);
+  };
+  page('en/index.mdx', '---\ntitle: Welcome\ndescription: Start here.\n---\nimport Card from "./card.astro"\n\nHello **world**.\n');
+  page('en/guides/deploy/netlify.md', '---\ntitle: "Deploy to Netlify: the basics"\ndescription: >\n  Put your site\n  online.\n---\n## Build command\n\nRun the build.\n');
+  page('en/no-front-matter.md', 'Just text.\n');
+  page('zh-cn/guides/deploy/netlify.md', '---\ntitle: 部署到 Netlify\ndescription: 把网站发布上线。\n---\n正文。\n');
+  page('zh-cn/only-here.md', '---\ntitle: 只在这里\n---\n正文。\n');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quality/from-starlight.ts', join(work, 'site'), join(work, 'judged', 'docs'), 'en,zh-cn'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  for (const dir of [join(work, 'judged'), join(work, 'judged', 'docs')]) {
+    const corpus = readCorpus(`dir:${dir}`, 0);
+    assert.deepEqual([...corpus.states.keys()], ['docs']);
+    assert.deepEqual(corpus.languages, ['en', 'zh-CN']);
+    assert.deepEqual(
+      corpus.pages.map((p) => [p.language, p.slug, p.title, p.summary]),
+      [
+        ['en', 'guides-deploy-netlify', 'Deploy to Netlify: the basics', 'Put your site online.'],
+        ['en', 'home', 'Welcome', 'Start here.'],
+        ['zh-CN', 'guides-deploy-netlify', '部署到 Netlify', '把网站发布上线。'],
+      ],
+    );
+    assert.equal(corpus.pages[1].bodyMd.trim(), 'Hello **world**.', 'the import line is gone');
+  }
+  assert.throws(() => readCorpus(`dir:${work}`, 0), /neither a version folder \(with a version\.json\) nor a folder of them/);
 });

@@ -4,7 +4,7 @@
  * search-inproc.ts does), with every translation listed as a page for the judged set and the anchor.
  */
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { readFileSet } from '../../src/content/file-set.ts';
 import { ProblemList } from '../../src/content/problems.ts';
 import { readDirFiles } from '../../src/content/read-dir.ts';
@@ -19,7 +19,8 @@ import { PROJECT_ROOT } from '../lib/util.ts';
  * sample content, and this project's own manual (docs/: real pages, long and short, written for readers).
  */
 export const CORPUS_NAMES = ['flat', 'realistic', 'sample', 'manual'] as const;
-export type CorpusName = (typeof CORPUS_NAMES)[number];
+/** A shape, or `dir:PATH`: content of one's own in the content format (see readCorpus). */
+export type CorpusName = (typeof CORPUS_NAMES)[number] | `dir:${string}`;
 
 /** One translation of one node: what a known-item query is made from and judged against. */
 export interface Page {
@@ -48,18 +49,25 @@ export interface Corpus {
 /** The sample content the service imports on its first start (config.ts: HELP_SAMPLE_CONTENT's default). */
 export const SAMPLE_DIR = join(PROJECT_ROOT, 'content-sample');
 
-/** Reads a shape (`nodes`: the flat shape's size) into states and pages; indexCorpus() builds our index over them. */
+/**
+ * Reads a shape (`nodes`: the flat shape's size) into states and pages; indexCorpus() builds our index
+ * over them. `dir:PATH` reads a version folder (`version.json` and `{lang}/{slug}.md`), or a folder of
+ * them as content-sample/ is: a documentation set of one's own, judged like the shapes.
+ */
 export function readCorpus(name: CorpusName, nodes: number): Corpus {
   const t = performance.now();
   const folders = new Map<string, Map<string, string>>();
   if (name === 'sample') {
-    for (const entry of fs.readdirSync(SAMPLE_DIR, { withFileTypes: true })) {
-      if (entry.isDirectory()) folders.set(entry.name, readDirFiles(join(SAMPLE_DIR, entry.name)));
-    }
+    readVersionFolders(SAMPLE_DIR, folders);
+  } else if (name.startsWith('dir:')) {
+    const dir = name.slice('dir:'.length);
+    if (fs.existsSync(join(dir, 'version.json'))) folders.set(basename(resolve(dir)), readDirFiles(dir));
+    else readVersionFolders(dir, folders);
+    if (folders.size === 0) throw new Error(`${dir}: neither a version folder (with a version.json) nor a folder of them`);
   } else if (name === 'manual') {
     folders.set('manual', manualFiles());
   } else {
-    folders.set('v1', new Map(SHAPES[name].set(nodes).files.map((f) => [f.path, f.content])));
+    folders.set('v1', new Map(SHAPES[name as 'flat' | 'realistic'].set(nodes).files.map((f) => [f.path, f.content])));
   }
   const states = new Map<string, VersionState>();
   for (const [slug, files] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -83,6 +91,13 @@ export function readCorpus(name: CorpusName, nodes: number): Corpus {
     }
   }
   return { name, states, index: new SearchIndex(), pages, languages, readMs: performance.now() - t, indexMs: 0 };
+}
+
+/** Each folder of `dir` that holds a version.json, as a version of that name. */
+function readVersionFolders(dir: string, into: Map<string, Map<string, string>>): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && fs.existsSync(join(dir, entry.name, 'version.json'))) into.set(entry.name, readDirFiles(join(dir, entry.name)));
+  }
 }
 
 /** The manual's folder (docs/ of the project: one page a subject). */
