@@ -187,6 +187,33 @@ describe('Links that work', () => {
       // The German home page has no "start" heading: a German reader is not sent looking for it.
       assert.match(german, /<span class="broken-link" title="[^"]*">home<\/span>/);
     });
+
+    test("a link written against GitHub's preview (the heading's id there) is no broken link, and the portal sends it to the heading", async () => {
+      const body = '## Billing & invoices\n\nSee [the flag](#--force).\n\n## `--force`\n\nBack to [billing](#billing--invoices), [billing here](#billing-invoices), [home](home#start), [nowhere](#billing---invoices).\n';
+      const res = await putTranslation(s, 'p1', 'page', 'en', { title: 'Page', bodyMd: body });
+      assert.equal(res.status, 200, res.text);
+      // Only the anchor that is neither the portal's id nor GitHub's is reported.
+      assert.deepEqual(
+        res.body.warnings.map((w: { link: string; message: string }) => [w.link, w.message]),
+        [['#billing---invoices', 'broken link "#billing---invoices": "page" has no heading with the anchor "#billing---invoices" (its headings: #billing-invoices, #-force)']],
+      );
+      const other = await putTranslation(s, 'p1', 'home', 'en', { title: 'Home', bodyMd: '## Start\n\nHello. [Billing](page#billing--invoices), [force](page.md#--force).\n' });
+      assert.equal(other.status, 200, other.text);
+      assert.equal(other.body.warnings, undefined, JSON.stringify(other.body.warnings));
+
+      const html = await (await fetch(`${origin}/support/p1/page`, { signal: AbortSignal.timeout(10_000) })).text();
+      // Each heading answers to GitHub's id as well, and links within the page go to the portal's.
+      assert.match(html, /<h2 id="billing-invoices"><span class="heading-alias" id="billing--invoices"><\/span>Billing &amp; invoices/);
+      assert.match(html, /<h2 id="-force"><span class="heading-alias" id="--force"><\/span><code>--force<\/code>/);
+      assert.match(html, /<a href="#-force">the flag<\/a>/);
+      assert.match(html, /<a href="#billing-invoices">billing<\/a>/);
+      assert.match(html, /<a href="#billing-invoices">billing here<\/a>/);
+      assert.match(html, /<span class="broken-link" title="[^"]*">nowhere<\/span>/);
+      const home = await (await fetch(`${origin}/support/p1/home`, { signal: AbortSignal.timeout(10_000) })).text();
+      assert.match(home, /<a href="\/support\/p1\/page#billing-invoices">Billing<\/a>/);
+      assert.match(home, /<a href="\/support\/p1\/page#-force">force<\/a>/);
+      assert.doesNotMatch(home, /heading-alias/, 'a heading whose GitHub id is its id here gets no second one');
+    });
   });
 
   describe('import-files and the push script\'s offline check', () => {

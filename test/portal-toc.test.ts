@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { headingsOf } from '../src/content/headings.ts';
+import { githubAliases, githubSlug, headingScan, headingsOf } from '../src/content/headings.ts';
 import { renderMarkdown } from '../src/portal/markdown.ts';
 import { isPortalAddress } from '../src/portal/router.ts';
 import { tocOf } from '../src/portal/toc.ts';
@@ -69,5 +69,80 @@ describe('The switches without JavaScript (/support/_go)', () => {
     for (const to of ['https://evil.example/support/', '//evil.example', '/support//evil.example', '/support/../admin', '/support/%2e%2e/admin', '/support/.', '/supportx/v1', '/support\\evil', '/support/v1 x', '']) {
       assert.equal(isPortalAddress(to, '/support'), false, to);
     }
+  });
+});
+
+describe("GitHub's ids of headings", () => {
+  test('are made as GitHub makes them: punctuation and symbols dropped but `-` and `_`, each space a `-`, letters of every script kept', () => {
+    const cases: Array<[string, string]> = [
+      ['Billing & invoices', 'billing--invoices'],
+      ['--ignore-lock', '--ignore-lock'],
+      ['<Image />', 'image-'],
+      ['Über uns', 'über-uns'],
+      ['客户端 <-> 服务器通信', '客户端---服务器通信'],
+      ['v2.0 — what’s new?', 'v20--whats-new'],
+      ['snake_case names', 'snake_case-names'],
+    ];
+    assert.deepEqual(
+      cases.map(([text]) => [text, githubSlug(text)]),
+      cases,
+    );
+  });
+
+  test('name a heading whose id here differs, repeats counted as GitHub counts them; an id the page uses is never taken over', () => {
+    const body = '## Billing & invoices\n\n## Billing & invoices\n\n## `--force`\n\n## Main\n\n## Plain\n\n## a--b\n\n## A & B\n';
+    const scan = headingScan(body);
+    assert.deepEqual(scan.anchors, ['billing-invoices', 'billing-invoices-1', '-force', 'main-1', 'plain', 'a-b', 'a-b-1']);
+    // "Main" is `main` on GitHub but the page's own region here: no alias. "a--b" and "A & B" are `a--b`
+    // and `a--b-1` on GitHub (counted apart from the ids here), `a-b` and `a-b-1` here.
+    assert.deepEqual(Object.fromEntries(githubAliases(scan.texts, scan.anchors)), {
+      'billing--invoices': 'billing-invoices',
+      'billing--invoices-1': 'billing-invoices-1',
+      '--force': '-force',
+      'a--b': 'a-b',
+      'a--b-1': 'a-b-1',
+    });
+    const html = renderMarkdown(body, undefined, 'Link to this section');
+    for (const [alias, id] of githubAliases(scan.texts, scan.anchors)) {
+      assert.match(html, new RegExp(`<h2 id="${id}"><span class="heading-alias" id="${alias}"></span>`), alias);
+    }
+    assert.equal((html.match(/ id="main"/g) ?? []).length, 0, 'no heading takes the id of the layout\'s main region');
+    assert.equal((html.match(/ id="/g) ?? []).length, 7 + 5, 'seven headings, five of them with a GitHub id of their own');
+  });
+});
+
+describe('Headings after code inside a list item', () => {
+  test('are found by the link checker and search as the portal renders them: a fence in a step closes where CommonMark closes it', () => {
+    const body = [
+      '## Set up',
+      '',
+      '1. Create the file:',
+      '',
+      '   ```js',
+      '   # not a heading: code',
+      '    ```',
+      '',
+      '2. Run it:',
+      '',
+      '     ```sh',
+      '     npm start',
+      '    ```',
+      '',
+      '## After the steps',
+      '',
+      '```md',
+      '    ```',
+      '## Still code: a closer 4 columns in does not close a fence opened at the margin',
+      '```',
+      '',
+      '## The end',
+      '',
+    ].join('\n');
+    const rendered = [...renderMarkdown(body).matchAll(/<h2 id="([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(rendered, ['set-up', 'after-the-steps', 'the-end']);
+    assert.deepEqual(
+      headingsOf(body).map((h) => h.anchor),
+      rendered,
+    );
   });
 });

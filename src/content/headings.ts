@@ -22,6 +22,49 @@ export function slugify(text: string): string {
   );
 }
 
+/**
+ * The id GitHub's Markdown preview gives a heading (github-slugger's rules, shared by Starlight,
+ * Docusaurus and rehype-slug): lower case, symbols and punctuation dropped except `-` and `_` (and
+ * letters that are symbols too, such as Ⓐ), every space a `-` with runs kept. Writers who review
+ * content on GitHub link with these: `## Billing & invoices` is `#billing--invoices` there and
+ * `billing-invoices` here, `` ## `--force` `` is `#--force` there and `-force` here.
+ */
+export function githubSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(GITHUB_DROPPED, (c) => (c === ' ' || c === '-' || ALPHABETIC.test(c) ? c : ''))
+    .replace(/ /g, '-');
+}
+
+/** The general categories github-slugger removes (other numbers, punctuation, symbols, controls, separators). */
+const GITHUB_DROPPED = /[\p{No}\p{Pd}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Po}\p{S}\p{C}\p{Z}]/gu;
+const ALPHABETIC = /^\p{Alphabetic}$/u;
+
+/**
+ * The GitHub ids of a page's headings (their texts in order, as headingText() gives them) that name a
+ * heading here under another id: GitHub id → the portal's id. GitHub numbers repeats `-1`, `-2`… as
+ * the portal does, but counts them apart. An id the page uses already (a heading's, the layout's) is
+ * left to it: a link to it goes where it always went.
+ */
+export function githubAliases(texts: readonly string[], anchors: readonly string[]): Map<string, string> {
+  const taken = new Set([...anchors, ...PAGE_IDS]);
+  const seen = new Map<string, number>();
+  const aliases = new Map<string, string>();
+  for (let i = 0; i < texts.length; i++) {
+    const base = githubSlug(texts[i]);
+    let id = base;
+    // As github-slugger: the next free `base-n`, counting from the base's own repeats.
+    while (seen.has(id)) {
+      const n = seen.get(base)! + 1;
+      seen.set(base, n);
+      id = `${base}-${n}`;
+    }
+    seen.set(id, 0);
+    if (id !== '' && id !== anchors[i] && !taken.has(id) && !aliases.has(id)) aliases.set(id, anchors[i]);
+  }
+  return aliases;
+}
+
 /** Gives headings ids unique within a page, in the order they come, as the portal renders them. */
 export class HeadingIds {
   private readonly seen = new Map<string, number>(PAGE_IDS.map((id) => [id, 1]));
@@ -66,6 +109,8 @@ export function inlineText(token: Token | undefined): string {
 /** At most this many headings of a body are kept: a body of nothing but headings must not make a list as long as itself per search. */
 const MAX_HEADINGS = 500;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A fence at any indent (a closer's indent is checked against its opener's). */
+const FENCE_ANYWHERE = /^[ \t]*(`{3,}|~{3,})/;
 const ATX = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
 /** A setext underline: `===` makes a first-level heading of the paragraph above it, `---` a second. */
 const SETEXT = /^ {0,3}(?:=+|-+)[ \t]*$/;
@@ -84,15 +129,16 @@ export function headingsOf(markdown: string): Heading[] {
 }
 
 /**
- * headingsOf(), the id of every heading the portal renders (those without text too, in order), and
- * whether the whole body was read (false when it stopped at `max` headings).
+ * headingsOf(), the id of every heading the portal renders (those without text too, in order) with
+ * the text it was made from, and whether the whole body was read (false when it stopped at `max` headings).
  */
-export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: Heading[]; anchors: string[]; complete: boolean } {
+export function headingScan(markdown: string, max = MAX_HEADINGS): { headings: Heading[]; anchors: string[]; texts: string[]; complete: boolean } {
   const out: Heading[] = [];
   const anchors: string[] = [];
+  const texts: string[] = [];
   const ids = new HeadingIds();
-  const complete = scanLines(markdown, max, (content, line) => add(out, anchors, ids, content, line), () => anchors.length);
-  return { headings: out, anchors, complete };
+  const complete = scanLines(markdown, max, (content, line) => add(out, anchors, texts, ids, content, line), () => anchors.length);
+  return { headings: out, anchors, texts, complete };
 }
 
 /**
@@ -122,6 +168,10 @@ export function headingTexts(markdown: string): string[] {
  */
 function scanLines(markdown: string, max: number, heading: (content: string, line: string) => void, found: () => number): boolean {
   let fence: string | null = null;
+  // The opening fence's indent. Inside a list item a fence's closer may stand up to 3 columns right of
+  // the item's text, as CommonMark has it, so 4 or more from the margin (a step "1. Run" whose code
+  // opens 3 columns in and closes 4 in): a closer counts up to 3 columns right of its opener.
+  let fenceIndent = 0;
   // The lines of the paragraph being read, while it is one an underline can make a heading (a
   // paragraph begun by a list item or a quote is not: its underline is a rule or its own text).
   let paragraph: string[] | null = null;
@@ -134,7 +184,7 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
     const next = e + 1;
     const indent = indentOf(line);
     if (fence !== null) {
-      const f = indent < 4 ? FENCE.exec(line) : null;
+      const f = indent >= 0 && indent < Math.max(4, fenceIndent + 4) ? FENCE_ANYWHERE.exec(line) : null;
       if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
     } else if (indent < 0) {
       paragraph = null;
@@ -147,6 +197,7 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
       const f = c === 96 /* ` */ || c === 126 /* ~ */ ? FENCE.exec(line) : null;
       if (f && !(f[1][0] === '`' && line.slice(indent + f[1].length).includes('`'))) {
         fence = f[1];
+        fenceIndent = indent;
         paragraph = null;
         inParagraph = false;
       } else if (c === 35 /* # */ && ATX.test(line)) {
@@ -176,11 +227,12 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
   return s >= markdown.length;
 }
 
-function add(out: Heading[], anchors: string[], ids: HeadingIds, content: string, line: string): void {
+function add(out: Heading[], anchors: string[], texts: string[], ids: HeadingIds, content: string, line: string): void {
   const text = headingText(content);
   // A heading without text is no section to list, but the portal gives it an id all the same.
   const anchor = ids.next(text);
   anchors.push(anchor);
+  texts.push(text);
   if (text.trim() !== '') out.push({ text: text.trim(), anchor, plain: plainText(line) });
 }
 

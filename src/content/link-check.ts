@@ -79,7 +79,11 @@ export function resolveIn(state: VersionState, slug: string, language: string, d
   if (target.anchor === null || PAGE_IDS.includes(target.anchor)) return fine();
   const scan = page === undefined ? null : scanOf(page);
   // Past a body's scan budget its headings are unknown: no anchor is called missing there.
-  return scan === null || scan.anchors.has(target.anchor) || !scan.anchorsComplete ? fine() : result('missing_anchor');
+  if (scan === null || scan.anchors.has(target.anchor) || !scan.anchorsComplete) return fine();
+  // A heading named by the id GitHub gives it (a link written against GitHub's preview) is found,
+  // and the link goes to the heading's id here.
+  const ours = scan.aliases.get(target.anchor);
+  return ours === undefined ? result('missing_anchor') : { ...fine(), anchor: ours };
 }
 
 /** The internal links of one translation's body, checked: how many, the broken ones, and whether the whole body was read. */

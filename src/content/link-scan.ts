@@ -1,5 +1,5 @@
 import markdownIt, { type StateInline, type Token } from 'markdown-it';
-import { headingScan } from './headings.ts';
+import { githubAliases, headingScan } from './headings.ts';
 
 /**
  * The links a Markdown body holds and the heading anchors it gives its page. Links are read with
@@ -31,6 +31,8 @@ export interface BodyScan {
   links: ScannedLink[];
   /** The ids the portal gives the page's headings, in order. */
   anchors: ReadonlySet<string>;
+  /** Other ids a link may name a heading by: the ids GitHub gives them, where they differ (headings.ts, githubAliases), to the portal's. */
+  aliases: ReadonlyMap<string, string>;
   /** False when the body was longer than the scan's budget: links past it are unknown. */
   complete: boolean;
   /** False when the body was longer than the scan's budget: anchors past it are unknown. */
@@ -86,7 +88,7 @@ md.inline.ruler.at('link', (state: StateInline, silent: boolean) => {
  */
 export function scanBody(bodyMd: string): BodyScan {
   const found = bodyMd.includes('](') || bodyMd.includes('][') || bodyMd.includes(']:') ? linkScan(bodyMd) : { links: [], complete: true };
-  let heads: { anchors: ReadonlySet<string>; complete: boolean } | undefined;
+  let heads: ReturnType<typeof anchorScan> | undefined;
   const read = () => (heads ??= anchorScan(bodyMd));
   return {
     links: found.links,
@@ -94,17 +96,20 @@ export function scanBody(bodyMd: string): BodyScan {
     get anchors() {
       return read().anchors;
     },
+    get aliases() {
+      return read().aliases;
+    },
     get anchorsComplete() {
       return read().complete;
     },
   };
 }
 
-/** The ids of the body's headings; past MAX_SCANNED_CHARS (or the most headings read) they are unknown. */
-function anchorScan(bodyMd: string): { anchors: ReadonlySet<string>; complete: boolean } {
+/** The ids of the body's headings (and their GitHub ids); past MAX_SCANNED_CHARS (or the most headings read) they are unknown. */
+function anchorScan(bodyMd: string): { anchors: ReadonlySet<string>; aliases: ReadonlyMap<string, string>; complete: boolean } {
   const cut = bodyMd.length > MAX_SCANNED_CHARS ? cutAt(bodyMd, MAX_SCANNED_CHARS) : bodyMd;
   const scan = headingScan(cut);
-  return { anchors: new Set(scan.anchors), complete: scan.complete && cut.length === bodyMd.length };
+  return { anchors: new Set(scan.anchors), aliases: githubAliases(scan.texts, scan.anchors), complete: scan.complete && cut.length === bodyMd.length };
 }
 
 /** The text up to the last line break before `max` (or `max` characters when there is none). */

@@ -758,7 +758,8 @@ function necessaryPrefixes(prefixes: string[]): string[] {
   return sorted.filter((p, i) => !sorted.slice(0, i).some((longer) => longer.startsWith(p)));
 }
 
-const SAVE_FORMAT = 3;
+/** Indexes saved in another format are built again: raised when the bytes change, or what a page adds to its index (4: headings after a code block inside a list item). */
+const SAVE_FORMAT = 4;
 
 /** A saved index adopted but not loaded yet (SearchIndex.restoreLater). */
 interface Deferred {

@@ -19,8 +19,9 @@ export function bodyLinks(state: VersionState, slug: string, language: string, l
     if (to.reason === 'missing_topic') return { broken: `No page "${to.slug}" in this version` };
     if (to.reason === 'missing_language') return { broken: `This page is not available in "${to.language}"` };
     if (to.reason === 'missing_anchor') return { broken: `No section "${to.anchor}" on that page` };
-    // A link within the page stays one: following it does not load the page again.
-    if (destination.startsWith('#')) return null;
+    // A link within the page stays one: following it does not load the page again. One naming a
+    // heading by its GitHub id goes to the heading's id here.
+    if (destination.startsWith('#')) return to.anchor === null || destination === `#${to.anchor}` ? null : { href: `#${encodeURIComponent(to.anchor)}` };
     const anchor = to.anchor === null ? '' : `#${encodeURIComponent(to.anchor)}`;
     return { href: `${links.node(to.slug, to.language ?? language)}${anchor}` };
   };

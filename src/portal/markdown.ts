@@ -1,7 +1,7 @@
-import markdownIt, { type MarkdownIt } from 'markdown-it';
+import markdownIt, { type MarkdownIt, type Token } from 'markdown-it';
 import { escapeHtml } from './html.ts';
 import { highlight } from './highlight.ts';
-import { HeadingIds, inlineText, slugify } from '../content/headings.ts';
+import { githubAliases, HeadingIds, inlineText, slugify } from '../content/headings.ts';
 
 /**
  * Markdown of untrusted authors to HTML. Raw HTML is never passed through (`html: false`: it shows
@@ -41,16 +41,30 @@ function createRenderer(): MarkdownIt {
 
   // Ids on headings, unique within the page, and a link to each. The page's own ids (layout, dialog)
   // are taken already: a heading called "Main" gets `main-1`, so content cannot take them over.
+  // A heading GitHub's preview gives another id also answers to that one (an empty span inside it
+  // holds it), so a link written against the preview, or copied from it, still opens the section.
   md.core.ruler.push('heading_ids', (state) => {
     const ids = new HeadingIds();
     const tokens = state.tokens;
+    const headings: Array<{ open: Token; text: string; id: string }> = [];
     for (let i = 0; i < tokens.length; i++) {
       if (tokens[i].type !== 'heading_open') continue;
       const text = inlineText(tokens[i + 1]);
-      tokens[i].attrSet('id', ids.next(text));
-      tokens[i].meta = { text };
+      const id = ids.next(text);
+      tokens[i].attrSet('id', id);
+      headings.push({ open: tokens[i], text, id });
     }
+    const aliases = githubAliases(
+      headings.map((h) => h.text),
+      headings.map((h) => h.id),
+    );
+    const aliasOf = new Map([...aliases].map(([alias, id]) => [id, alias]));
+    for (const h of headings) h.open.meta = { text: h.text, alias: aliasOf.get(h.id) };
   });
+  md.renderer.rules.heading_open = (tokens, idx, options, _e, self) => {
+    const alias = (tokens[idx].meta as { alias?: string } | null)?.alias;
+    return self.renderToken(tokens, idx, options) + (alias === undefined ? '' : `<span class="heading-alias" id="${escapeHtml(alias)}"></span>`);
+  };
   md.renderer.rules.heading_close = (tokens, idx, _options, e) => {
     const open = tokens[idx - 2];
     const id = String(open.attrGet('id') ?? '');
