@@ -13,7 +13,7 @@
  * language has it too; the navigation lists the first language's pages in path order.
  */
 import * as fs from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import yaml from 'js-yaml';
 
 const [from, out, languageList = 'en'] = process.argv.slice(2);
@@ -60,7 +60,7 @@ for (const [k, language] of languages.entries()) {
   fs.mkdirSync(folder, { recursive: true });
   let written = 0;
   for (const path of pagesOf(dir)) {
-    const slug = slugOf(relative(dir, join(dir, path)));
+    const slug = slugOf(path);
     if (k > 0 && !firstSlugs.includes(slug)) continue;
     const page = converted(fs.readFileSync(join(dir, path), 'utf8'));
     if (page === null || fs.existsSync(join(folder, `${slug}.md`))) continue;

@@ -60,7 +60,7 @@ export function githubAliases(texts: readonly string[], anchors: readonly string
       id = `${base}-${n}`;
     }
     seen.set(id, 0);
-    if (id !== '' && id !== anchors[i] && !taken.has(id) && !aliases.has(id)) aliases.set(id, anchors[i]);
+    if (id !== '' && id !== anchors[i] && !taken.has(id)) aliases.set(id, anchors[i]);
   }
   return aliases;
 }
