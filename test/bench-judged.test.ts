@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { bigramTokenize } from '../bench/quality/anchor.ts';
 import { MANUAL_DIR, readCorpus } from '../bench/quality/corpus.ts';
@@ -84,7 +85,8 @@ test('a Starlight site converted by from-starlight.ts is judged from a folder of
   page('en/no-front-matter.md', 'Just text.\n');
   page('zh-cn/guides/deploy/netlify.md', '---\ntitle: 部署到 Netlify\ndescription: 把网站发布上线。\n---\n正文。\n');
   page('zh-cn/only-here.md', '---\ntitle: 只在这里\n---\n正文。\n');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/quality/from-starlight.ts', join(work, 'site'), join(work, 'judged', 'docs'), 'en,zh-cn'], { encoding: 'utf8' });
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'quality', 'from-starlight.ts'), join(work, 'site'), join(work, 'judged', 'docs'), 'en,zh-cn'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 0, run.stderr);
   for (const dir of [join(work, 'judged'), join(work, 'judged', 'docs')]) {
     const corpus = readCorpus(`dir:${dir}`, 0);
