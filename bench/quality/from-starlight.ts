@@ -3,9 +3,9 @@
  * and `.mdx`, a `title` and `description` in each page's front matter) into one version folder of the
  * content format, so that search quality can be judged on a real multilingual corpus:
  *
- *   git clone --depth 1 https://github.com/withastro/docs /tmp/astro-docs
- *   npx tsx bench/quality/from-starlight.ts /tmp/astro-docs /tmp/judged/docs en,fr,ko,zh-cn,es
- *   npx tsx bench/search-quality.ts --dir /tmp/judged
+ *   git clone --depth 1 https://github.com/withastro/docs ../astro-docs
+ *   npx tsx bench/quality/from-starlight.ts ../astro-docs ../judged/docs en,fr,ko,zh-cn,es
+ *   npx tsx bench/search-quality.ts --dir ../judged
  *
  * Each page becomes a topic, its path the slug (`guides/deploy/netlify` → `guides-deploy-netlify`), its
  * `description` the summary, the rest the body (MDX's `import` lines dropped; components stay as the
