@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { githubAliases, githubSlug, headingScan, headingsOf } from '../src/content/headings.ts';
 import { renderMarkdown } from '../src/portal/markdown.ts';
 import { isPortalAddress } from '../src/portal/router.ts';
+import { random } from './helpers/hostile-markdown.ts';
 import { tocOf } from '../src/portal/toc.ts';
 
 // "On this page" is read from the rendered body, so its links are the ids the page has; those must be
@@ -144,5 +145,80 @@ describe('Headings after code inside a list item', () => {
       headingsOf(body).map((h) => h.anchor),
       rendered,
     );
+  });
+});
+
+describe('Headings in and after list items', () => {
+  const rendered = (body: string) => [...renderMarkdown(body).matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1]);
+
+  test('a fence left open in a step ends with the step: the headings after it are found', () => {
+    const body = ['## Install', '', '1. Run:', '', '   ```sh', '   npm install', '', '2. Then start it.', '', '## Configure', '', 'Text.', ''].join('\n');
+    assert.deepEqual(rendered(body), ['install', 'configure']);
+    assert.deepEqual(
+      headingsOf(body).map((h) => h.anchor),
+      ['install', 'configure'],
+    );
+  });
+
+  test('a heading or a fence on the marker line, nested items, and code indented within an item', () => {
+    const body = [
+      '- ## Step one',
+      '  text',
+      '1. ```md',
+      '   ## Not a heading (code)',
+      '   ```',
+      '- a',
+      '  - b',
+      '',
+      '      ```',
+      '      ## code of the nested item',
+      '      ```',
+      '    ### In b',
+      '- Title in an item',
+      '  ---',
+      '- not a heading',
+      '---',
+      '## The end',
+    ].join('\n');
+    const want = rendered(body);
+    assert.deepEqual(want, ['step-one', 'in-b', 'title-in-an-item', 'the-end']);
+    assert.deepEqual(
+      headingScan(body).anchors,
+      want,
+    );
+  });
+
+  // Bodies of seeded random lines of the block syntax a help page has (headings, fences, list
+  // markers of every kind, underlines, rules, blank lines, text, at every indent): the scan finds the
+  // headings markdown-it renders, id for id. (Block quotes are left out: the scan does not read
+  // headings inside them.)
+  test('seeded random bodies of list items, fences and headings: the ids markdown-it renders', () => {
+    const next = random(1_122_026);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+    const words = ['Setup', 'Run it', 'alpha', 'beta'];
+    const kinds: Array<() => string> = [
+      () => `${'#'.repeat(1 + Math.floor(next() * 3))} ${pick(words)} ${Math.floor(next() * 5)}`,
+      () => pick(['```', '```sh', '~~~', '````']),
+      () => '',
+      () => '',
+      () => `${pick(words)} text`,
+      () => pick(['===', '---', '***']),
+    ];
+    const indents = ['', '', '', ' ', '  ', '   ', '    ', '     ', '\t'];
+    let headings = 0;
+    for (let d = 0; d < 3000; d++) {
+      const lines = Array.from({ length: 3 + Math.floor(next() * 14) }, () => {
+        const kind = Math.floor(next() * (kinds.length + 1));
+        // List markers stand 0–3 columns in (nested ones so within their item): where one stands 4 or
+        // more columns in but left of an item's text, markdown-it and CommonMark part ways.
+        if (kind === kinds.length) return pick(['', '', ' ', '  ', '   ']) + pick(['- ', '* ', '1. ', '2) ']) + pick(['', pick(words), `## ${pick(words)}`, '```']);
+        return pick(indents) + kinds[kind]();
+      });
+      const body = `${lines.join('\n')}\n`;
+      const want = rendered(body);
+      headings += want.length;
+      assert.deepEqual(headingScan(body).anchors, want, JSON.stringify(body));
+    }
+    assert.ok(headings > 2000, `the bodies hold headings (${headings})`);
   });
 });

@@ -116,13 +116,12 @@ const ATX = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
 const SETEXT = /^ {0,3}(?:=+|-+)[ \t]*$/;
 /** Lines that start a block of their own, so they are no line of a paragraph that an underline could make a heading. */
 const THEMATIC = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
-const LIST_OR_QUOTE = /^ {0,3}(?:[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|>)/;
 
 /**
  * The headings (`## Text`, and a paragraph underlined with `===` or `---`) of a Markdown body,
  * outside fenced and indented code, with their anchors; the first MAX_HEADINGS. One pass over the
- * lines, so linear in the body. Headings inside block quotes and list items indented four or more
- * columns are not read (the portal shows them, rarely seen in help content).
+ * lines, so linear in the body; list items are followed (scanLines()). Headings inside block quotes
+ * are not read (the portal shows them, rarely seen in help content).
  */
 export function headingsOf(markdown: string): Heading[] {
   return headingScan(markdown).headings;
@@ -165,15 +164,23 @@ export function headingTexts(markdown: string): string[] {
  * Reads the body's lines as headingScan() describes, calling `heading` with each heading's inline
  * Markdown and its first line, while `found()` (the headings the portal renders so far) is below
  * `max`; true when the whole body was read.
+ *
+ * List items are followed as CommonMark has them: a line belongs to an item while it stands at or
+ * right of the item's text (or continues its paragraph lazily), and is read relative to that column.
+ * So a heading or a fence on the marker's line (`- ## Step`, "1. ```sh") is one, a fence opened in
+ * an item ends where the item does (left unclosed in a step, it does not hide the rest of the page),
+ * and its closer may stand up to 3 columns right of the item's text.
  */
 function scanLines(markdown: string, max: number, heading: (content: string, line: string) => void, found: () => number): boolean {
   let fence: string | null = null;
-  // The opening fence's indent. Inside a list item a fence's closer may stand up to 3 columns right of
-  // the item's text, as CommonMark has it, so 4 or more from the margin (a step "1. Run" whose code
-  // opens 3 columns in and closes 4 in): a closer counts up to 3 columns right of its opener.
-  let fenceIndent = 0;
+  // The text column of the list item the fence was opened in (0 outside any).
+  let fenceAt = 0;
+  // The text columns of the list items the line is in, innermost last.
+  const items: number[] = [];
+  // Whether the last line began an item with no text: an item may begin with one blank line, not two.
+  let emptyItem = false;
   // The lines of the paragraph being read, while it is one an underline can make a heading (a
-  // paragraph begun by a list item or a quote is not: its underline is a rule or its own text).
+  // paragraph begun by a quote is not: its underline is a rule or its own text).
   let paragraph: string[] | null = null;
   let inParagraph = false;
   let s = 0;
@@ -181,50 +188,151 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
     let e = markdown.indexOf('\n', s);
     if (e < 0) e = markdown.length;
     const line = markdown.charCodeAt(e - 1) === 13 ? markdown.slice(s, e - 1) : markdown.slice(s, e);
-    const next = e + 1;
+    s = e + 1;
     const indent = indentOf(line);
     if (fence !== null) {
-      const f = indent >= 0 && indent < Math.max(4, fenceIndent + 4) ? FENCE_ANYWHERE.exec(line) : null;
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-    } else if (indent < 0) {
+      if (indent < 0 || indent >= fenceAt) {
+        const f = indent >= 0 && indent - fenceAt < 4 ? FENCE_ANYWHERE.exec(line) : null;
+        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
+        continue;
+      }
+      // Left of the item's text: the item ends, and its code with it.
+      fence = null;
+    }
+    const wasEmpty = emptyItem;
+    emptyItem = false;
+    if (indent < 0) {
+      // An item begun by a blank line is over at the second.
+      if (wasEmpty) items.pop();
       paragraph = null;
       inParagraph = false;
-    } else if (indent >= 4) {
-      // A paragraph's continuation, or indented code.
-      if (paragraph !== null) paragraph.push(line);
-    } else {
-      const c = line.charCodeAt(indent);
-      const f = c === 96 /* ` */ || c === 126 /* ~ */ ? FENCE.exec(line) : null;
-      if (f && !(f[1][0] === '`' && line.slice(indent + f[1].length).includes('`'))) {
+      continue;
+    }
+    // The items this line stands left of end, unless it continues their paragraph lazily.
+    if (items.length > 0 && indent < items[items.length - 1]) {
+      // A block that starts on it ends the paragraph, however far in it stands (markdown-it reads it
+      // from the paragraph's column, which it is left of).
+      if (inParagraph && !startsBlock(dropColumns(line, indent))) {
+        if (paragraph !== null) paragraph.push(line);
+        continue;
+      }
+      let stays = items.length - 1;
+      while (stays > 0 && indent < items[stays - 1]) stays--;
+      items.length = stays;
+      paragraph = null;
+      inParagraph = false;
+    }
+    // The line's block, read from the innermost item's text column; a list item's own text after its marker in turn.
+    let col = items.length > 0 ? items[items.length - 1] : 0;
+    let text = col === 0 ? line : dropColumns(line, col);
+    let at = indent - col;
+    for (;;) {
+      if (at >= 4) {
+        // A paragraph's continuation, or indented code.
+        if (paragraph !== null) paragraph.push(text);
+        break;
+      }
+      const c = text.charCodeAt(at);
+      const f = c === 96 /* ` */ || c === 126 /* ~ */ ? FENCE.exec(text) : null;
+      if (f && !(f[1][0] === '`' && text.slice(at + f[1].length).includes('`'))) {
         fence = f[1];
-        fenceIndent = indent;
+        fenceAt = items.length > 0 ? items[items.length - 1] : 0;
         paragraph = null;
         inParagraph = false;
-      } else if (c === 35 /* # */ && ATX.test(line)) {
-        const content = line.replace(/^ {0,3}#{1,6}(?:[ \t]+|$)/, '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
+      } else if (c === 35 /* # */ && ATX.test(text)) {
+        const content = text.replace(/^ {0,3}#{1,6}(?:[ \t]+|$)/, '').replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim();
         heading(content, line);
         paragraph = null;
         inParagraph = false;
-      } else if ((c === 61 /* = */ || c === 45 /* - */) && paragraph !== null && SETEXT.test(line)) {
+      } else if ((c === 61 /* = */ || c === 45 /* - */) && paragraph !== null && SETEXT.test(text)) {
         heading(paragraph.map((l) => l.trim()).join('\n'), paragraph[0]);
         paragraph = null;
         inParagraph = false;
-      } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && THEMATIC.test(line)) {
+      } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && THEMATIC.test(text)) {
         paragraph = null;
         inParagraph = false;
-      } else if (LIST_OR_QUOTE.test(line)) {
+      } else if (c === 62 /* > */) {
         paragraph = null;
         inParagraph = true;
-      } else if (paragraph !== null) {
-        paragraph.push(line);
-      } else if (!inParagraph) {
-        paragraph = [line];
-        inParagraph = true;
+      } else {
+        const item: ListItem | null = c === 45 || c === 42 || c === 43 /* + */ || (c >= 48 && c <= 57) ? listItem(text, inParagraph) : null;
+        if (item !== null) {
+          // The item's text column: after the marker and 1–4 spaces (1 when the text is blank or indented code).
+          col += at + item.marker + (item.rest === '' || item.spaces > 4 ? 1 : item.spaces);
+          items.push(col);
+          emptyItem = item.rest === '';
+          paragraph = null;
+          inParagraph = false;
+          if (item.rest !== '' && item.spaces <= 4) {
+            text = item.rest;
+            at = 0;
+            continue;
+          }
+          inParagraph = item.rest !== '';
+        } else if (paragraph !== null) {
+          paragraph.push(text);
+        } else if (!inParagraph) {
+          paragraph = [text];
+          inParagraph = true;
+        }
       }
+      break;
     }
-    s = next;
   }
   return s >= markdown.length;
+}
+
+const LIST_ITEM = /^( {0,3})(?:[-+*]|(\d{1,9})[.)])(?=[ \t]|$)/;
+
+/** A list item's start: columns of its marker, of the white space after it, and its text after that. */
+interface ListItem {
+  marker: number;
+  spaces: number;
+  rest: string;
+}
+
+/**
+ * The list item `text` starts (at most 3 columns in): the columns up to the marker's end, the
+ * columns of white space after it and the text after that; null when it starts none. An empty item,
+ * or a numbered one not numbered 1, does not interrupt a paragraph (`inParagraph`): it is its text.
+ */
+function listItem(text: string, inParagraph: boolean): ListItem | null {
+  const m = LIST_ITEM.exec(text);
+  if (m === null) return null;
+  let col = m[0].length;
+  let i = col;
+  const from = col;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) col++;
+    else if (c === 9) col += 4 - (col % 4);
+    else break;
+  }
+  const rest = text.slice(i);
+  if (inParagraph && (rest === '' || (m[2] !== undefined && Number(m[2]) !== 1))) return null;
+  return { marker: from - m[1].length, spaces: col - from, rest };
+}
+
+/**
+ * Whether `line` (a line left of a list item's text, its white space dropped) starts a block, so it
+ * cannot continue the item's paragraph lazily. Any list item does, empty or numbered from 2: the rule that such items do not
+ * interrupt a paragraph holds within the paragraph's own column, as markdown-it reads it.
+ */
+function startsBlock(line: string): boolean {
+  return FENCE.test(line) || ATX.test(line) || THEMATIC.test(line) || /^ {0,3}>/.test(line) || LIST_ITEM.test(line);
+}
+
+/** `line` without its first `n` columns of white space (a tab counted to the next multiple of 4; a tab that reaches past them leaves spaces). */
+function dropColumns(line: string, n: number): string {
+  let col = 0;
+  let i = 0;
+  for (; i < line.length && col < n; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) col++;
+    else if (c === 9) col += 4 - (col % 4);
+    else break;
+  }
+  return col > n ? ' '.repeat(col - n) + line.slice(i) : line.slice(i);
 }
 
 function add(out: Heading[], anchors: string[], texts: string[], ids: HeadingIds, content: string, line: string): void {

@@ -758,8 +758,8 @@ function necessaryPrefixes(prefixes: string[]): string[] {
   return sorted.filter((p, i) => !sorted.slice(0, i).some((longer) => longer.startsWith(p)));
 }
 
-/** Indexes saved in another format are built again: raised when the bytes change, or what a page adds to its index (4: headings after a code block inside a list item). */
-const SAVE_FORMAT = 4;
+/** Indexes saved in another format are built again: raised when the bytes change, or what a page adds to its index (4: headings after a code block inside a list item; 5: list items followed as CommonMark has them). */
+const SAVE_FORMAT = 5;
 
 /** A saved index adopted but not loaded yet (SearchIndex.restoreLater). */
 interface Deferred {
