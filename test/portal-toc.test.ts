@@ -222,3 +222,44 @@ describe('Headings in and after list items', () => {
     assert.ok(headings > 2000, `the bodies hold headings (${headings})`);
   });
 });
+
+describe('The heading scan of hostile list items', () => {
+  test('items nested past what the portal renders: no heading from there on, as the portal shows none', () => {
+    for (const depth of [10, 49, 50, 200]) {
+      const body = `${'- '.repeat(depth)}## Deep\n\n## After\n`;
+      const rendered = [...renderMarkdown(body).matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(headingScan(body).anchors, rendered, `${depth} items deep`);
+      assert.equal(rendered.length, depth < 50 ? 2 : 0);
+    }
+  });
+
+  test('bodies of chained and nested list markers take time linear in their size (within 20 times ordinary Markdown)', () => {
+    const SIZE = 1 << 20;
+    const fill = (unit: string, suffix = '') => unit.repeat(Math.ceil((SIZE - suffix.length) / unit.length)) + suffix;
+    // The fastest of five: a run the machine interrupted says nothing of the cost.
+    const time = (text: string) =>
+      Math.min(
+        ...[0, 1, 2, 3, 4].map(() => {
+          const started = performance.now();
+          headingScan(text);
+          return performance.now() - started;
+        }),
+      );
+    const hostile: Record<string, string> = {
+      'one line of "- "': fill('- ', '## x'),
+      'one line of "- - " then text': fill('- - ', 'x'),
+      'one line of "1. "': fill('1. ', '## x'),
+      'one line of "* - "': fill('* - ', 'x'),
+      'lines of "- x", each a step deeper': Array.from({ length: 40_000 }, (_, i) => `${' '.repeat(2 * (i % 48))}- x`).join('\n'),
+      'steps with open fences': fill('1. a\n   ```\n   x\nb\n'),
+      'one item, then lazy lines': `- a\n${fill('lazy line\n')}`,
+    };
+    const ordinary = fill('## A heading\n\nSome *emphasis*, `code` and a [link](https://example.com/x) in text.\n\n- an item\n- another\n\n```sh\nnpm start\n```\n\n');
+    time(ordinary);
+    const base = time(ordinary);
+    for (const [name, text] of Object.entries(hostile)) {
+      const ms = time(text);
+      assert.ok(ms < 20 * base + 5, `${name}: ${ms.toFixed(1)} ms, ordinary Markdown ${base.toFixed(1)} ms`);
+    }
+  });
+});

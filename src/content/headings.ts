@@ -226,6 +226,10 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
     let col = items.length > 0 ? items[items.length - 1] : 0;
     let text = col === 0 ? line : dropColumns(line, col);
     let at = indent - col;
+    // The rule character a thematic break was last looked for with and not found, on this line: a
+    // list item's text after its marker is a part of the text before, so it holds what failed that
+    // search too (`- - - … x` is read in one pass, not once per marker).
+    let noRule = 0;
     for (;;) {
       if (at >= 4) {
         // A paragraph's continuation, or indented code.
@@ -248,15 +252,20 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
         heading(paragraph.map((l) => l.trim()).join('\n'), paragraph[0]);
         paragraph = null;
         inParagraph = false;
-      } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && THEMATIC.test(text)) {
+      } else if ((c === 42 /* * */ || c === 45 || c === 95 /* _ */) && c !== noRule && THEMATIC.test(text)) {
         paragraph = null;
         inParagraph = false;
       } else if (c === 62 /* > */) {
         paragraph = null;
         inParagraph = true;
       } else {
+        if (c === 42 || c === 45 || c === 95) noRule = c;
         const item: ListItem | null = c === 45 || c === 42 || c === 43 /* + */ || (c >= 48 && c <= 57) ? listItem(text, inParagraph) : null;
         if (item !== null) {
+          if (items.length === MAX_ITEMS) {
+            // markdown-it (maxNesting) renders nothing from here on: no heading either.
+            return true;
+          }
           // The item's text column: after the marker and 1–4 spaces (1 when the text is blank or indented code).
           col += at + item.marker + (item.rest === '' || item.spaces > 4 ? 1 : item.spaces);
           items.push(col);
@@ -282,6 +291,8 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
   return s >= markdown.length;
 }
 
+/** List items within one another that the portal renders: markdown-it stops at 100 levels of nesting, two per item (its list's and its own). */
+const MAX_ITEMS = 49;
 const LIST_ITEM = /^( {0,3})(?:[-+*]|(\d{1,9})[.)])(?=[ \t]|$)/;
 
 /** A list item's start: columns of its marker, of the white space after it, and its text after that. */
