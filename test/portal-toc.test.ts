@@ -160,7 +160,7 @@ describe('Headings in and after list items', () => {
     );
   });
 
-  test('a heading or a fence on the marker line, nested items, and code indented within an item', () => {
+  test('a heading or a fence on the marker line, nested items, code indented within an item, quotes', () => {
     const body = [
       '- ## Step one',
       '  text',
@@ -178,10 +178,16 @@ describe('Headings in and after list items', () => {
       '  ---',
       '- not a heading',
       '---',
+      '> ## A note',
+      '> ```',
+      '> ## code in the note',
+      '',
+      '> - an item in a quote',
+      '>   ## In the quoted item',
       '## The end',
     ].join('\n');
     const want = rendered(body);
-    assert.deepEqual(want, ['step-one', 'in-b', 'title-in-an-item', 'the-end']);
+    assert.deepEqual(want, ['step-one', 'in-b', 'title-in-an-item', 'a-note', 'in-the-quoted-item', 'the-end']);
     assert.deepEqual(
       headingScan(body).anchors,
       want,
@@ -189,10 +195,9 @@ describe('Headings in and after list items', () => {
   });
 
   // Bodies of seeded random lines of the block syntax a help page has (headings, fences, list
-  // markers of every kind, underlines, rules, blank lines, text, at every indent): the scan finds the
-  // headings markdown-it renders, id for id. (Block quotes are left out: the scan does not read
-  // headings inside them.)
-  test('seeded random bodies of list items, fences and headings: the ids markdown-it renders', () => {
+  // markers of every kind, quote markers, underlines, rules, blank lines, text, at every indent): the
+  // scan finds the headings markdown-it renders, id for id.
+  test('seeded random bodies of list items, quotes, fences and headings: the ids markdown-it renders', () => {
     const next = random(1_122_026);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
     const words = ['Setup', 'Run it', 'alpha', 'beta'];
@@ -211,7 +216,7 @@ describe('Headings in and after list items', () => {
         const kind = Math.floor(next() * (kinds.length + 1));
         // List markers stand 0–3 columns in (nested ones so within their item): where one stands 4 or
         // more columns in but left of an item's text, markdown-it and CommonMark part ways.
-        if (kind === kinds.length) return pick(['', '', ' ', '  ', '   ']) + pick(['- ', '* ', '1. ', '2) ']) + pick(['', pick(words), `## ${pick(words)}`, '```']);
+        if (kind === kinds.length) return pick(['', '', ' ', '  ', '   ']) + pick(['- ', '* ', '1. ', '2) ', '> ', '>', '> > ', '> - ']) + pick(['', pick(words), `## ${pick(words)}`, '```']);
         return pick(indents) + kinds[kind]();
       });
       const body = `${lines.join('\n')}\n`;
@@ -254,7 +259,8 @@ describe('The heading scan of hostile list items', () => {
       'steps with open fences': fill('1. a\n   ```\n   x\nb\n'),
       'one item, then lazy lines': `- a\n${fill('lazy line\n')}`,
     };
-    const ordinary = fill('## A heading\n\nSome *emphasis*, `code` and a [link](https://example.com/x) in text.\n\n- an item\n- another\n\n```sh\nnpm start\n```\n\n');
+    // Without headings: the scan stops at the 500th.
+    const ordinary = fill('Some *emphasis*, `code` and a [link](https://example.com/x) in text.\n\n- an item\n- another\n\n```sh\nnpm start\n```\n\n');
     time(ordinary);
     const base = time(ordinary);
     for (const [name, text] of Object.entries(hostile)) {

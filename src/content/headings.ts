@@ -120,8 +120,7 @@ const THEMATIC = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 /**
  * The headings (`## Text`, and a paragraph underlined with `===` or `---`) of a Markdown body,
  * outside fenced and indented code, with their anchors; the first MAX_HEADINGS. One pass over the
- * lines, so linear in the body; list items are followed (scanLines()). Headings inside block quotes
- * are not read (the portal shows them, rarely seen in help content).
+ * lines, so linear in the body; list items and block quotes are followed (scanLines()).
  */
 export function headingsOf(markdown: string): Heading[] {
   return headingScan(markdown).headings;
@@ -165,82 +164,112 @@ export function headingTexts(markdown: string): string[] {
  * Markdown and its first line, while `found()` (the headings the portal renders so far) is below
  * `max`; true when the whole body was read.
  *
- * List items are followed as CommonMark has them: a line belongs to an item while it stands at or
- * right of the item's text (or continues its paragraph lazily), and is read relative to that column.
- * So a heading or a fence on the marker's line (`- ## Step`, "1. ```sh") is one, a fence opened in
- * an item ends where the item does (left unclosed in a step, it does not hide the rest of the page),
- * and its closer may stand up to 3 columns right of the item's text.
+ * List items and block quotes are followed as CommonMark has them (its containers): a line stays in
+ * an item while it stands at or right of the item's text, in a quote while it starts with `>`, or in
+ * both while it continues their paragraph lazily; what is left of it is read as a line of its own.
+ * So a heading on a marker's line (`- ## Step`, `> ## Note`) is one, a fence opened in a container
+ * ends with it (left open in a step, it does not hide the rest of the page), and its closer may
+ * stand up to 3 columns right of the container's text.
  */
 function scanLines(markdown: string, max: number, heading: (content: string, line: string) => void, found: () => number): boolean {
   let fence: string | null = null;
-  // The text column of the list item the fence was opened in (0 outside any).
-  let fenceAt = 0;
-  // The text columns of the list items the line is in, innermost last.
-  const items: number[] = [];
+  // The containers the fence was opened in.
+  let fenceDepth = 0;
+  // The open containers, outermost first: a list item (its text column) or a quote (QUOTE).
+  const open: number[] = [];
+  // markdown-it's nesting of the open containers (two levels an item, one a quote), and the first
+  // container whose text it renders no more (NESTING reached), or -1.
+  let levels = 0;
+  let dropped = -1;
   // Whether the last line began an item with no text: an item may begin with one blank line, not two.
   let emptyItem = false;
-  // The lines of the paragraph being read, while it is one an underline can make a heading (a
-  // paragraph begun by a quote is not: its underline is a rule or its own text).
+  // The lines of the paragraph being read, while an underline can make it a heading.
   let paragraph: string[] | null = null;
   let inParagraph = false;
+  const close = (keep: number) => {
+    while (open.length > keep) levels -= open.pop() === QUOTE ? 1 : 2;
+    if (dropped >= keep) dropped = -1;
+  };
   let s = 0;
   for (; s < markdown.length && found() < max; ) {
     let e = markdown.indexOf('\n', s);
     if (e < 0) e = markdown.length;
     const line = markdown.charCodeAt(e - 1) === 13 ? markdown.slice(s, e - 1) : markdown.slice(s, e);
     s = e + 1;
-    const indent = indentOf(line);
+    // The containers the line goes on, and what is left of it: `text`, from column `col`, whose
+    // white space reaches `indent` columns further (-1: blank).
+    let text = line;
+    let col = 0;
+    let indent = indentOf(line);
+    let matched = 0;
+    // Columns of `text`'s white space the items matched take, dropped from it once (a line deep in
+    // items is not cut once per item).
+    let taken = 0;
+    for (; matched < open.length; matched++) {
+      const c = open[matched];
+      if (c === QUOTE) {
+        // (markdown-it takes the `>` of a quote's later lines however far in it stands.)
+        if (indent < 0 || text.charCodeAt(whiteSpace(text)) !== 62 /* > */) break;
+        text = afterQuoteMarker(dropColumns(text, taken), col, indent);
+        col = 0;
+        taken = 0;
+        indent = indentOf(text);
+      } else if (indent >= 0) {
+        if (col + indent < c) break;
+        indent -= c - col;
+        taken += c - col;
+        col = c;
+      }
+    }
+    if (taken > 0) text = dropColumns(text, taken);
     if (fence !== null) {
-      if (indent < 0 || indent >= fenceAt) {
-        const f = indent >= 0 && indent - fenceAt < 4 ? FENCE_ANYWHERE.exec(line) : null;
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
+      if (matched >= fenceDepth) {
+        const f = indent >= 0 && indent < 4 ? FENCE_ANYWHERE.exec(text) : null;
+        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && text.trim() === f[1]) fence = null;
         continue;
       }
-      // Left of the item's text: the item ends, and its code with it.
+      // A container of the code ended: the code with it.
       fence = null;
     }
     const wasEmpty = emptyItem;
     emptyItem = false;
     if (indent < 0) {
+      close(matched);
       // An item begun by a blank line is over at the second.
-      if (wasEmpty) items.pop();
+      if (wasEmpty && open.length > 0 && open[open.length - 1] !== QUOTE) close(open.length - 1);
       paragraph = null;
       inParagraph = false;
       continue;
     }
-    // The items this line stands left of end, unless it continues their paragraph lazily.
-    if (items.length > 0 && indent < items[items.length - 1]) {
-      // A block that starts on it ends the paragraph, however far in it stands (markdown-it reads it
-      // from the paragraph's column, which it is left of).
-      if (inParagraph && !startsBlock(dropColumns(line, indent))) {
-        if (paragraph !== null) paragraph.push(line);
+    if (matched < open.length) {
+      // A line that starts no block of its own continues the paragraph lazily, in all its containers.
+      // It starts none 4 or more columns right of the innermost item's text (of the margin in a quote).
+      const innermost = open[open.length - 1];
+      if (inParagraph && (col + indent - (innermost === QUOTE ? 0 : innermost) >= 4 || !startsBlock(dropColumns(text, indent)))) {
+        if (paragraph !== null) paragraph.push(text);
         continue;
       }
-      let stays = items.length - 1;
-      while (stays > 0 && indent < items[stays - 1]) stays--;
-      items.length = stays;
+      close(matched);
       paragraph = null;
       inParagraph = false;
     }
-    // The line's block, read from the innermost item's text column; a list item's own text after its marker in turn.
-    let col = items.length > 0 ? items[items.length - 1] : 0;
-    let text = col === 0 ? line : dropColumns(line, col);
-    let at = indent - col;
-    // The rule character a thematic break was last looked for with and not found, on this line: a
-    // list item's text after its marker is a part of the text before, so it holds what failed that
+    if (dropped >= 0) continue;
+    // The line's block, a container's marker opening the next one in turn.
+    // The rule character a thematic break was last looked for with and not found, on this line: the
+    // text after a container's marker is a part of the text before, so it holds what failed that
     // search too (`- - - … x` is read in one pass, not once per marker).
     let noRule = 0;
     for (;;) {
-      if (at >= 4) {
+      if (indent >= 4) {
         // A paragraph's continuation, or indented code.
         if (paragraph !== null) paragraph.push(text);
         break;
       }
-      const c = text.charCodeAt(at);
+      const c = text.charCodeAt(indent);
       const f = c === 96 /* ` */ || c === 126 /* ~ */ ? FENCE.exec(text) : null;
-      if (f && !(f[1][0] === '`' && text.slice(at + f[1].length).includes('`'))) {
+      if (f && !(f[1][0] === '`' && text.slice(indent + f[1].length).includes('`'))) {
         fence = f[1];
-        fenceAt = items.length > 0 ? items[items.length - 1] : 0;
+        fenceDepth = open.length;
         paragraph = null;
         inParagraph = false;
       } else if (c === 35 /* # */ && ATX.test(text)) {
@@ -256,25 +285,33 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
         paragraph = null;
         inParagraph = false;
       } else if (c === 62 /* > */) {
+        open.push(QUOTE);
         paragraph = null;
-        inParagraph = true;
+        inParagraph = false;
+        if (++levels >= NESTING) {
+          // markdown-it renders nothing of the quote's text from here on.
+          dropped = open.length - 1;
+          break;
+        }
+        text = afterQuoteMarker(text, col, indent);
+        col = 0;
+        indent = indentOf(text);
+        if (indent >= 0) continue;
       } else {
         if (c === 42 || c === 45 || c === 95) noRule = c;
         const item: ListItem | null = c === 45 || c === 42 || c === 43 /* + */ || (c >= 48 && c <= 57) ? listItem(text, inParagraph) : null;
         if (item !== null) {
-          if (items.length === MAX_ITEMS) {
-            // markdown-it (maxNesting) renders nothing from here on: no heading either.
-            return true;
-          }
+          // markdown-it renders nothing from here on: no heading either.
+          if ((levels += 2) >= NESTING) return true;
           // The item's text column: after the marker and 1–4 spaces (1 when the text is blank or indented code).
-          col += at + item.marker + (item.rest === '' || item.spaces > 4 ? 1 : item.spaces);
-          items.push(col);
+          col += indent + item.marker + (item.rest === '' || item.spaces > 4 ? 1 : item.spaces);
+          open.push(col);
           emptyItem = item.rest === '';
           paragraph = null;
           inParagraph = false;
           if (item.rest !== '' && item.spaces <= 4) {
             text = item.rest;
-            at = 0;
+            indent = 0;
             continue;
           }
           inParagraph = item.rest !== '';
@@ -291,8 +328,32 @@ function scanLines(markdown: string, max: number, heading: (content: string, lin
   return s >= markdown.length;
 }
 
-/** List items within one another that the portal renders: markdown-it stops at 100 levels of nesting, two per item (its list's and its own). */
-const MAX_ITEMS = 49;
+/** A block quote among the open containers (a list item's is its text column, 1 or more). */
+const QUOTE = 0;
+/** markdown-it's nesting (maxNesting) at which it renders a container's text no more: two levels a list item (its list's and its own), one a quote. */
+const NESTING = 100;
+
+/** The spaces and tabs `text` starts with. */
+function whiteSpace(text: string): number {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i;
+}
+
+/**
+ * `text` (at column `col` of its quote's text, `indent` columns of white space first) after its `>`
+ * and the one space or column of a tab that may follow it. What follows is at column 0 of the new
+ * quote's text: markdown-it places a quote's list items from there, on each line anew.
+ */
+function afterQuoteMarker(text: string, col: number, indent: number): string {
+  const i = whiteSpace(text) + 1;
+  const c = text.charCodeAt(i);
+  if (c === 32) return text.slice(i + 1);
+  // A tab after the marker: one of its columns is the marker's space, the rest stay.
+  if (c === 9) return ' '.repeat(3 - ((col + indent + 1) % 4)) + text.slice(i + 1);
+  return text.slice(i);
+}
+
 const LIST_ITEM = /^( {0,3})(?:[-+*]|(\d{1,9})[.)])(?=[ \t]|$)/;
 
 /** A list item's start: columns of its marker, of the white space after it, and its text after that. */
