@@ -109,7 +109,7 @@ export function inlineText(token: Token | undefined): string {
 /** At most this many headings of a body are kept: a body of nothing but headings must not make a list as long as itself per search. */
 const MAX_HEADINGS = 500;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-/** A fence at any indent (a closer's indent is checked against its opener's). */
+/** A fence at any indent (a closer's indent is checked against its container's text column). */
 const FENCE_ANYWHERE = /^[ \t]*(`{3,}|~{3,})/;
 const ATX = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
 /** A setext underline: `===` makes a first-level heading of the paragraph above it, `---` a second. */
@@ -386,9 +386,10 @@ function listItem(text: string, inParagraph: boolean): ListItem | null {
 }
 
 /**
- * Whether `line` (a line left of a list item's text, its white space dropped) starts a block, so it
- * cannot continue the item's paragraph lazily. Any list item does, empty or numbered from 2: the rule that such items do not
- * interrupt a paragraph holds within the paragraph's own column, as markdown-it reads it.
+ * Whether `line` (its white space dropped), which does not go on in every open container, starts a
+ * block, so it cannot continue their paragraph lazily. Any list item does, empty or numbered from 2:
+ * the rule that such items do not interrupt a paragraph holds within the paragraph's own column, as
+ * markdown-it reads it.
  */
 function startsBlock(line: string): boolean {
   return FENCE.test(line) || ATX.test(line) || THEMATIC.test(line) || /^ {0,3}>/.test(line) || LIST_ITEM.test(line);
