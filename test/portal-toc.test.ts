@@ -228,7 +228,7 @@ describe('Headings in and after list items', () => {
   });
 });
 
-describe('The heading scan of hostile list items', () => {
+describe('The heading scan of hostile list items and quotes', () => {
   test('items nested past what the portal renders: no heading from there on, as the portal shows none', () => {
     for (const depth of [10, 49, 50, 200]) {
       const body = `${'- '.repeat(depth)}## Deep\n\n## After\n`;
@@ -238,7 +238,7 @@ describe('The heading scan of hostile list items', () => {
     }
   });
 
-  test('bodies of chained and nested list markers take time linear in their size (within 20 times ordinary Markdown)', () => {
+  test('bodies of chained and nested list and quote markers take time linear in their size (within 20 times ordinary Markdown)', () => {
     const SIZE = 1 << 20;
     const fill = (unit: string, suffix = '') => unit.repeat(Math.ceil((SIZE - suffix.length) / unit.length)) + suffix;
     // The fastest of five: a run the machine interrupted says nothing of the cost.
@@ -256,8 +256,11 @@ describe('The heading scan of hostile list items', () => {
       'one line of "1. "': fill('1. ', '## x'),
       'one line of "* - "': fill('* - ', 'x'),
       'lines of "- x", each a step deeper': Array.from({ length: 40_000 }, (_, i) => `${' '.repeat(2 * (i % 48))}- x`).join('\n'),
+      'lines of "> x", each a quote deeper': Array.from({ length: 20_000 }, (_, i) => `${'> '.repeat(i % 98)}x`).join('\n'),
+      'lines of "> "': fill('> \n'),
       'steps with open fences': fill('1. a\n   ```\n   x\nb\n'),
       'one item, then lazy lines': `- a\n${fill('lazy line\n')}`,
+      'one quote, then lazy lines': `> a\n${fill('lazy line\n')}`,
     };
     // Without headings: the scan stops at the 500th.
     const ordinary = fill('Some *emphasis*, `code` and a [link](https://example.com/x) in text.\n\n- an item\n- another\n\n```sh\nnpm start\n```\n\n');
