@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { githubAliases, githubSlug, headingScan, headingsOf } from '../src/content/headings.ts';
 import { renderMarkdown } from '../src/portal/markdown.ts';
 import { isPortalAddress } from '../src/portal/router.ts';
-import { random } from './helpers/hostile-markdown.ts';
 import { tocOf } from '../src/portal/toc.ts';
+import { random } from './helpers/hostile-markdown.ts';
 
 // "On this page" is read from the rendered body, so its links are the ids the page has; those must be
 // the anchors the link checker and search's section links use (content/headings.ts).
@@ -148,7 +148,7 @@ describe('Headings after code inside a list item', () => {
   });
 });
 
-describe('Headings in and after list items', () => {
+describe('Headings in and after list items and quotes', () => {
   const rendered = (body: string) => [...renderMarkdown(body).matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1]);
 
   test('a fence left open in a step ends with the step: the headings after it are found', () => {
